@@ -1,0 +1,41 @@
+# Two entry points for a fresh machine (README Quickstart): `make demo` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+export XDG_CACHE_HOME ?= $(CURDIR)/.cache
+
+.PHONY: setup demo test lint typecheck unit bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	mkdir -p $(XDG_CACHE_HOME)/python-entrypoints && touch $(XDG_CACHE_HOME)/python-entrypoints/.disable
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/agentv-ci validate examples/
+	$(BIN)/agentv-ci run examples/ -o .agentv-ci/demo --junit .agentv-ci/demo/junit.xml \
+	  --sarif .agentv-ci/demo/results.sarif --markdown .agentv-ci/demo/summary.md --no-fail ; \
+	  echo "demo results in .agentv-ci/demo/ (index.jsonl, junit.xml, results.sarif, summary.md)"
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/pytest
+
+test: lint typecheck unit
+
+bench: $(STAMP)
+	$(BIN)/python bench/validate_100k.py
+
+clean:
+	rm -rf $(VENV) .cache .pytest_cache .mypy_cache .ruff_cache build src/*.egg-info

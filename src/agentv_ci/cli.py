@@ -1,0 +1,90 @@
+"""The typer app: registers one module per subcommand and owns the error boundary.
+
+Command modules import only typer and the standard library at module level; each command body
+imports what it needs, so `agentv-ci --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import traceback
+from typing import Annotated
+
+import typer
+
+from agentv_ci import __version__
+from agentv_ci.commands import compare, grade, merge, plugins, report, run, schema, validate
+from agentv_ci.errors import AgentvCiError, ExitCode
+
+app = typer.Typer(
+    name="agentv-ci",
+    help="Run AgentEvals / AgentV evaluations in CI: select, run, grade, gate, report.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"agentv-ci {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """agentv-ci: CI-native runner for AgentEvals / AgentV eval files."""
+
+
+app.command("validate")(validate.validate_command)
+app.command("schema")(schema.schema_command)
+app.command("run")(run.run_command)
+app.command("grade")(grade.grade_command)
+app.command("merge")(merge.merge_command)
+app.command("report")(report.report_command)
+app.command("compare")(compare.compare_command)
+app.command("plugins")(plugins.plugins_command)
+
+
+def _save_traceback() -> str:
+    fd, path = tempfile.mkstemp(prefix="agentv-ci-crash-", suffix=".log")
+    with os.fdopen(fd, "w") as handle:
+        traceback.print_exc(file=handle)
+    return path
+
+
+def run_app(argv: list[str] | None = None) -> None:
+    """Entry point with the error boundary: expected errors print without a traceback and exit
+    with their code; a bug exits 4 with the traceback saved to a log file."""
+    try:
+        app(args=argv, standalone_mode=False)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except AgentvCiError as exc:
+        typer.echo(exc.render(), err=True)
+        sys.exit(int(exc.exit_code))
+    except KeyboardInterrupt:
+        typer.echo("interrupted; finished results are on disk", err=True)
+        sys.exit(int(ExitCode.INTERRUPTED))
+    except Exception as exc:
+        name = type(exc).__name__
+        if name in ("UsageError", "NoSuchOption", "BadParameter", "MissingParameter", "NoArgsIsHelpError"):
+            show = getattr(exc, "show", None)
+            if callable(show):
+                show()
+            else:
+                typer.echo(f"error: {exc}", err=True)
+            sys.exit(int(ExitCode.BAD_INPUT))
+        if name == "Abort":
+            sys.exit(int(ExitCode.INTERRUPTED))
+        path = _save_traceback()
+        typer.echo(f"internal error: {name}: {exc}\n  a traceback was saved to {path}", err=True)
+        sys.exit(int(ExitCode.INTERNAL))
+    sys.exit(0)

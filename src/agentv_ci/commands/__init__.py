@@ -1,0 +1,1 @@
+"""One module per subcommand. Modules import only typer/stdlib at top level."""

@@ -1,0 +1,1 @@
+"""Loading eval files of every dialect into the normalised model."""

@@ -1,0 +1,158 @@
+"""YAML with the C parser, YAML-1.2-style scalars, duplicate-key errors, alias-bomb refusal,
+and a mark for every node (json-path -> line:col).
+
+Only `true`/`false` are booleans; dates and times stay strings; integers follow YAML 1.2
+(`010`, `0x1F`, `1_000`, `12:30` stay strings instead of YAML 1.1's silent conversions).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import yaml
+
+from agentv_ci.errors import LoadError
+from agentv_ci.model.source import SourceLocation
+
+PathKey = str | int
+JsonPath = tuple[PathKey, ...]
+
+_Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+_DROPPED_TAGS = {"tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:int"}
+
+# A document may hold at most this many nodes per character of source (plus a floor): a plain
+# document has fewer nodes than characters, so only alias expansion can exceed it.
+_NODE_FLOOR = 10_000
+
+
+class EvalYamlLoader(_Base):  # type: ignore[misc]
+    """CSafeLoader with YAML-1.2-ish implicit typing."""
+
+
+EvalYamlLoader.yaml_implicit_resolvers = {
+    ch: [(tag, rx) for tag, rx in resolvers if tag not in _DROPPED_TAGS]
+    for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+EvalYamlLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+# YAML 1.2 core schema ints: decimal (optionally signed), 0o octal, 0x hex. No 1.1 sexagesimal/underscores.
+EvalYamlLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?(?:0|[1-9][0-9]*))$"), list("-+0123456789")
+)
+
+
+class MarkedDocument:
+    """A parsed YAML document plus the location of every node."""
+
+    def __init__(
+        self,
+        data: Any,
+        marks: dict[JsonPath, tuple[int, int]],
+        key_marks: dict[JsonPath, tuple[int, int]],
+        file: str,
+    ) -> None:
+        self.data = data
+        self.marks = marks  # value position per path
+        self.key_marks = key_marks  # key position per path (mapping entries only)
+        self.file = file
+
+    def locate(self, path: JsonPath, *, key: bool = False) -> SourceLocation:
+        """Location of `path` (its key when `key=True`), falling back to the nearest ancestor."""
+        probe = tuple(path)
+        while True:
+            table = self.key_marks if key and probe in self.key_marks else self.marks
+            if probe in table:
+                line, col = table[probe]
+                return SourceLocation(self.file, line, col)
+            if not probe:
+                return SourceLocation(self.file, 1, 1)
+            probe = probe[:-1]
+
+
+def _walk(
+    node: yaml.Node,
+    path: JsonPath,
+    marks: dict[JsonPath, tuple[int, int]],
+    key_marks: dict[JsonPath, tuple[int, int]],
+    file: str,
+    budget: list[int],
+) -> None:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise LoadError(
+            "document expands to too many nodes (YAML alias bomb?)",
+            location=SourceLocation(file, node.start_mark.line + 1, node.start_mark.column + 1),
+            hint="reduce the use of anchors/aliases (&x / *x)",
+        )
+    marks[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[str, int] = {}
+        for key_node, value_node in node.value:
+            key = str(key_node.value)
+            if key == "<<":
+                continue
+            if key in seen:
+                raise LoadError(
+                    f"duplicate key {key!r} (first at line {seen[key]})",
+                    location=SourceLocation(
+                        file, key_node.start_mark.line + 1, key_node.start_mark.column + 1
+                    ),
+                    hint="each key may appear once per mapping; remove or rename one of them",
+                )
+            seen[key] = key_node.start_mark.line + 1
+            key_marks[(*path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            _walk(value_node, (*path, key), marks, key_marks, file, budget)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _walk(item, (*path, index), marks, key_marks, file, budget)
+
+
+def parse_yaml(text: str, file: str) -> MarkedDocument:
+    """Parse one YAML document. Raises `LoadError` with file:line:col on syntax errors,
+    duplicate keys and alias bombs."""
+    loader = EvalYamlLoader(text)
+    try:
+        node = loader.get_single_node()
+        marks: dict[JsonPath, tuple[int, int]] = {}
+        key_marks: dict[JsonPath, tuple[int, int]] = {}
+        if node is not None:
+            # Walk first: refuses duplicates and alias bombs before construction can blow up.
+            _walk(node, (), marks, key_marks, file, [_NODE_FLOOR + len(text)])
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        loc = SourceLocation(file, mark.line + 1, mark.column + 1) if mark else SourceLocation(file)
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise LoadError(f"YAML syntax error: {problem}", location=loc, hint=_syntax_hint(problem)) from None
+    except yaml.YAMLError as exc:
+        raise LoadError(f"YAML error: {exc}", location=SourceLocation(file)) from None
+    except RecursionError:
+        raise LoadError("document is nested too deeply", location=SourceLocation(file)) from None
+    finally:
+        loader.dispose()
+    return MarkedDocument(data, marks, key_marks, file)
+
+
+def _syntax_hint(problem: str) -> str | None:
+    if "mapping values are not allowed" in problem:
+        return "a value containing ': ' must be quoted"
+    if "found character '\\t'" in problem:
+        return "YAML does not allow tabs for indentation; use spaces"
+    if "expected <block end>" in problem:
+        return "check the indentation of this line against the lines above"
+    return None
+
+
+def iter_paths(data: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, Any]]:
+    """Every (path, value) in a JSON-like tree, depth first."""
+    yield path, data
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from iter_paths(value, (*path, str(key)))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            yield from iter_paths(value, (*path, index))

@@ -1,0 +1,129 @@
+"""Output side of the model: target responses, grader results, test results, run summaries.
+
+`TestResult` encodes to an `index.jsonl` row compatible with AgentV v4.42.4
+(`test_id`, `suite`, `target`, `score`, `scores[]`, `execution_status`, ...).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from agentv_ci.model.suite import Message
+
+Verdict = Literal["pass", "fail", "skip"]
+ExecutionStatus = Literal["ok", "quality_failure", "execution_error", "not_run"]
+
+
+class TokenUsage(msgspec.Struct, omit_defaults=True):
+    input: int = 0
+    output: int = 0
+    cached: int | None = None
+    reasoning: int | None = None
+
+    @property
+    def total(self) -> int:
+        return self.input + self.output + (self.cached or 0)
+
+
+class TargetResponse(msgspec.Struct, omit_defaults=True):
+    """What a target answered. `messages` are the output messages (with tool calls);
+    `text` is the final answer (text of the last assistant message)."""
+
+    text: str = ""
+    messages: list[Message] = []
+    token_usage: TokenUsage | None = None
+    cost_usd: float | None = None
+    duration_ms: float | None = None
+    start_time: str | None = None
+    end_time: str | None = None
+    file_changes: str | None = None
+    llm_call_count: int | None = None
+    dry_run: bool = False
+    raw: Any = None
+
+
+class AssertionResult(msgspec.Struct, omit_defaults=True):
+    text: str
+    passed: bool
+    evidence: str | None = None
+
+
+class GraderResult(msgspec.Struct, omit_defaults=True):
+    """One grader's verdict on one answer. Encodes as an AgentV `scores[]` item."""
+
+    name: str
+    type: str
+    score: float
+    verdict: Verdict
+    weight: float = 1.0
+    assertions: list[AssertionResult] = []
+    details: dict[str, Any] | None = None
+    error: str | None = None  # set when the grader itself failed (execution error, not a low score)
+    required: bool = False
+    token_usage: TokenUsage | None = None
+    duration_ms: float | None = None
+    target: str | None = None
+    scores: list[GraderResult] = []  # composite members
+
+
+class AttemptSummary(msgspec.Struct, omit_defaults=True):
+    """Aggregation of repeated attempts (AgentV `aggregation`)."""
+
+    strategy: str
+    passed_attempts: int
+    total_attempts: int
+    scores: list[float] = []
+    mean: float | None = None
+    stddev: float | None = None
+    ci95_lower: float | None = None
+    ci95_upper: float | None = None
+
+
+class TestResult(msgspec.Struct, omit_defaults=True):
+    """One test x target (x attempt, or aggregated over attempts). One `index.jsonl` row."""
+
+    test_id: str
+    suite: str
+    target: str
+    score: float
+    execution_status: ExecutionStatus
+    verdict: Verdict = "fail"
+    threshold: float = 0.8
+    scores: list[GraderResult] = []
+    error: str | None = None
+    failure_stage: str | None = None
+    failure_reason_code: str | None = None
+    token_usage: TokenUsage | None = None
+    cost_usd: float | None = None
+    duration_ms: float | None = None
+    timestamp: str | None = None
+    start_time: str | None = None
+    end_time: str | None = None
+    eval_path: str | None = None  # repo-relative when possible
+    line: int | None = None  # the test's line in its eval file
+    attempt: int | None = None
+    aggregation: AttemptSummary | None = None
+    trials: list[TestResult] = []
+    conversation_id: str | None = None
+    input: str | None = None  # excerpt of the rendered input
+    output: str | None = None  # final answer text (excerpt for huge answers)
+    metadata: dict[str, Any] = {}
+    tags: list[str] = []
+    dry_run: bool = False
+
+
+class RunSummary(msgspec.Struct, omit_defaults=True):
+    """Everything reporters and gates need: results plus run facts."""
+
+    results: list[TestResult]
+    started_at: str | None = None
+    ended_at: str | None = None
+    duration_ms: float | None = None
+    dry_run: bool = False
+    not_run: int = 0
+    budget_exhausted: bool = False
+    selection: dict[str, str] = {}  # eval path -> why it was selected
+    tool: str = "agentv-ci"
+    version: str = ""

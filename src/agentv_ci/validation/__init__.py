@@ -1,0 +1,1 @@
+"""Validation: diagnostics and the checks that produce them."""

@@ -1,0 +1,27 @@
+"""Shared fixtures. The stevedore entry-point cache is disabled for tests (it can go stale)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+_cache = Path(tempfile.mkdtemp(prefix="agentv-ci-test-cache-"))
+(_cache / "python-entrypoints").mkdir()
+(_cache / "python-entrypoints" / ".disable").touch()
+os.environ["XDG_CACHE_HOME"] = str(_cache)
+
+import pytest  # noqa: E402
+
+from tests.fakes.llm_server import FakeLlmServer  # noqa: E402
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED_SCHEMAS = REPO_ROOT.parent / "shared" / "schemas"
+
+
+@pytest.fixture
+def llm_server() -> Iterator[FakeLlmServer]:
+    """A fake OpenAI/Anthropic-compatible server on 127.0.0.1 (script it via `.responder`)."""
+    with FakeLlmServer() as server:
+        yield server
