@@ -160,6 +160,9 @@ class FakeLlmServer:
                 self._send(reply, call)
 
             def _send(self, reply: Reply, call: Call) -> None:
+                if reply.body is None and reply.status == 200 and (call.body or {}).get("stream"):
+                    self._send_stream(reply, call)
+                    return
                 if reply.body is None:
                     model = (call.body or {}).get("model", "fake-model")
                     build = anthropic_body if call.api == "anthropic" else openai_body
@@ -178,6 +181,30 @@ class FakeLlmServer:
                     self.send_header(key, value)
                 self.end_headers()
                 self.wfile.write(data)
+
+            def _send_stream(self, reply: Reply, call: Call) -> None:
+                # Server-sent events as OpenAI streams them (AgentV's own clients stream).
+                model = (call.body or {}).get("model", "fake-model")
+                full = openai_body(reply.text or "", reply.usage, reply.tool_calls, model)
+                message = full["choices"][0]["message"]
+                chunks: list[dict[str, Any]] = [
+                    {"choices": [{"index": 0, "delta": {"role": "assistant", "content": message["content"]}}]}
+                ]
+                if message.get("tool_calls"):
+                    calls = [dict(tc, index=i) for i, tc in enumerate(message["tool_calls"])]
+                    chunks.append({"choices": [{"index": 0, "delta": {"tool_calls": calls}}]})
+                finish = full["choices"][0]["finish_reason"]
+                chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+                chunks.append({"choices": [], "usage": full["usage"]})
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("connection", "close")
+                self.end_headers()
+                for chunk in chunks:
+                    chunk.update({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "model": model})
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.close_connection = True
 
         return Handler
 
