@@ -66,6 +66,7 @@ class GraderResult(msgspec.Struct, omit_defaults=True):
     duration_ms: float | None = None
     target: str | None = None
     scores: list[GraderResult] = []  # composite members
+    min_score: float | None = None  # the grader's own bar when `required` (min_score or numeric required)
 
 
 class AttemptSummary(msgspec.Struct, omit_defaults=True):

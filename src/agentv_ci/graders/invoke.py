@@ -1,0 +1,56 @@
+"""Running one grader spec safely: build, grade, catch failures, apply `required`/`negate`.
+
+Shared by the test-level engine (`agentv_ci.grading`) and the composite grader's members.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import msgspec
+
+from agentv_ci.errors import AgentvCiError
+from agentv_ci.graders.outcome import errored
+from agentv_ci.model.result import GraderResult
+from agentv_ci.model.suite import GraderSpec
+from agentv_ci.plugins import GradingContext, build_grader
+from agentv_ci.scoring import apply_negate
+
+
+def own_bar(spec: GraderSpec) -> float | None:
+    """The grader's required bar: `min_score`, else a numeric `required` (deprecated), else None."""
+    if spec.min_score is not None:
+        return spec.min_score
+    if isinstance(spec.required, float | int) and not isinstance(spec.required, bool):
+        return float(spec.required)
+    return None
+
+
+async def run_grader_spec(spec: GraderSpec, ctx: GradingContext, *, base_dir: Path) -> GraderResult:
+    """Grade one answer with one grader spec. Never raises for a grader problem: a bad config, a
+    crash or a timeout becomes a result with `error` set (an execution error, never a made-up score)."""
+    started = time.perf_counter()
+    try:
+        grader = build_grader(spec, base_dir=base_dir)
+        result = await grader.grade(ctx)
+    except AgentvCiError as exc:
+        message = f"{exc.location}: {exc.message}" if exc.location else exc.message
+        result = errored(spec, message)
+    except Exception as exc:  # a plugin bug must not stop the other graders or the run
+        result = errored(spec, f"{type(exc).__name__}: {exc}")
+    if not isinstance(result, GraderResult):
+        result = errored(spec, f"grader returned {type(result).__name__}, expected GraderResult")
+    result = msgspec.structs.replace(
+        result,
+        name=spec.name,
+        weight=spec.weight,
+        required=bool(spec.required),
+        min_score=own_bar(spec),
+        duration_ms=result.duration_ms
+        if result.duration_ms is not None
+        else round((time.perf_counter() - started) * 1000, 3),
+    )
+    if spec.negate:
+        result = apply_negate(result)
+    return result

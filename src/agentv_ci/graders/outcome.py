@@ -1,0 +1,86 @@
+"""Building `GraderResult`s the same way in every built-in grader."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from agentv_ci.model.result import AssertionResult, GraderResult, TargetResponse, TokenUsage
+from agentv_ci.model.suite import GraderSpec
+
+GRADER_PASS_BAR = 0.8  # AgentV: graders (and composite members) judge their own verdict at 0.8
+
+
+def clamp_score(value: Any) -> float:
+    """A number clamped to 0..1 (NaN, None and non-numbers -> 0)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    if math.isnan(number):
+        return 0.0
+    return min(1.0, max(0.0, number))
+
+
+def scored(
+    spec: GraderSpec,
+    score: float,
+    assertions: list[AssertionResult],
+    *,
+    details: dict[str, Any] | None = None,
+    verdict: str | None = None,
+    token_usage: TokenUsage | None = None,
+    target: str | None = None,
+) -> GraderResult:
+    """A normal result: score clamped, verdict from the 0.8 bar unless given."""
+    value = clamp_score(score)
+    final_verdict: Any = verdict if verdict in ("pass", "fail", "skip") else None
+    if final_verdict is None:
+        final_verdict = "pass" if value >= GRADER_PASS_BAR else "fail"
+    return GraderResult(
+        name=spec.name,
+        type=spec.type,
+        score=value,
+        verdict=final_verdict,
+        weight=spec.weight,
+        assertions=assertions,
+        details=details,
+        required=bool(spec.required),
+        token_usage=token_usage,
+        target=target,
+    )
+
+
+def check(spec: GraderSpec, passed: bool, text: str, evidence: str | None = None) -> GraderResult:
+    """A one-assertion pass/fail result (score 1 or 0), as AgentV's deterministic assertions."""
+    assertion = AssertionResult(text=text, passed=passed, evidence=evidence)
+    return scored(spec, 1.0 if passed else 0.0, [assertion])
+
+
+def errored(spec: GraderSpec, message: str, *, details: dict[str, Any] | None = None) -> GraderResult:
+    """A grader that could not score: score 0, verdict fail, `error` set (an execution error)."""
+    return GraderResult(
+        name=spec.name,
+        type=spec.type,
+        score=0.0,
+        verdict="fail",
+        weight=spec.weight,
+        assertions=[AssertionResult(text=f"Grader '{spec.name}' failed: {message}", passed=False)],
+        details=details,
+        error=message,
+        required=bool(spec.required),
+    )
+
+
+def excerpt(text: str, limit: int = 200) -> str:
+    """A short quote of `text` for assertion evidence."""
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} chars)"
+
+
+def answer_text(response: TargetResponse) -> str:
+    """The final answer graders read: `response.text`, else the last assistant message's text."""
+    if response.text:
+        return response.text
+    from agentv_ci.prompting import final_answer
+
+    return final_answer(response.messages)

@@ -1,0 +1,208 @@
+"""Deterministic text assertions (AgentV `graders/assertions.ts`): score 1 or 0, one assertion.
+
+All read the final answer text. `value` must be a non-empty string (a list of them for the
+`*-any` / `*-all` forms); numbers written in YAML are compared as their text.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, ClassVar
+
+import msgspec
+
+from agentv_ci.errors import ConfigError
+from agentv_ci.graders.outcome import answer_text, check, excerpt
+from agentv_ci.model.result import GraderResult
+from agentv_ci.model.suite import GraderSpec
+from agentv_ci.plugins import GradingContext
+
+
+class TextConfig(msgspec.Struct):
+    """`value`: the expected text (or list of texts); `flags`: regex flags (JS-style)."""
+
+    value: Any = None
+    flags: str | None = None
+
+
+def _as_text(value: Any) -> str | None:
+    if isinstance(value, bool) or value is None:
+        return None if value is None else str(value).lower()
+    if isinstance(value, int | float | str):
+        return str(value)
+    return None
+
+
+class _TextGrader:
+    """Base: validates `value` at build time so a bad config is reported before any answer exists."""
+
+    Config: ClassVar[type[msgspec.Struct]] = TextConfig
+    many: ClassVar[bool] = False
+
+    def __init__(self, spec: GraderSpec, config: TextConfig, *, base_dir: Path) -> None:
+        self.spec = spec
+        self.config = config
+        self.base_dir = base_dir
+        self.values = self._values(config.value)
+
+    def _values(self, raw: Any) -> list[str]:
+        where = self.spec.config_locations.get("value", self.spec.location)
+        if self.many:
+            items = raw if isinstance(raw, list) else [raw] if raw is not None else []
+            texts = [_as_text(v) for v in items]
+            if not texts or any(not t for t in texts):
+                raise ConfigError(
+                    f"{self.spec.type} grader {self.spec.name!r}: `value` must be a non-empty list of "
+                    "non-empty strings",
+                    location=where,
+                )
+            return [t for t in texts if t]
+        text = _as_text(raw)
+        if not text:
+            hint = "use contains-any / contains-all for a list" if isinstance(raw, list) else None
+            raise ConfigError(
+                f"{self.spec.type} grader {self.spec.name!r}: `value` must be a non-empty string",
+                location=where,
+                hint=hint,
+            )
+        return [text]
+
+    async def grade(self, ctx: GradingContext) -> GraderResult:
+        return self.evaluate(answer_text(ctx.response))
+
+    def evaluate(self, output: str) -> GraderResult:
+        raise NotImplementedError
+
+
+class Contains(_TextGrader):
+    """`contains`: the answer contains `value` (case-sensitive substring)."""
+
+    def evaluate(self, output: str) -> GraderResult:
+        value = self.values[0]
+        found = value in output
+        verb = "contains" if found else "does not contain"
+        return check(self.spec, found, f'Output {verb} "{value}"')
+
+
+class IContains(_TextGrader):
+    """`icontains`: as `contains`, ignoring case."""
+
+    def evaluate(self, output: str) -> GraderResult:
+        value = self.values[0]
+        found = value.lower() in output.lower()
+        verb = "contains" if found else "does not contain"
+        return check(self.spec, found, f'Output {verb} "{value}" (case-insensitive)')
+
+
+class _ManyGrader(_TextGrader):
+    many = True
+    require_all: ClassVar[bool] = False
+    ignore_case: ClassVar[bool] = False
+
+    def evaluate(self, output: str) -> GraderResult:
+        haystack = output.lower() if self.ignore_case else output
+        found = [v for v in self.values if (v.lower() if self.ignore_case else v) in haystack]
+        missing = [v for v in self.values if v not in found]
+        passed = not missing if self.require_all else bool(found)
+        suffix = " (case-insensitive)" if self.ignore_case else ""
+        if self.require_all:
+            text = (
+                f"Output contains all of {self.values}{suffix}"
+                if passed
+                else f"Output is missing {missing}{suffix}"
+            )
+        else:
+            text = f"Output contains {found[0]!r}" if passed else f"Output contains none of {self.values}"
+            text += suffix
+        return check(self.spec, passed, text)
+
+
+class ContainsAny(_ManyGrader):
+    """`contains-any`: the answer contains at least one of `value` (a list)."""
+
+
+class ContainsAll(_ManyGrader):
+    """`contains-all`: the answer contains every item of `value` (a list)."""
+
+    require_all = True
+
+
+class IContainsAny(_ManyGrader):
+    """`icontains-any`: as `contains-any`, ignoring case."""
+
+    ignore_case = True
+
+
+class IContainsAll(_ManyGrader):
+    """`icontains-all`: as `contains-all`, ignoring case."""
+
+    require_all = True
+    ignore_case = True
+
+
+class StartsWith(_TextGrader):
+    """`starts-with`: the trimmed answer starts with the trimmed `value`."""
+
+    def evaluate(self, output: str) -> GraderResult:
+        value = self.values[0].strip()
+        passed = output.strip().startswith(value)
+        verb = "starts" if passed else "does not start"
+        return check(self.spec, passed, f'Output {verb} with "{value}"', None if passed else excerpt(output))
+
+
+class EndsWith(_TextGrader):
+    """`ends-with`: the trimmed answer ends with the trimmed `value`."""
+
+    def evaluate(self, output: str) -> GraderResult:
+        value = self.values[0].strip()
+        passed = output.strip().endswith(value)
+        verb = "ends" if passed else "does not end"
+        return check(self.spec, passed, f'Output {verb} with "{value}"', None if passed else excerpt(output))
+
+
+class Equals(_TextGrader):
+    """`equals`: the trimmed answer equals the trimmed `value` exactly."""
+
+    def evaluate(self, output: str) -> GraderResult:
+        value = self.values[0].strip()
+        passed = output.strip() == value
+        verb = "equals" if passed else "does not equal"
+        return check(self.spec, passed, f'Output {verb} "{value}"', None if passed else excerpt(output))
+
+
+_JS_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "u": 0, "g": 0, "y": 0, "d": 0}
+_JS_NAMED_GROUP = re.compile(r"\(\?<(?=[A-Za-z_])")
+
+
+def compile_js_regex(pattern: str, flags: str | None) -> re.Pattern[str]:
+    """A JavaScript `RegExp(pattern, flags)` as a Python pattern: flags i/m/s map over, u/g/y/d are
+    no-ops here, and `(?<name>...)` groups become `(?P<name>...)`. Raises ValueError when invalid."""
+    bits = 0
+    for flag in flags or "":
+        if flag not in _JS_FLAGS:
+            raise ValueError(f"unknown regex flag {flag!r} (use i, m, s, u)")
+        bits |= _JS_FLAGS[flag]
+    try:
+        return re.compile(_JS_NAMED_GROUP.sub("(?P<", pattern), bits)
+    except re.error as exc:
+        raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from None
+
+
+class Regex(_TextGrader):
+    """`regex`: `value` is searched for anywhere in the answer (JS `RegExp.test`), with `flags`."""
+
+    def __init__(self, spec: GraderSpec, config: TextConfig, *, base_dir: Path) -> None:
+        super().__init__(spec, config, base_dir=base_dir)
+        try:
+            self.pattern = compile_js_regex(self.values[0], config.flags)
+        except ValueError as exc:
+            where = spec.config_locations.get("value", spec.location)
+            raise ConfigError(f"regex grader {spec.name!r}: {exc}", location=where) from None
+
+    def evaluate(self, output: str) -> GraderResult:
+        match = self.pattern.search(output)
+        shown = self.values[0] if len(self.values[0]) <= 80 else self.values[0][:80] + "..."
+        if match:
+            return check(self.spec, True, f"Output matches /{shown}/", excerpt(match.group(0)))
+        return check(self.spec, False, f"Output does not match /{shown}/", excerpt(output))

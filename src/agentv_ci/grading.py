@@ -1,0 +1,123 @@
+"""Grading one answer to one test: run its graders concurrently and apply the scoring contract."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+from agentv_ci.graders.invoke import run_grader_spec
+from agentv_ci.graders.outcome import answer_text
+from agentv_ci.model.result import ExecutionStatus, GraderResult, TargetResponse, TestResult, Verdict
+from agentv_ci.model.suite import GraderSpec, Test
+from agentv_ci.plugins import GraderTargetCaller, GradingContext
+from agentv_ci.prompting import render_input
+from agentv_ci.scoring import combine_grader_results
+
+__all__ = ["IMPLICIT_GRADER_NAME", "OUTPUT_CAP", "grade_test", "graders_for", "relative_eval_path"]
+
+OUTPUT_CAP = 20_000
+INPUT_CAP = 2_000
+IMPLICIT_GRADER_NAME = "llm-grader"
+
+
+def graders_for(test: Test) -> list[GraderSpec]:
+    """The test's graders; an implicit llm-grader from `criteria` when it declares none."""
+    if test.graders:
+        return list(test.graders)
+    if test.criteria:
+        return [GraderSpec(type="llm-grader", name=IMPLICIT_GRADER_NAME, location=test.location)]
+    return []
+
+
+def _cap(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n... [truncated: {len(text)} chars in total]"
+
+
+def relative_eval_path(eval_path: Path) -> str:
+    """The eval path relative to the working directory when it lies below it (stable in CI)."""
+    try:
+        return os.path.relpath(eval_path.resolve(), Path.cwd()) if eval_path.is_absolute() else str(eval_path)
+    except ValueError:
+        return str(eval_path)
+
+
+def _status(results: list[GraderResult], verdict: Verdict) -> ExecutionStatus:
+    if any(r.error is not None for r in results):
+        return "execution_error"
+    return "quality_failure" if verdict == "fail" else "ok"
+
+
+async def grade_test(
+    test: Test,
+    response: TargetResponse,
+    *,
+    target: str,
+    eval_path: Path,
+    threshold: float,
+    call_grader_target: GraderTargetCaller | None = None,
+    dry_run: bool = False,
+    attempt: int = 0,
+    workspace_path: Path | None = None,
+) -> TestResult:
+    """Grade `response` with every grader of `test` (concurrently) and fill a `TestResult`.
+
+    A grader that errors (bad config, crash, timeout, unparseable judge) makes the test an
+    `execution_error` with score 0: an error is never reported as a low score.
+    """
+    ctx = GradingContext(
+        test=test,
+        response=response,
+        threshold=threshold,
+        eval_path=eval_path,
+        target=target,
+        call_grader_target=call_grader_target,
+        workspace_path=workspace_path,
+        dry_run=dry_run,
+        attempt=attempt,
+    )
+    base_dir = eval_path.parent
+    specs = graders_for(test)
+    results = list(await asyncio.gather(*(run_grader_spec(s, ctx, base_dir=base_dir) for s in specs)))
+    score, verdict = combine_grader_results(results, threshold)
+    status = _status(results, verdict)
+    error: str | None = None
+    failure_stage: str | None = None
+    reason: str | None = None
+    if status == "execution_error":
+        errors = [f"{r.name}: {r.error}" for r in results if r.error is not None]
+        error = "grader error: " + "; ".join(errors)
+        score, verdict, failure_stage, reason = 0.0, "fail", "grading", "grader_error"
+    elif not specs:
+        reason = "no_graders"
+    return TestResult(
+        test_id=test.id,
+        suite=test.suite,
+        target=target,
+        score=score,
+        execution_status=status,
+        verdict=verdict,
+        threshold=threshold,
+        scores=results,
+        error=error,
+        failure_stage=failure_stage,
+        failure_reason_code=reason,
+        token_usage=response.token_usage,
+        cost_usd=response.cost_usd,
+        duration_ms=response.duration_ms,
+        timestamp=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        start_time=response.start_time,
+        end_time=response.end_time,
+        eval_path=relative_eval_path(eval_path),
+        line=test.location.line if test.location and test.location.line > 0 else None,
+        attempt=attempt,
+        conversation_id=test.conversation_id,
+        input=_cap(render_input(test.input, inline_files=False), INPUT_CAP),
+        output=_cap(answer_text(response), OUTPUT_CAP),
+        metadata=dict(test.metadata),
+        tags=list(test.tags),
+        dry_run=dry_run or response.dry_run,
+    )

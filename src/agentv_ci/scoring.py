@@ -1,0 +1,193 @@
+"""The scoring contract (AgentV v4.42.4 `runEvaluatorList` + the seeds' opt-ins).
+
+- test score = weighted mean of the non-skipped graders' scores (0 when the weights sum to 0);
+- a `required` grader below its bar (`min_score`, else numeric `required`, else the test threshold)
+  forces the test score to 0;
+- `negate` flips a grader's score and verdict (applied per grader, before the required gate);
+- verdict: score >= threshold -> pass, else fail; no scorable grader -> skip;
+- threshold: CLI > test `execution.threshold` > suite `execution.threshold` > 0.8.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from typing import Literal
+
+import msgspec
+
+from agentv_ci.model.result import (
+    AssertionResult,
+    AttemptSummary,
+    GraderResult,
+    TestResult,
+    TokenUsage,
+    Verdict,
+)
+from agentv_ci.model.suite import Suite, Test
+
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "aggregate_attempts",
+    "apply_negate",
+    "combine_grader_results",
+    "effective_threshold",
+    "meets",
+    "three_way_verdict",
+]
+
+DEFAULT_THRESHOLD = 0.8
+_EPSILON = 1e-9  # float noise: (0.7 + 0.1) must still meet a 0.8 bar
+
+# Two-sided 95% Student t critical values for df = 1..30 (AgentV's table); 1.96 beyond.
+_T95 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+
+
+def meets(score: float, bar: float) -> bool:
+    """`score >= bar`, tolerant of float noise."""
+    return score + _EPSILON >= bar
+
+
+def effective_threshold(cli: float | None, test: Test, suite: Suite | None) -> float:
+    """CLI flag > test `execution.threshold` > suite `execution.threshold` > 0.8."""
+    if cli is not None:
+        return cli
+    if test.execution.threshold is not None:
+        return test.execution.threshold
+    if suite is not None and suite.execution.threshold is not None:
+        return suite.execution.threshold
+    return DEFAULT_THRESHOLD
+
+
+def apply_negate(result: GraderResult) -> GraderResult:
+    """AgentV's `negate`: score -> 1 - score, pass <-> fail (skip stays), every assertion flipped with
+    its evidence prefixed `[Negated]`. A grader that errored stays an error (never turned into a pass)."""
+    if result.error is not None or result.verdict == "skip":
+        return result
+    flipped: Verdict = "fail" if result.verdict == "pass" else "pass"
+    assertions = [
+        AssertionResult(
+            text=a.text,
+            passed=not a.passed,
+            evidence=f"[Negated] {a.evidence}" if a.evidence else "[Negated]",
+        )
+        for a in result.assertions
+    ]
+    return msgspec.structs.replace(result, score=1.0 - result.score, verdict=flipped, assertions=assertions)
+
+
+def _required_bar(result: GraderResult, threshold: float) -> float:
+    return result.min_score if result.min_score is not None else threshold
+
+
+def combine_grader_results(results: Sequence[GraderResult], threshold: float) -> tuple[float, Verdict]:
+    """Test score and verdict from its graders' results (negate already applied per grader).
+
+    Skipped graders don't count; errored graders count as score 0 (the caller also marks the test an
+    execution error). Returns `(0.0, "skip")` when nothing could be scored.
+    """
+    counted = [r for r in results if r.verdict != "skip" or r.error is not None]
+    if not counted:
+        return 0.0, "skip"
+    total_weight = sum(r.weight for r in counted)
+    score = sum(r.score * r.weight for r in counted) / total_weight if total_weight > 0 else 0.0
+    score = min(1.0, max(0.0, score))
+    for result in counted:
+        if result.required and not meets(result.score, _required_bar(result, threshold)):
+            score = 0.0
+            break
+    return score, "pass" if meets(score, threshold) else "fail"
+
+
+def three_way_verdict(score: float) -> Literal["pass", "borderline", "fail"]:
+    """The AgentEvals spec's (and pre-v4.2 AgentV's) cut: pass >= 0.8, borderline >= 0.6, else fail."""
+    if meets(score, 0.8):
+        return "pass"
+    if meets(score, 0.6):
+        return "borderline"
+    return "fail"
+
+
+def _confidence_lower_bound(scores: list[float]) -> tuple[float, float, float, float]:
+    """(mean, stddev, lower, upper) of a 95% t-interval on `scores`, bounds clamped to 0..1."""
+    mean = statistics.fmean(scores)
+    if len(scores) < 2:
+        return mean, 0.0, mean, mean
+    stddev = statistics.stdev(scores)
+    df = len(scores) - 1
+    t = _T95[df - 1] if df <= len(_T95) else 1.96
+    half = t * stddev / math.sqrt(len(scores))
+    return mean, stddev, max(0.0, mean - half), min(1.0, mean + half)
+
+
+def _sum_usage(attempts: Sequence[TestResult]) -> TokenUsage | None:
+    usages = [a.token_usage for a in attempts if a.token_usage is not None]
+    if not usages:
+        return None
+    return TokenUsage(input=sum(u.input for u in usages), output=sum(u.output for u in usages))
+
+
+def aggregate_attempts(attempts: list[TestResult], strategy: str) -> TestResult:
+    """One result from repeated attempts of one test x target.
+
+    - `pass_at_k`: the best attempt (highest score) stands; passes if any attempt passed.
+    - `pass_all`: passes only if every attempt passed; score = the lowest attempt score.
+    - `mean`: score = mean of attempt scores, verdict against the threshold.
+    - `confidence_interval`: score = lower bound of the 95% t-interval (clamped 0..1).
+
+    Attempts that errored are ignored for the score unless all errored (-> execution_error).
+    `aggregation` and `trials` are filled; cost and tokens are summed over attempts.
+    """
+    if not attempts:
+        raise ValueError("aggregate_attempts needs at least one attempt")
+    trials = [msgspec.structs.replace(a, trials=[]) for a in attempts]
+    scored = [a for a in trials if a.execution_status != "execution_error"]
+    threshold = attempts[0].threshold
+    scores = [a.score for a in scored]
+    passed_attempts = sum(1 for a in scored if a.verdict == "pass")
+    summary = AttemptSummary(
+        strategy=strategy, passed_attempts=passed_attempts, total_attempts=len(attempts), scores=scores
+    )
+    costs = [a.cost_usd for a in attempts if a.cost_usd is not None]
+    durations = [a.duration_ms for a in attempts if a.duration_ms is not None]
+    totals = {
+        "token_usage": _sum_usage(attempts),
+        "cost_usd": sum(costs) if costs else None,
+        "duration_ms": sum(durations) if durations else None,
+        "trials": trials,
+        "attempt": None,
+    }
+    if not scored:
+        base = trials[-1]
+        return msgspec.structs.replace(base, score=0.0, verdict="fail", aggregation=summary, **totals)
+
+    verdict: Verdict
+    if strategy == "pass_all":
+        base = min(scored, key=lambda a: a.score)
+        score = base.score
+        verdict = "pass" if passed_attempts == len(attempts) else "fail"
+    elif strategy == "mean":
+        base = scored[-1]
+        score = statistics.fmean(scores)
+        summary.mean = score
+        summary.stddev = statistics.stdev(scores) if len(scores) > 1 else 0.0
+        verdict = "pass" if meets(score, threshold) else "fail"
+    elif strategy == "confidence_interval":
+        base = scored[-1]
+        mean, stddev, lower, upper = _confidence_lower_bound(scores)
+        summary.mean, summary.stddev, summary.ci95_lower, summary.ci95_upper = mean, stddev, lower, upper
+        score = lower
+        verdict = "pass" if meets(score, threshold) else "fail"
+    else:  # pass_at_k (default)
+        base = max(scored, key=lambda a: (a.verdict == "pass", a.score))
+        score = base.score
+        verdict = "pass" if passed_attempts > 0 else "fail"
+    status = "ok" if verdict == "pass" else "quality_failure"
+    return msgspec.structs.replace(
+        base, score=score, verdict=verdict, execution_status=status, aggregation=summary, **totals
+    )
