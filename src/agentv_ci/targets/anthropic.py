@@ -1,0 +1,136 @@
+"""`anthropic`: the Messages API (`/v1/messages`)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, ClassVar
+
+import msgspec
+
+from agentv_ci.errors import TargetError
+from agentv_ci.model.result import TargetResponse, TokenUsage
+from agentv_ci.model.suite import Message, ToolCall
+from agentv_ci.plugins import TargetRequest
+from agentv_ci.prompting import content_text
+from agentv_ci.targets.http import JsonHttpClient
+from agentv_ci.targets.pricing import Price, cost_of
+
+
+class AnthropicConfig(msgspec.Struct, omit_defaults=True):
+    model: str = "claude-sonnet-4-20250514"
+    api_key: str = ""
+    base_url: str = "https://api.anthropic.com/v1"
+    anthropic_version: str = "2023-06-01"
+    max_tokens: int = 4096
+    temperature: float | None = None
+    timeout_seconds: float = 120.0
+    max_retries: int = 2
+    retry_initial_delay_ms: float = 500.0
+    retry_max_delay_ms: float = 30_000.0
+    headers: dict[str, str] = {}
+    pricing: Price | None = None
+    max_connections: int = 100
+
+
+def to_anthropic_payload(messages: list[Message]) -> tuple[str | None, list[dict[str, Any]]]:
+    """System text (separate in this API) and the user/assistant turns."""
+    system_parts: list[str] = []
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        text = content_text(message.content)
+        if message.role == "system":
+            system_parts.append(text)
+            continue
+        if message.role == "tool":
+            block = {"type": "tool_result", "tool_use_id": message.tool_call_id or "", "content": text}
+            turns.append({"role": "user", "content": [block]})
+            continue
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+        for index, call in enumerate(message.tool_calls or []):
+            blocks.append(
+                {
+                    "type": "tool_use",
+                    "id": call.id or f"toolu_{index}",
+                    "name": call.tool,
+                    "input": call.input or {},
+                }
+            )
+        role = "assistant" if message.role == "assistant" else "user"
+        turns.append({"role": role, "content": blocks or text})
+    return ("\n\n".join(system_parts) or None), turns
+
+
+def parse_message(body: Any) -> tuple[str, list[ToolCall], TokenUsage | None]:
+    if not isinstance(body, dict) or not isinstance(body.get("content"), list):
+        raise TargetError(f"malformed Anthropic message (no content list): {str(body)[:200]}")
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    for block in body["content"]:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text":
+            texts.append(str(block.get("text", "")))
+        elif block.get("type") == "tool_use":
+            calls.append(
+                ToolCall(tool=str(block.get("name", "")), input=block.get("input"), id=block.get("id"))
+            )
+    usage_body = body.get("usage")
+    usage = None
+    if isinstance(usage_body, dict):
+        usage = TokenUsage(
+            input=int(usage_body.get("input_tokens") or 0),
+            output=int(usage_body.get("output_tokens") or 0),
+            cached=usage_body.get("cache_read_input_tokens"),
+        )
+    return "".join(texts), calls, usage
+
+
+class AnthropicTarget:
+    """Anthropic Messages API with retries, tool use and usage mapped into the response."""
+
+    Config: ClassVar[type[msgspec.Struct]] = AnthropicConfig
+    API_KEY_ENV: ClassVar[str] = "ANTHROPIC_API_KEY"
+
+    def __init__(self, name: str, config: AnthropicConfig, *, base_dir: Path) -> None:
+        self.name = name
+        self.config = config
+        self._client = JsonHttpClient(
+            base_url=config.base_url,
+            headers={
+                "x-api-key": config.api_key,
+                "anthropic-version": config.anthropic_version,
+                **config.headers,
+            },
+            timeout_s=config.timeout_seconds,
+            max_retries=config.max_retries,
+            backoff_base_s=config.retry_initial_delay_ms / 1000,
+            backoff_cap_s=config.retry_max_delay_ms / 1000,
+            max_connections=config.max_connections,
+        )
+
+    async def invoke(self, request: TargetRequest) -> TargetResponse:
+        started = time.perf_counter()
+        system, turns = to_anthropic_payload(request.messages)
+        payload: dict[str, Any] = {
+            "model": self.config.model,
+            "max_tokens": self.config.max_tokens,
+            "messages": turns,
+        }
+        if system:
+            payload["system"] = system
+        if self.config.temperature is not None:
+            payload["temperature"] = self.config.temperature
+        body = await self._client.post_json("messages", payload)
+        text, calls, usage = parse_message(body)
+        return TargetResponse(
+            text=text,
+            messages=[Message(role="assistant", content=text, tool_calls=calls or None)],
+            token_usage=usage,
+            cost_usd=cost_of(usage, str(body.get("model") or self.config.model), self.config.pricing),
+            duration_ms=(time.perf_counter() - started) * 1000,
+            llm_call_count=1,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()

@@ -1,0 +1,184 @@
+"""`cli`: run any command as the agent, the portable provider (AgentV-compatible).
+
+`command` placeholders: `{PROMPT}` (shell-quoted input text), `{PROMPT_FILE}`, `{OUTPUT_FILE}` (the
+command must write it; stdout is ignored), `{FILES}` (attached files, each formatted by
+`files_format`, default `{path}`, shell-quoted and space-separated), `{EVAL_ID}`, `{ATTEMPT}` (0-based).
+The output file is JSON with any of `output` (messages, with AgentV `tool_calls`; legacy
+`output_messages`), `text`, `token_usage {input, output, cached}`, `cost_usd`, `duration_ms`;
+anything else is taken as the answer text. A non-zero exit, a timeout or a missing output file is an
+execution error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import shutil
+import signal
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, ClassVar
+
+import msgspec
+
+from agentv_ci.errors import TargetError
+from agentv_ci.model.result import TargetResponse, TokenUsage
+from agentv_ci.model.suite import Message
+from agentv_ci.plugins import TargetRequest
+from agentv_ci.prompting import final_answer
+
+PLACEHOLDERS = ("{PROMPT}", "{PROMPT_FILE}", "{OUTPUT_FILE}", "{FILES}", "{EVAL_ID}", "{ATTEMPT}")
+
+
+class CliConfig(msgspec.Struct, omit_defaults=True):
+    command: str = ""
+    cwd: str | None = None  # default: the workspace, else the eval file's directory
+    timeout_seconds: float | None = None
+    files_format: str = "{path}"
+    keep_temp_files: bool = False
+    env: dict[str, str] = {}
+
+
+def render_command(template: str, values: dict[str, str]) -> str:
+    """Substitute the placeholders (values must already be shell-safe)."""
+    command = template
+    for key in PLACEHOLDERS:
+        if key in command:
+            command = command.replace(key, values[key])
+    return command
+
+
+def parse_output_file(text: str) -> TargetResponse:
+    """AgentV's cli output file (JSON) or plain text."""
+    try:
+        data = msgspec.json.decode(text.encode())
+    except msgspec.DecodeError:
+        data = None
+    if not isinstance(data, dict) or not ({"output", "output_messages", "text"} & data.keys()):
+        return TargetResponse(text=text.strip(), messages=[Message(role="assistant", content=text.strip())])
+    raw_messages = data.get("output", data.get("output_messages"))
+    messages: list[Message] = []
+    if isinstance(raw_messages, list):
+        try:
+            messages = msgspec.convert(raw_messages, list[Message], strict=False)
+        except msgspec.ValidationError as exc:
+            raise TargetError(f"cli output file: bad `output` messages: {exc}") from None
+    text_value = data.get("text")
+    answer = text_value if isinstance(text_value, str) else final_answer(messages)
+    if not messages:
+        messages = [Message(role="assistant", content=answer)]
+    usage = None
+    if isinstance(data.get("token_usage"), dict):
+        usage = msgspec.convert(data["token_usage"], TokenUsage, strict=False)
+    cost = _non_negative(data.get("cost_usd"))
+    duration = _non_negative(data.get("duration_ms"))
+    llm_calls = sum(1 for m in messages if m.role == "assistant")
+    return TargetResponse(
+        text=answer,
+        messages=messages,
+        token_usage=usage,
+        cost_usd=cost,
+        duration_ms=duration,
+        llm_call_count=llm_calls,
+    )
+
+
+def _non_negative(value: Any) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    return None
+
+
+class CliTarget:
+    """Runs a shell command per test and reads the answer from `{OUTPUT_FILE}`."""
+
+    Config: ClassVar[type[msgspec.Struct]] = CliConfig
+
+    def __init__(self, name: str, config: CliConfig, *, base_dir: Path) -> None:
+        if not config.command:
+            from agentv_ci.errors import ConfigError
+
+            raise ConfigError(
+                f"target {name!r} (cli) needs `command`",
+                hint='command: "python agent.py {PROMPT_FILE} {OUTPUT_FILE}"',
+            )
+        self.name = name
+        self.config = config
+        self.base_dir = base_dir
+
+    def _cwd(self, request: TargetRequest) -> Path:
+        if self.config.cwd:
+            return (self.base_dir / self.config.cwd).resolve()
+        if request.workspace_path is not None:
+            return request.workspace_path
+        return request.eval_path.parent
+
+    async def invoke(self, request: TargetRequest) -> TargetResponse:
+        temp_dir = Path(tempfile.mkdtemp(prefix="agentv-ci-cli-"))
+        try:
+            return await self._run(request, temp_dir)
+        finally:
+            if not self.config.keep_temp_files:
+                shutil.rmtree(temp_dir, ignore_errors=True)
+
+    async def _run(self, request: TargetRequest, temp_dir: Path) -> TargetResponse:
+        prompt_file = temp_dir / "prompt.md"
+        output_file = temp_dir / "output.json"
+        prompt_file.write_text(request.prompt, encoding="utf-8")
+        files = " ".join(shlex.quote(self.config.files_format.replace("{path}", f)) for f in request.files)
+        values = {
+            "{PROMPT}": shlex.quote(request.prompt),
+            "{PROMPT_FILE}": shlex.quote(str(prompt_file)),
+            "{OUTPUT_FILE}": shlex.quote(str(output_file)),
+            "{FILES}": files,
+            "{EVAL_ID}": shlex.quote(request.test.id),
+            "{ATTEMPT}": str(request.attempt),
+        }
+        command = render_command(self.config.command, values)
+        env = {
+            **os.environ,
+            **self.config.env,
+            "AGENTV_EVAL_ID": request.test.id,
+            "AGENTV_ATTEMPT": str(request.attempt),
+        }
+        timeout = self.config.timeout_seconds or request.timeout_s
+        started = time.perf_counter()
+        process = await asyncio.create_subprocess_shell(
+            command,
+            cwd=str(self._cwd(request)),
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+        try:
+            _, stderr = await asyncio.wait_for(process.communicate(), timeout)
+        except (TimeoutError, asyncio.CancelledError) as exc:
+            _kill_group(process)
+            await process.wait()
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            raise TargetError(f"cli target {self.name!r} timed out after {timeout}s") from None
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        if process.returncode != 0:
+            tail = stderr.decode("utf-8", errors="replace").strip()[-500:]
+            raise TargetError(f"cli target {self.name!r} exited with code {process.returncode}: {tail}")
+        if not output_file.is_file():
+            raise TargetError(f"cli target {self.name!r} did not write {{OUTPUT_FILE}} ({output_file.name})")
+        response = parse_output_file(output_file.read_text(encoding="utf-8", errors="replace"))
+        if response.duration_ms is None:
+            response = msgspec.structs.replace(response, duration_ms=elapsed_ms)
+        return response
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _kill_group(process: asyncio.subprocess.Process) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,222 @@
+"""`.agentv/targets.yaml`: the same file AgentV reads, so a user switching tools keeps it.
+
+Shape (AgentV v4): `targets: [{name, provider, ...provider fields..., grader_target, use_target, ...}]`.
+v5's `id` + `config: {...}` is accepted too. `${{ VAR }}` is interpolated (process env first, then the
+nearest `.env` files); `use_target` makes an alias, followed at most 5 levels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentv_ci.errors import ConfigError, LoadError
+from agentv_ci.model.source import SourceLocation
+from agentv_ci.targets.environment import build_environment, find_repo_root, interpolate
+
+TARGET_FILE_NAMES = (".agentv/targets.yaml", ".agentv/targets.yml", "targets.yaml", "targets.yml")
+MAX_ALIAS_DEPTH = 5
+PROVIDER_ALIASES = {"azure-openai": "azure", "openrouter": "openai", "claude-api": "anthropic"}
+# Keys that belong to the runner, not to the provider's own Config.
+RUNNER_KEYS = frozenset(
+    {"name", "id", "provider", "use_target", "grader_target", "judge_target", "config", "fallback_targets"}
+)
+
+
+@dataclass(frozen=True)
+class TargetDefinition:
+    """One entry of targets.yaml after interpolation."""
+
+    name: str
+    provider: str | None
+    fields: dict[str, Any]  # provider fields (runner keys removed)
+    location: SourceLocation
+    key_locations: dict[str, SourceLocation] = field(default_factory=dict)
+    use_target: str | None = None
+    grader_target: str | None = None
+    missing_vars: dict[str, list[str]] = field(default_factory=dict)  # key -> unset ${{ VAR }} names
+
+
+@dataclass
+class TargetsConfig:
+    """Every target declared in one targets file (empty when none was found)."""
+
+    path: Path | None
+    targets: dict[str, TargetDefinition] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def base_dir(self) -> Path:
+        """Where relative paths in target fields resolve: the project dir holding `.agentv/`."""
+        if self.path is None:
+            return Path.cwd()
+        parent = self.path.parent
+        return parent.parent if parent.name == ".agentv" else parent
+
+    def names(self) -> list[str]:
+        return list(self.targets)
+
+    def resolve(self, name: str) -> TargetDefinition:
+        """The concrete definition behind `name`, following `use_target` aliases."""
+        seen: list[str] = []
+        current = name
+        for _ in range(MAX_ALIAS_DEPTH + 1):
+            definition = self.targets.get(current)
+            if definition is None:
+                raise self._unknown(current, via=seen)
+            seen.append(current)
+            if definition.use_target is None:
+                return definition
+            if not definition.use_target:
+                names = definition.missing_vars.get("use_target", [])
+                hint = f"set the environment variable {names[0]}" if names else "set `use_target`"
+                raise ConfigError(
+                    f"target {current!r} is an alias whose `use_target` is empty",
+                    location=definition.key_locations.get("use_target", definition.location),
+                    hint=hint,
+                )
+            current = definition.use_target
+        raise ConfigError(
+            f"target alias chain is longer than {MAX_ALIAS_DEPTH} levels: {' -> '.join(seen)}",
+            location=self.targets[name].location,
+        )
+
+    def _unknown(self, name: str, *, via: list[str]) -> ConfigError:
+        import difflib
+
+        where = str(self.path) if self.path else "no targets.yaml was found"
+        close = difflib.get_close_matches(name, self.names(), n=1)
+        hint = f"did you mean {close[0]!r}?" if close else None
+        if not hint:
+            known = ", ".join(self.names()) or "none"
+            hint = f"known targets: {known}; declare it in .agentv/targets.yaml or pass --targets FILE"
+        chain = f" (via {' -> '.join(via)})" if via else ""
+        return ConfigError(f"unknown target {name!r}{chain} ({where})", hint=hint)
+
+
+def find_targets_file(eval_path: Path, *, explicit: Path | None = None) -> Path | None:
+    """`--targets` (file or dir), else walk from the eval file's dir to the repo root, then cwd."""
+    if explicit is not None:
+        if explicit.is_dir():
+            for name in TARGET_FILE_NAMES:
+                if (explicit / name).is_file():
+                    return explicit / name
+            raise ConfigError(f"no targets.yaml in directory {explicit}", hint="pass the file itself")
+        if not explicit.is_file():
+            raise ConfigError(f"targets file {explicit} does not exist")
+        return explicit
+    start = eval_path if eval_path.is_dir() else eval_path.parent
+    start = start.resolve()
+    root = find_repo_root(start)
+    for directory in (start, *start.parents):
+        for name in TARGET_FILE_NAMES:
+            if (directory / name).is_file():
+                return directory / name
+        if root is not None and directory == root:
+            break
+    cwd = Path.cwd()
+    for name in TARGET_FILE_NAMES:
+        if (cwd / name).is_file():
+            return cwd / name
+    return None
+
+
+def load_targets(
+    eval_path: Path, *, explicit: Path | None = None, env: Mapping[str, str] | None = None
+) -> TargetsConfig:
+    """Find and parse the targets file for `eval_path`. Raises `ConfigError` with file:line:col."""
+    path = find_targets_file(eval_path, explicit=explicit)
+    start = eval_path if eval_path.is_dir() else eval_path.parent
+    environment = build_environment(start.resolve(), env=env)
+    if path is None:
+        return TargetsConfig(path=None, env=environment)
+    return parse_targets_file(path, environment)
+
+
+def parse_targets_file(path: Path, env: Mapping[str, str]) -> TargetsConfig:
+    from agentv_ci.loading.yaml_source import parse_yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read targets file: {exc.strerror}", location=SourceLocation(str(path))
+        ) from None
+    try:
+        doc = parse_yaml(text, str(path))
+    except LoadError as exc:
+        raise ConfigError(exc.message, location=exc.location, hint=exc.hint) from None
+    data = doc.data
+    entries_path: tuple[str | int, ...] = ()
+    if isinstance(data, dict):
+        data = data.get("targets")
+        entries_path = ("targets",)
+    if not isinstance(data, list):
+        raise ConfigError(
+            "targets file must hold a `targets:` list",
+            location=doc.locate(entries_path),
+            hint="targets:\n  - name: default\n    provider: mock",
+        )
+    config = TargetsConfig(path=path, env=env)
+    for index, entry in enumerate(data):
+        where = (*entries_path, index)
+        definition = _parse_entry(entry, where, doc, env)
+        if definition.name in config.targets:
+            raise ConfigError(
+                f"target {definition.name!r} is declared twice",
+                location=definition.location,
+                hint=f"first declared at {config.targets[definition.name].location}",
+            )
+        config.targets[definition.name] = definition
+    return config
+
+
+def _parse_entry(
+    entry: Any, where: tuple[str | int, ...], doc: Any, env: Mapping[str, str]
+) -> TargetDefinition:
+    location: SourceLocation = doc.locate(where)
+    if not isinstance(entry, dict):
+        raise ConfigError("each target must be a mapping with `name` and `provider`", location=location)
+    name = entry.get("name", entry.get("id"))
+    if not isinstance(name, str) or not name:
+        raise ConfigError("target has no `name`", location=location, hint="add `name: <target-name>`")
+    key_locations = {str(key): doc.locate((*where, key), key=True) for key in entry}
+    missing_vars: dict[str, list[str]] = {}
+    resolved: dict[str, Any] = {}
+    for key, value in entry.items():
+        missing: list[str] = []
+        resolved[str(key)] = interpolate(value, env, missing)
+        if missing:
+            missing_vars[str(key)] = missing
+    fields = {key: value for key, value in resolved.items() if key not in RUNNER_KEYS}
+    nested = resolved.get("config")
+    if isinstance(nested, dict):
+        fields.update(nested)
+        for key in nested:
+            key_locations.setdefault(str(key), doc.locate((*where, "config", key), key=True))
+        if "config" in missing_vars:
+            for key in nested:
+                missing_vars.setdefault(str(key), missing_vars["config"])
+    use_target = resolved.get("use_target")
+    provider = resolved.get("provider")
+    if use_target is None and not isinstance(provider, str):
+        raise ConfigError(
+            f"target {name!r} has no `provider`",
+            location=location,
+            hint="e.g. provider: openai | azure | anthropic | cli | mock | replay",
+        )
+    if isinstance(provider, str):
+        provider = PROVIDER_ALIASES.get(provider, provider)
+    grader = resolved.get("grader_target", resolved.get("judge_target"))
+    return TargetDefinition(
+        name=name,
+        provider=provider if isinstance(provider, str) else None,
+        fields=fields,
+        location=location,
+        key_locations=key_locations,
+        use_target=None if use_target is None else str(use_target),
+        grader_target=str(grader) if grader else None,
+        missing_vars=missing_vars,
+    )

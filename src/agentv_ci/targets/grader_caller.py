@@ -1,0 +1,100 @@
+"""The callable llm-graders use to ask a grader model (`GraderTargetCaller`).
+
+Which target answers: `--grader-target` > the grader's own `target` (request.target) > the eval
+target's `grader_target` / `judge_target` > the eval target itself. Under `--dry-run` a mock answers
+AgentV's dry-run JSON (`{"score":1,...,"overall_reasoning":"dry-run mock"}`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from agentv_ci.errors import ConfigError
+from agentv_ci.model.result import TargetResponse
+from agentv_ci.model.suite import Message, Test
+from agentv_ci.plugins import GraderTargetRequest, TargetPlugin, TargetRequest
+from agentv_ci.prompting import render_input
+from agentv_ci.targets.config import TargetsConfig
+from agentv_ci.targets.factory import create_target
+from agentv_ci.targets.mock import DRY_RUN_ANSWER, MockConfig, MockTarget
+
+_GRADER_TEST = Test(id="grader-call")
+
+
+class GraderCaller:
+    """Calls grader targets by name, creating each once; `aclose()` releases them."""
+
+    def __init__(
+        self, targets: TargetsConfig, *, default: str | None, override: str | None, dry_run: bool
+    ) -> None:
+        self.targets = targets
+        self.default = default
+        self.override = override
+        self.dry_run = dry_run
+        self._instances: dict[str, TargetPlugin] = {}
+        self._lock = asyncio.Lock()
+
+    def choose(self, request: GraderTargetRequest) -> str:
+        name = self.override or request.target or self.default
+        if not name:
+            raise ConfigError(
+                "an llm-grader needs a grader target but none is configured",
+                hint="set `grader_target` on the eval target in targets.yaml, or pass --grader-target NAME",
+            )
+        return name
+
+    def instance(self, name: str) -> TargetPlugin:
+        instance = self._instances.get(name)
+        if instance is None:
+            if self.dry_run:
+                config = MockConfig(response=DRY_RUN_ANSWER, dry_run=True)
+                instance = MockTarget(name, config, base_dir=self.targets.base_dir)
+            else:
+                instance = create_target(name, self.targets)
+            self._instances[name] = instance
+        return instance
+
+    async def __call__(self, request: GraderTargetRequest) -> TargetResponse:
+        target = self.instance(self.choose(request))
+        messages = list(request.messages)
+        if request.system:
+            messages.insert(0, Message(role="system", content=request.system))
+        call = TargetRequest(
+            test=_GRADER_TEST, messages=messages, prompt=render_input(messages), eval_path=Path.cwd()
+        )
+        return await target.invoke(call)
+
+    async def aclose(self) -> None:
+        instances, self._instances = list(self._instances.values()), {}
+        for instance in instances:
+            await instance.aclose()
+
+
+def default_grader_target(targets: TargetsConfig, eval_target: str | None) -> str | None:
+    """The eval target's `grader_target` (through aliases), else the eval target itself."""
+    if eval_target is None:
+        return None
+    seen = 0
+    name: str | None = eval_target
+    while name is not None and name in targets.targets and seen <= 5:
+        definition = targets.targets[name]
+        if definition.grader_target:
+            return definition.grader_target
+        name = definition.use_target
+        seen += 1
+    return eval_target
+
+
+def make_grader_caller(
+    targets: TargetsConfig, *, eval_target: str | None, override: str | None, dry_run: bool
+) -> GraderCaller | None:
+    """A `GraderTargetCaller` for one eval target, or None when no grader target can be named
+    (a grader that still asks gets a clear error from its own spec)."""
+    default = default_grader_target(targets, eval_target)
+    if not dry_run and override is None and default is None:
+        return None
+    caller = GraderCaller(targets, default=default, override=override, dry_run=dry_run)
+    if override is not None:
+        caller.instance(override)  # an unknown name or a missing API key fails before any test runs
+    return caller

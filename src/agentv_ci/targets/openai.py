@@ -1,0 +1,193 @@
+"""`openai` (chat completions, any OpenAI-compatible server via `base_url`) and `azure`."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, ClassVar
+
+import msgspec
+
+from agentv_ci.errors import ConfigError, TargetError
+from agentv_ci.model.result import TargetResponse, TokenUsage
+from agentv_ci.model.suite import Message, ToolCall
+from agentv_ci.plugins import TargetRequest
+from agentv_ci.prompting import content_text
+from agentv_ci.targets.http import JsonHttpClient
+from agentv_ci.targets.pricing import Price, cost_of
+
+
+class OpenAIConfig(msgspec.Struct, omit_defaults=True):
+    model: str = "gpt-4o-mini"
+    api_key: str = ""
+    base_url: str = "https://api.openai.com/v1"
+    api_format: str = "chat"
+    temperature: float | None = None
+    max_tokens: int | None = None
+    timeout_seconds: float = 120.0
+    max_retries: int = 2
+    retry_initial_delay_ms: float = 500.0
+    retry_max_delay_ms: float = 30_000.0
+    headers: dict[str, str] = {}
+    pricing: Price | None = None
+    max_connections: int = 100
+
+
+class AzureConfig(OpenAIConfig, omit_defaults=True):
+    endpoint: str = ""
+    deployment: str | None = None
+    version: str = "v1"  # "v1" or a dated api-version such as "2024-10-21"
+
+
+def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
+    """Our messages as chat-completions messages (tool calls in OpenAI's function shape)."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        item: dict[str, Any] = {"role": message.role, "content": content_text(message.content)}
+        if message.tool_calls:
+            item["tool_calls"] = [
+                {
+                    "id": call.id or f"call_{index}",
+                    "type": "function",
+                    "function": {"name": call.tool, "arguments": json.dumps(call.input or {})},
+                }
+                for index, call in enumerate(message.tool_calls)
+            ]
+        if message.tool_call_id:
+            item["tool_call_id"] = message.tool_call_id
+        out.append(item)
+    return out
+
+
+def _parse_arguments(raw: Any) -> Any:
+    if not isinstance(raw, str):
+        return raw
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
+def parse_chat_completion(body: Any) -> tuple[str, list[ToolCall], TokenUsage | None]:
+    """Text, tool calls and usage of a chat-completions body; malformed bodies raise TargetError."""
+    try:
+        message = body["choices"][0]["message"]
+    except (KeyError, IndexError, TypeError):
+        raise TargetError(f"malformed chat completion (no choices[0].message): {str(body)[:200]}") from None
+    if not isinstance(message, dict):
+        raise TargetError("malformed chat completion: message is not an object")
+    text = message.get("content") or ""
+    if not isinstance(text, str):
+        text = content_text(text)
+    calls = [
+        ToolCall(
+            tool=str(call.get("function", {}).get("name", "")),
+            input=_parse_arguments(call.get("function", {}).get("arguments")),
+            id=call.get("id"),
+        )
+        for call in message.get("tool_calls") or []
+        if isinstance(call, dict)
+    ]
+    usage_body = body.get("usage") if isinstance(body, dict) else None
+    usage = None
+    if isinstance(usage_body, dict):
+        details = usage_body.get("prompt_tokens_details") or {}
+        completion = usage_body.get("completion_tokens_details") or {}
+        usage = TokenUsage(
+            input=int(usage_body.get("prompt_tokens") or 0),
+            output=int(usage_body.get("completion_tokens") or 0),
+            cached=details.get("cached_tokens") if isinstance(details, dict) else None,
+            reasoning=completion.get("reasoning_tokens") if isinstance(completion, dict) else None,
+        )
+    return text, calls, usage
+
+
+class OpenAITarget:
+    """OpenAI chat completions. `base_url` points it at any OpenAI-compatible server."""
+
+    Config: ClassVar[type[msgspec.Struct]] = OpenAIConfig
+    API_KEY_ENV: ClassVar[str] = "OPENAI_API_KEY"
+
+    def __init__(self, name: str, config: OpenAIConfig, *, base_dir: Path) -> None:
+        if config.api_format != "chat":
+            raise ConfigError(
+                f"target {name!r}: api_format {config.api_format!r} is not supported",
+                hint="use api_format: chat",
+            )
+        self.name = name
+        self.config = config
+        self.model = config.model
+        self._client = JsonHttpClient(
+            base_url=self._base_url(),
+            headers={**self._auth_headers(), **config.headers},
+            timeout_s=config.timeout_seconds,
+            max_retries=config.max_retries,
+            backoff_base_s=config.retry_initial_delay_ms / 1000,
+            backoff_cap_s=config.retry_max_delay_ms / 1000,
+            max_connections=config.max_connections,
+        )
+
+    def _base_url(self) -> str:
+        return self.config.base_url
+
+    def _auth_headers(self) -> dict[str, str]:
+        return {"authorization": f"Bearer {self.config.api_key}"}
+
+    def _path(self) -> tuple[str, dict[str, str] | None]:
+        return "chat/completions", None
+
+    def _payload(self, request: TargetRequest) -> dict[str, Any]:
+        payload: dict[str, Any] = {"model": self.model, "messages": to_openai_messages(request.messages)}
+        if self.config.temperature is not None:
+            payload["temperature"] = self.config.temperature
+        if self.config.max_tokens is not None:
+            payload["max_tokens"] = self.config.max_tokens
+        return payload
+
+    async def invoke(self, request: TargetRequest) -> TargetResponse:
+        started = time.perf_counter()
+        path, params = self._path()
+        body = await self._client.post_json(path, self._payload(request), params=params)
+        text, calls, usage = parse_chat_completion(body)
+        model = body.get("model") if isinstance(body, dict) else None
+        return TargetResponse(
+            text=text,
+            messages=[Message(role="assistant", content=text, tool_calls=calls or None)],
+            token_usage=usage,
+            cost_usd=cost_of(usage, str(model or self.model), self.config.pricing),
+            duration_ms=(time.perf_counter() - started) * 1000,
+            llm_call_count=1,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+class AzureTarget(OpenAITarget):
+    """Azure OpenAI: `endpoint`, `api_key`, `model` (= deployment), `version` (`v1` or an api-version)."""
+
+    Config: ClassVar[type[msgspec.Struct]] = AzureConfig
+    API_KEY_ENV: ClassVar[str] = "AZURE_OPENAI_API_KEY"
+    config: AzureConfig
+
+    def __init__(self, name: str, config: AzureConfig, *, base_dir: Path) -> None:
+        if not config.endpoint:
+            raise ConfigError(
+                f"target {name!r} (azure) needs `endpoint`", hint="endpoint: https://x.openai.azure.com"
+            )
+        super().__init__(name, config, base_dir=base_dir)
+
+    def _base_url(self) -> str:
+        endpoint = self.config.endpoint.rstrip("/")
+        if self.config.version == "v1":
+            return f"{endpoint}/openai/v1"
+        return f"{endpoint}/openai/deployments/{self.config.deployment or self.config.model}"
+
+    def _auth_headers(self) -> dict[str, str]:
+        return {"api-key": self.config.api_key}
+
+    def _path(self) -> tuple[str, dict[str, str] | None]:
+        if self.config.version == "v1":
+            return "chat/completions", None
+        return "chat/completions", {"api-version": self.config.version}

@@ -1,0 +1,137 @@
+"""`replay`: answers from a recorded JSONL file; `ReplayRecorder` writes that file (`run --record`).
+
+One row per answer: `{"suite", "eval_path", "test_id", "target", "attempt", "response": {...}}` where
+`response` is a `TargetResponse` (`text`, `messages` with tool calls, `token_usage`, `cost_usd`, ...).
+Rows with `output` (AgentV message list) or just `text` instead of `response` are accepted too.
+Lookup: suite + test id + attempt, then test id + attempt, then the test id's first row.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any, ClassVar
+
+import msgspec
+
+from agentv_ci.errors import ConfigError, TargetError
+from agentv_ci.model.result import TargetResponse
+from agentv_ci.model.suite import Message
+from agentv_ci.plugins import TargetRequest
+from agentv_ci.prompting import final_answer
+
+
+class ReplayConfig(msgspec.Struct, omit_defaults=True):
+    fixtures: str = ""  # JSONL path, relative to the project dir holding .agentv/
+    source_target: str | None = None  # only rows recorded from this target
+
+
+class ReplayRow(msgspec.Struct, omit_defaults=True):
+    test_id: str
+    suite: str | None = None
+    eval_path: str | None = None
+    target: str | None = None
+    source_target: str | None = None
+    attempt: int = 0
+    response: TargetResponse | None = None
+    output: list[Message] | None = None
+    text: str | None = None
+
+    def to_response(self) -> TargetResponse:
+        if self.response is not None:
+            return self.response
+        messages = self.output or [Message(role="assistant", content=self.text or "")]
+        return TargetResponse(text=self.text or final_answer(messages), messages=messages)
+
+
+def read_replay_rows(path: Path) -> list[ReplayRow]:
+    decoder = msgspec.json.Decoder(ReplayRow)
+    rows: list[ReplayRow] = []
+    with path.open("rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(decoder.decode(line))
+            except msgspec.DecodeError as exc:
+                raise ConfigError(f"bad replay row: {exc}", hint=f"{path}:{number}") from None
+    return rows
+
+
+class ReplayTarget:
+    """Replays recorded answers (no network, fully deterministic)."""
+
+    Config: ClassVar[type[msgspec.Struct]] = ReplayConfig
+
+    def __init__(self, name: str, config: ReplayConfig, *, base_dir: Path) -> None:
+        if not config.fixtures:
+            raise ConfigError(f"target {name!r} (replay) needs `fixtures: path/to/recording.jsonl`")
+        self.name = name
+        self.config = config
+        self.path = (base_dir / config.fixtures).resolve()
+        if not self.path.is_file():
+            raise ConfigError(
+                f"target {name!r} (replay): fixtures file {self.path} does not exist",
+                hint="record one with `agentv-ci run ... --record FILE`",
+            )
+        self._index: dict[tuple[str | None, str, int | None], ReplayRow] | None = None
+
+    def _load(self) -> dict[tuple[str | None, str, int | None], ReplayRow]:
+        index: dict[tuple[str | None, str, int | None], ReplayRow] = {}
+        for row in read_replay_rows(self.path):
+            source = row.source_target or row.target
+            if self.config.source_target and source != self.config.source_target:
+                continue
+            for key in (
+                (row.suite, row.test_id, row.attempt),
+                (None, row.test_id, row.attempt),
+                (None, row.test_id, None),
+            ):
+                index.setdefault(key, row)
+        return index
+
+    async def invoke(self, request: TargetRequest) -> TargetResponse:
+        if self._index is None:
+            self._index = self._load()
+        test = request.test
+        for key in (
+            (test.suite, test.id, request.attempt),
+            (None, test.id, request.attempt),
+            (None, test.id, None),
+        ):
+            row = self._index.get(key)
+            if row is not None:
+                return row.to_response()
+        raise TargetError(f"no recorded answer for test {test.id!r} in {self.path}")
+
+    async def aclose(self) -> None:
+        return None
+
+
+class ReplayRecorder:
+    """Appends one replay row per live answer (flushed at once, so a crash keeps what was recorded)."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._handle = path.open("ab")
+        self._encoder = msgspec.json.Encoder()
+        self._lock = threading.Lock()
+
+    def record(
+        self, *, suite: str, eval_path: str, test_id: str, target: str, attempt: int, response: TargetResponse
+    ) -> None:
+        row: dict[str, Any] = {
+            "suite": suite,
+            "eval_path": eval_path,
+            "test_id": test_id,
+            "target": target,
+            "attempt": attempt,
+            "response": msgspec.structs.replace(response, raw=None),
+        }
+        with self._lock:
+            self._handle.write(self._encoder.encode(row) + b"\n")
+            self._handle.flush()
+
+    def close(self) -> None:
+        self._handle.close()
