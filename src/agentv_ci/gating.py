@@ -1,0 +1,191 @@
+"""Gates: thresholds, pass rates, mean scores, errors and baseline regressions -> `GateDecision`.
+
+A missed gate is a value, not an exception. Exit codes (DESIGN.md):
+
+- **1 (gate failed)** when any *quality* gate fails:
+  - a test fails its threshold (default on; see `fail_on_test_failure`),
+  - a suite's or the whole run's pass rate is below `min_pass_rate`,
+  - a suite's or the whole run's mean score is below `min_mean_score`,
+  - against a baseline, a test regressed/broke beyond noise by more than `max_regression`, or a
+    suite's mean score fell by more than `max_regression` and by more than 1.96 standard errors.
+- **3 (inconclusive)** when no quality gate failed but the run cannot be called green:
+  - nothing conclusive ran (no results, every test errored or was not run),
+  - execution errors occurred and `fail_on_error` is on (the default),
+  - the budget ran out and left tests not run.
+- **0** otherwise.
+
+Precedence: a quality failure (1) wins over inconclusive (3): a test that is known to be red is
+the more actionable fact. Every reason is listed either way.
+
+Pass rate and mean score are computed over conclusive tests (passed + failed); errors are gated by
+`fail_on_error`, never silently counted as passes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agentv_ci.errors import ExitCode
+from agentv_ci.model.result import RunSummary, TestResult
+from agentv_ci.reporting.totals import Totals, outcome_of, totals_by_suite, totals_of
+
+__all__ = ["GateDecision", "GateOptions", "decide"]
+
+
+@dataclass(frozen=True)
+class GateOptions:
+    """Gate settings (CLI flag in brackets).
+
+    - `threshold` [--threshold X]: per-test pass bar overriding each test's own threshold (the eval
+      file's `experiment.threshold`, carried as `TestResult.threshold`). None: keep the verdicts.
+    - `min_pass_rate` [--min-pass-rate X]: minimum passed/(passed+failed), per suite and overall.
+    - `min_mean_score` [--min-mean-score X]: minimum mean score of conclusive tests, per suite and overall.
+    - `max_regression` [--max-regression X]: largest score drop tolerated vs the baseline (see module
+      doc). None: baseline deltas are reported, not gated.
+    - `fail_on_error` [--fail-on-error/--no-fail-on-error]: execution errors make the run inconclusive (3).
+    - `fail_on_test_failure`: any failing test fails the run. None (default) means "yes, unless
+      `min_pass_rate` is set" (then the pass-rate gate decides how many failures are tolerated).
+    """
+
+    threshold: float | None = None
+    min_pass_rate: float | None = None
+    min_mean_score: float | None = None
+    max_regression: float | None = None
+    fail_on_error: bool = True
+    fail_on_test_failure: bool | None = None
+
+
+@dataclass
+class GateDecision:
+    """The outcome of the gates: `passed`, the process `exit_code`, and one reason per failed gate."""
+
+    passed: bool
+    exit_code: ExitCode
+    reasons: list[str] = field(default_factory=list)
+    totals: Totals | None = None
+    notes: list[str] = field(default_factory=list)  # facts that did not fail a gate (possible regressions)
+
+    @property
+    def verdict(self) -> str:
+        """One line: `PASSED`/`FAILED`/`INCONCLUSIVE` with the headline numbers."""
+        label = {ExitCode.OK: "PASSED", ExitCode.GATE_FAILED: "FAILED"}.get(self.exit_code, "INCONCLUSIVE")
+        line = f"{label}"
+        if self.totals is not None:
+            t = self.totals
+            line += f": {t.passed}/{t.tests} tests passed"
+            extras = []
+            if t.failed:
+                extras.append(f"{t.failed} failed")
+            if t.errors:
+                extras.append(f"{t.errors} errored")
+            if t.not_run:
+                extras.append(f"{t.not_run} not run")
+            if extras:
+                line += " (" + ", ".join(extras) + ")"
+            if t.mean_score is not None:
+                line += f", mean score {t.mean_score:.3f}"
+        if self.reasons:
+            line += (
+                " - "
+                + self.reasons[0]
+                + (f" (+{len(self.reasons) - 1} more)" if len(self.reasons) > 1 else "")
+            )
+        return line
+
+
+def _label(result: TestResult) -> str:
+    return f"{result.suite}/{result.test_id} [{result.target}]"
+
+
+def _rate_gates(groups: list[Totals], options: GateOptions) -> list[str]:
+    reasons: list[str] = []
+    for totals in groups:
+        where = "overall" if totals.name == "overall" else f"suite {totals.name}"
+        rate, min_rate = totals.pass_rate, options.min_pass_rate
+        if rate is not None and min_rate is not None and rate < min_rate:
+            reasons.append(
+                f"{where}: pass rate {rate:.1%} ({totals.passed}/{totals.conclusive}) < min {min_rate:.1%}"
+            )
+        score, min_score = totals.mean_score, options.min_mean_score
+        if score is not None and min_score is not None and score < min_score:
+            reasons.append(f"{where}: mean score {score:.3f} < min {min_score:.3f}")
+    return reasons
+
+
+def _regression_gates(
+    summary: RunSummary, baseline: RunSummary, options: GateOptions
+) -> tuple[list[str], list[str]]:
+    from agentv_ci.compare import compare_runs
+
+    comparison = compare_runs(baseline.results, summary.results)
+    reasons: list[str] = []
+    notes: list[str] = []
+    limit = options.max_regression
+    for row in comparison.tests:
+        drop = -(row.delta or 0.0)
+        if row.status in ("regressed", "broken") and limit is not None and drop > limit:
+            reasons.append(f"{row.label}: {row.status} vs baseline ({row.describe()})")
+        elif row.status in ("regressed", "broken", "possible regression"):
+            notes.append(f"{row.label}: {row.status} vs baseline ({row.describe()})")
+    for suite in comparison.suites:
+        if limit is None or suite.mean_delta is None:
+            continue
+        beyond_noise = suite.stderr is None or suite.stderr == 0 or -suite.mean_delta > 1.96 * suite.stderr
+        if -suite.mean_delta > limit and beyond_noise:
+            reasons.append(
+                f"suite {suite.suite}: mean score fell {-suite.mean_delta:.3f} vs baseline "
+                f"(se {suite.stderr or 0:.3f}) > max regression {limit:.3f}"
+            )
+    return reasons, notes
+
+
+def decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | None = None) -> GateDecision:
+    """Apply every gate to `summary` (and `baseline` when given) and pick the exit code."""
+    results = summary.results
+    overall = totals_of(results, threshold=options.threshold)
+    suites = totals_by_suite(results, threshold=options.threshold)
+    quality: list[str] = []
+    inconclusive: list[str] = []
+    notes: list[str] = []
+
+    fail_on_test = options.fail_on_test_failure
+    if fail_on_test is None:
+        fail_on_test = options.min_pass_rate is None
+    failing = [r for r in results if outcome_of(r, options.threshold) == "failed"]
+    if fail_on_test and failing:
+        names = ", ".join(_label(r) for r in failing[:5]) + (" ..." if len(failing) > 5 else "")
+        quality.append(f"{len(failing)} test(s) below threshold: {names}")
+    quality.extend(_rate_gates([*suites, overall] if len(suites) > 1 else [overall], options))
+    if baseline is not None:
+        regression_reasons, notes = _regression_gates(summary, baseline, options)
+        quality.extend(regression_reasons)
+
+    errored = [r for r in results if outcome_of(r) == "error"]
+    not_run = max(overall.not_run, summary.not_run)
+    if overall.conclusive == 0:
+        inconclusive.append(
+            "nothing conclusive ran: "
+            + (f"{len(errored)} errored, {not_run} not run" if results or not_run else "no results")
+        )
+    else:
+        if errored and options.fail_on_error:
+            names = ", ".join(_label(r) for r in errored[:5]) + (" ..." if len(errored) > 5 else "")
+            inconclusive.append(f"{len(errored)} test(s) had execution errors: {names}")
+        if summary.budget_exhausted and not_run:
+            inconclusive.append(f"budget exhausted: {not_run} test(s) not run")
+    if errored and not options.fail_on_error:
+        notes.append(f"{len(errored)} execution error(s) ignored (--no-fail-on-error)")
+
+    if quality:
+        code = ExitCode.GATE_FAILED
+    elif inconclusive:
+        code = ExitCode.INCONCLUSIVE
+    else:
+        code = ExitCode.OK
+    return GateDecision(
+        passed=code == ExitCode.OK,
+        exit_code=code,
+        reasons=quality + inconclusive,
+        totals=overall,
+        notes=notes,
+    )

@@ -1,0 +1,88 @@
+"""Console report: a compact per-suite table and the verdict line (safe to print to a CI log)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agentv_ci.model.result import RunSummary
+from agentv_ci.reporting.totals import Totals, outcome_of, totals_by_suite, totals_of
+from agentv_ci.text_safety import clean_text, neutralise_workflow_commands
+
+if TYPE_CHECKING:
+    from agentv_ci.gating import GateDecision
+
+__all__ = ["format_cost", "format_duration", "render_console"]
+
+_FAILED_LISTED = 10
+
+
+def format_cost(value: float | None) -> str:
+    return "-" if value is None else f"${value:.4f}"
+
+
+def format_duration(ms: float | None) -> str:
+    if ms is None:
+        return "-"
+    seconds = ms / 1000
+    return f"{seconds:.1f}s" if seconds < 120 else f"{seconds / 60:.1f}m"
+
+
+def _rate(t: Totals) -> str:
+    return "-" if t.pass_rate is None else f"{t.pass_rate:.0%}"
+
+
+def _mean(t: Totals) -> str:
+    return "-" if t.mean_score is None else f"{t.mean_score:.3f}"
+
+
+def render_console(summary: RunSummary, decision: GateDecision | None) -> str:
+    """A fixed-width table (suite, tests, passed, failed, errors, pass rate, mean, cost, tokens, time),
+    up to ten failing tests, and the verdict line last."""
+    suites = totals_by_suite(summary.results)
+    overall = totals_of(summary.results)
+    header = ("suite", "tests", "pass", "fail", "error", "rate", "mean", "cost", "tokens", "time")
+    rows = [
+        (
+            t.name,
+            str(t.tests),
+            str(t.passed),
+            str(t.failed),
+            str(t.errors),
+            _rate(t),
+            _mean(t),
+            format_cost(t.cost_usd),
+            "-" if t.tokens is None else str(t.tokens),
+            format_duration(t.duration_ms),
+        )
+        for t in [*suites, overall]
+    ]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: tuple[str, ...]) -> str:
+        first = cells[0].ljust(widths[0])
+        rest = [c.rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True)]
+        return "  ".join([first, *rest]).rstrip()
+
+    lines = [line(header)]
+    lines += [line(r) for r in rows[:-1]]
+    lines.append("-" * len(lines[0]))
+    lines.append(line(rows[-1]))
+    bad = [r for r in summary.results if outcome_of(r) in ("failed", "error")]
+    if bad:
+        lines.append("")
+        for r in sorted(bad, key=lambda r: (r.suite, r.test_id, r.target))[:_FAILED_LISTED]:
+            kind = "ERROR" if outcome_of(r) == "error" else "FAIL "
+            why = r.error or f"score {r.score:.3f} < {r.threshold:.2f}"
+            lines.append(
+                f"  {kind} {r.suite}/{r.test_id} [{r.target}]: {why.splitlines()[0][:160] if why else ''}"
+            )
+        if len(bad) > _FAILED_LISTED:
+            lines.append(f"  ... and {len(bad) - _FAILED_LISTED} more")
+    if summary.budget_exhausted:
+        lines.append(f"budget exhausted: {summary.not_run or overall.not_run} test(s) not run")
+    if decision is not None:
+        lines.append("")
+        lines.extend(f"  note: {n}" for n in decision.notes[:10])
+        lines.append(f"RESULT: {decision.verdict}")
+        lines.extend(f"  - {reason}" for reason in decision.reasons[1:10])
+    return neutralise_workflow_commands(clean_text("\n".join(lines)))

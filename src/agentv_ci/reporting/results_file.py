@@ -1,0 +1,303 @@
+"""The results file (`index.jsonl`): crash-safe writing, tolerant reading, `summary.json`.
+
+Reading accepts our rows and rows written by AgentV (snake_case, older camelCase aliases such as
+`testId`/`costUsd`, rows without `verdict`, flat rows with top-level `assertions`). A row without a
+verdict gets one from `execution_status`, else from `score >= threshold` (threshold default 0.8).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+import msgspec
+
+from agentv_ci.errors import LoadError
+from agentv_ci.model.result import AttemptSummary, RunSummary, TestResult
+from agentv_ci.model.source import SourceLocation
+from agentv_ci.stats import mean, stdev
+
+__all__ = [
+    "ResultsWriter",
+    "aggregate_attempts",
+    "load_run",
+    "normalise_row",
+    "read_results",
+    "summary_from_results",
+    "write_summary_json",
+]
+
+INDEX_NAME = "index.jsonl"
+SUMMARY_NAME = "summary.json"
+DEFAULT_THRESHOLD = 0.8
+
+_ENCODER = msgspec.json.Encoder()
+_DECODER = msgspec.json.Decoder()
+_CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
+# Keys whose values are user data: never rename keys below them.
+_OPAQUE = frozenset({"metadata", "details", "raw", "raw_request", "input", "output"})
+
+
+class ResultsWriter:
+    """Append `TestResult` rows to `index.jsonl`, one line each, flushed at once (a crash loses nothing
+    finished). Use as a context manager; creates parent directories."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._handle: IO[bytes] | None = None
+        self._buffer = bytearray()
+
+    def __enter__(self) -> ResultsWriter:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._handle = self.path.open("ab")
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def append(self, result: TestResult) -> None:
+        if self._handle is None:
+            raise RuntimeError("ResultsWriter used outside its `with` block")
+        self._buffer.clear()
+        _ENCODER.encode_into(result, self._buffer)
+        self._buffer.extend(b"\n")
+        self._handle.write(self._buffer)
+        self._handle.flush()
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+
+def _snake(key: str) -> str:
+    return _CAMEL.sub(r"_\1", key).lower()
+
+
+def _snake_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            _snake(str(k)): (v if _snake(str(k)) in _OPAQUE else _snake_keys(v)) for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_snake_keys(v) for v in value]
+    return value
+
+
+def _normalise_usage(usage: Any) -> Any:
+    if not isinstance(usage, dict):
+        return None
+    out = dict(usage)
+    for long, short in (("input_tokens", "input"), ("output_tokens", "output"), ("cached_tokens", "cached")):
+        if long in out and short not in out:
+            out[short] = out.pop(long)
+    for key in ("input", "output", "cached", "reasoning"):
+        if key in out and isinstance(out[key], float):
+            out[key] = int(out[key])
+    return {k: v for k, v in out.items() if k in ("input", "output", "cached", "reasoning")}
+
+
+def _normalise_grader(item: dict[str, Any]) -> dict[str, Any]:
+    item = dict(item)
+    item.setdefault("name", item.get("type") or "grader")
+    item.setdefault("type", item.get("name") or "unknown")
+    score = item.get("score")
+    item["score"] = float(score) if isinstance(score, int | float) else 0.0
+    if item.get("verdict") not in ("pass", "fail", "skip"):
+        item["verdict"] = "pass" if item["score"] >= DEFAULT_THRESHOLD else "fail"
+    if "token_usage" in item:
+        item["token_usage"] = _normalise_usage(item["token_usage"])
+    if isinstance(item.get("required"), int | float) and not isinstance(item.get("required"), bool):
+        item["required"] = True  # deprecated numeric `required`
+    item["scores"] = [_normalise_grader(s) for s in item.get("scores") or [] if isinstance(s, dict)]
+    return item
+
+
+def normalise_row(row: dict[str, Any], *, parent: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Map an AgentV (or older) row onto our `TestResult` field names and fill derived fields."""
+    row = _snake_keys(row)
+    if parent is not None:
+        for key in ("test_id", "suite", "target", "threshold", "eval_path", "line"):
+            if key not in row and key in parent:
+                row[key] = parent[key]
+    row.setdefault("test_id", row.pop("id", None) or row.get("eval_id") or "unknown")
+    if not row.get("suite"):
+        eval_path = row.get("eval_path")
+        row["suite"] = Path(str(eval_path)).name.split(".")[0] if eval_path else "default"
+    row.setdefault("target", "default")
+    threshold = row.get("threshold")
+    threshold = float(threshold) if isinstance(threshold, int | float) else DEFAULT_THRESHOLD
+    row["threshold"] = threshold
+    score = row.get("score")
+    row["score"] = float(score) if isinstance(score, int | float) else 0.0
+    if "token_usage" in row:
+        row["token_usage"] = _normalise_usage(row["token_usage"])
+    scores = [_normalise_grader(s) for s in row.get("scores") or [] if isinstance(s, dict)]
+    flat = row.pop("assertions", None)
+    if not scores and isinstance(flat, list) and flat:
+        passed = all(bool(a.get("passed")) for a in flat if isinstance(a, dict))
+        scores = [
+            {
+                "name": "assertions",
+                "type": "assertions",
+                "score": row["score"],
+                "verdict": "pass" if passed else "fail",
+                "assertions": [a for a in flat if isinstance(a, dict) and "text" in a],
+            }
+        ]
+    row["scores"] = scores
+    status = row.get("execution_status")
+    if status not in ("ok", "quality_failure", "execution_error", "not_run"):
+        if row.get("error"):
+            status = "execution_error"
+        else:
+            status = "ok" if row["score"] >= threshold else "quality_failure"
+        row["execution_status"] = status
+    if row.get("verdict") not in ("pass", "fail", "skip"):
+        row["verdict"] = {"ok": "pass", "not_run": "skip"}.get(status, "fail")
+    trials = row.get("trials")
+    if isinstance(trials, list):
+        row["trials"] = [normalise_row(t, parent=row) for t in trials if isinstance(t, dict)]
+    return row
+
+
+def _decode_row(raw: bytes, where: SourceLocation) -> TestResult:
+    try:
+        data = _DECODER.decode(raw)
+    except msgspec.DecodeError as exc:
+        raise LoadError(
+            f"not valid JSON: {exc}", location=where, hint="each line must be one JSON object"
+        ) from None
+    if not isinstance(data, dict):
+        raise LoadError("a results row must be a JSON object", location=where)
+    try:
+        return msgspec.convert(normalise_row(data), TestResult, strict=False)
+    except msgspec.ValidationError as exc:
+        raise LoadError(f"not a results row: {exc}", location=where) from None
+
+
+def _index_path(path: Path) -> Path:
+    if path.is_dir():
+        candidate = path / INDEX_NAME
+        if not candidate.is_file():
+            raise LoadError(f"no {INDEX_NAME} in directory", location=SourceLocation(str(path)))
+        return candidate
+    if not path.is_file():
+        raise LoadError("results file not found", location=SourceLocation(str(path)))
+    return path
+
+
+def read_results(path: Path) -> list[TestResult]:
+    """Rows of a results file (or of `<run dir>/index.jsonl`); a bad line raises `LoadError` at file:line."""
+    index = _index_path(path)
+    results: list[TestResult] = []
+    with index.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if raw.strip():
+                results.append(_decode_row(raw, SourceLocation(str(index), number, 1)))
+    return results
+
+
+def _attempt_key(result: TestResult) -> tuple[str, str, str]:
+    return (result.suite, result.test_id, result.target)
+
+
+def aggregate_attempts(results: Iterable[TestResult]) -> list[TestResult]:
+    """Merge rows that share suite + test id + target (AgentV writes one row per attempt) into one
+    aggregated result with `trials` and `aggregation`; other rows pass through unchanged."""
+    groups: dict[tuple[str, str, str], list[TestResult]] = {}
+    for result in results:
+        groups.setdefault(_attempt_key(result), []).append(result)
+    merged: list[TestResult] = []
+    for rows in groups.values():
+        if len(rows) == 1:
+            merged.append(rows[0])
+            continue
+        conclusive = [r for r in rows if r.execution_status in ("ok", "quality_failure")]
+        scores = [r.score for r in conclusive]
+        first = rows[0]
+        score = mean(scores)
+        if not conclusive:
+            status: Any = (
+                "execution_error" if any(r.execution_status == "execution_error" for r in rows) else "not_run"
+            )
+            verdict: Any = "skip" if status == "not_run" else "fail"
+        else:
+            verdict = "pass" if score >= first.threshold else "fail"
+            status = "ok" if verdict == "pass" else "quality_failure"
+        merged.append(
+            msgspec.structs.replace(
+                first,
+                score=score,
+                verdict=verdict,
+                execution_status=status,
+                attempt=None,
+                trials=rows,
+                aggregation=AttemptSummary(
+                    strategy="mean",
+                    passed_attempts=sum(1 for r in rows if r.verdict == "pass"),
+                    total_attempts=len(rows),
+                    scores=scores,
+                    mean=score,
+                    stddev=stdev(scores),
+                ),
+                cost_usd=_sum_optional(r.cost_usd for r in rows),
+                duration_ms=_sum_optional(r.duration_ms for r in rows),
+                error=next((r.error for r in rows if r.error), None),
+            )
+        )
+    return merged
+
+
+def _sum_optional(values: Iterable[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return sum(present) if present else None
+
+
+def summary_from_results(results: Iterable[TestResult], **facts: Any) -> RunSummary:
+    """A `RunSummary` from results plus run facts (`started_at`, `selection`, `budget_exhausted`, ...).
+    `not_run` defaults to the number of results whose status is `not_run`."""
+    rows = list(results)
+    facts.setdefault("not_run", sum(1 for r in rows if r.execution_status == "not_run"))
+    return RunSummary(results=rows, **facts)
+
+
+def write_summary_json(path: Path, summary: RunSummary) -> None:
+    """Run facts and totals (not the rows: those live in index.jsonl) as `summary.json`."""
+    from agentv_ci.reporting.totals import totals_by_suite, totals_of
+
+    facts = msgspec.to_builtins(msgspec.structs.replace(summary, results=[]))
+    facts.pop("results", None)
+    document = {
+        **facts,
+        "totals": msgspec.to_builtins(totals_of(summary.results)),
+        "suites": [msgspec.to_builtins(t) for t in totals_by_suite(summary.results)],
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(msgspec.json.format(_ENCODER.encode(document), indent=2) + b"\n")
+
+
+def load_run(path: Path) -> RunSummary:
+    """A `RunSummary` from a results file or run dir; run facts come from a sibling `summary.json`."""
+    index = _index_path(path)
+    results = aggregate_attempts(read_results(index))
+    facts: dict[str, Any] = {}
+    summary_file = index.parent / SUMMARY_NAME
+    if summary_file.is_file():
+        try:
+            raw = msgspec.json.decode(summary_file.read_bytes())
+        except msgspec.DecodeError as exc:
+            raise LoadError(f"not valid JSON: {exc}", location=SourceLocation(str(summary_file))) from None
+        if isinstance(raw, dict):
+            known = set(RunSummary.__struct_fields__) - {"results"}
+            facts = {k: v for k, v in raw.items() if k in known}
+    try:
+        base = msgspec.convert({"results": [], **facts}, RunSummary, strict=False)
+        return msgspec.structs.replace(base, results=results)
+    except msgspec.ValidationError as exc:
+        raise LoadError(f"bad run facts: {exc}", location=SourceLocation(str(summary_file))) from None

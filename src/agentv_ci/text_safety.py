@@ -1,0 +1,73 @@
+"""Make untrusted text (model answers, grader evidence) safe for reports and logs.
+
+Model output may contain lone surrogates, ANSI escapes, XML-illegal control characters, raw HTML,
+`@mentions` that would ping people in a PR comment, and `::` GitHub workflow commands that the
+Actions runner would execute when the text reaches the job log. Every reporter passes model text
+through these functions before writing it.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "clean_text",
+    "escape_markdown_inline",
+    "excerpt",
+    "fenced_block",
+    "neutralise_workflow_commands",
+]
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+# XML 1.0 forbids C0 controls except TAB, LF, CR; also the non-characters U+FFFE/U+FFFF.
+_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
+_WORKFLOW_COMMAND = re.compile(r"^(\s*):(:|%3A)", re.MULTILINE | re.IGNORECASE)
+_ZWSP = "\u200b"
+
+
+def clean_text(text: str) -> str:
+    """Replace lone surrogates, strip ANSI sequences and characters that XML 1.0 forbids."""
+    text = text.encode("utf-8", "replace").decode("utf-8")
+    text = _ANSI.sub("", text)
+    return _ILLEGAL.sub("", text)
+
+
+def excerpt(text: str | None, limit: int) -> str:
+    """`clean_text` then cap at `limit` characters (marking the cut)."""
+    if not text:
+        return ""
+    text = clean_text(text)
+    if len(text) <= limit:
+        return text
+    cut = max(limit - 20, 0)
+    return text[:cut] + f"… [{len(text) - cut} chars cut]"
+
+
+def neutralise_workflow_commands(text: str) -> str:
+    """Break `::command::` at the start of any line so the Actions runner ignores it."""
+    return _WORKFLOW_COMMAND.sub(lambda m: m.group(1) + ":" + _ZWSP + m.group(2), text)
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>])")
+
+
+def escape_markdown_inline(text: str) -> str:
+    """Escape text for a Markdown table cell or a line of prose: no HTML, no mentions, no formatting."""
+    text = clean_text(text).replace("\r", "")
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    text = text.replace("@", "@" + _ZWSP)
+    text = " ".join(text.split())  # newlines would end a table row
+    return neutralise_workflow_commands(text)
+
+
+def fenced_block(text: str, *, info: str = "text") -> str:
+    """Wrap text in a code fence longer than any backtick run inside it (so it cannot break out).
+
+    Inside a fence GitHub renders no HTML and links no mentions; `::` commands are still broken
+    because the same text may be echoed to a job log.
+    """
+    text = neutralise_workflow_commands(clean_text(text))
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text}\n{fence}"
