@@ -1,0 +1,195 @@
+"""`llm-grader`: asks a grader model to judge the answer (AgentV v4.42.4 `graders/llm-grader.ts`).
+
+Three modes: freeform (`{score, assertions}`), rubric checklist (`checks[].satisfied`) and
+score ranges (`checks[].score` 0..10). Replies are parsed tolerantly; an unreadable reply is retried
+(3 attempts), then one structure-repair call quotes it back; still unreadable -> a grader error
+(the test becomes an execution error), never a made-up score.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+import msgspec
+
+from agentv_ci.errors import ConfigError, GraderError
+from agentv_ci.graders import llm_prompts as prompts
+from agentv_ci.graders.judge_replies import JudgeReplyError, parse_checks, parse_freeform
+from agentv_ci.graders.outcome import GRADER_PASS_BAR, excerpt, scored
+from agentv_ci.graders.rubric_items import normalise_rubrics, score_checklist, score_ranges
+from agentv_ci.model.result import AssertionResult, GraderResult, TokenUsage
+from agentv_ci.model.suite import GraderSpec, Message
+from agentv_ci.plugins import GraderTargetCaller, GraderTargetRequest, GradingContext
+
+ATTEMPTS = 3
+
+
+class LlmGraderConfig(msgspec.Struct):
+    """`prompt` (inline, `file://path`, or a legacy bare path), `rubrics`, `target`, `model`,
+    `temperature`, `max_steps`, `config` (for prompt scripts)."""
+
+    prompt: Any = None
+    rubrics: list[Any] | None = None
+    target: str | None = None
+    model: str | None = None
+    temperature: float | None = None
+    max_steps: int | None = None
+    config: dict[str, Any] | None = None
+
+
+def load_prompt(raw: Any, spec: GraderSpec, base_dir: Path) -> tuple[str | None, list[str]]:
+    """The custom template text (None = default) and warnings about how it was found."""
+    where = spec.config_locations.get("prompt", spec.location)
+    if raw is None or raw == "":
+        return None, []
+    if isinstance(raw, dict):
+        raise ConfigError(
+            f"llm-grader {spec.name!r}: executable prompt generators (`prompt: {{command: ...}}`) "
+            "are not supported",
+            location=where,
+            hint="render the prompt into a file and use `prompt: file://path`",
+        )
+    if not isinstance(raw, str):
+        raise ConfigError(f"llm-grader {spec.name!r}: `prompt` must be a string", location=where)
+    if raw.startswith("file://"):
+        path = (base_dir / raw.removeprefix("file://")).resolve()
+        if not path.is_file():
+            raise ConfigError(f"llm-grader {spec.name!r}: prompt file not found: {path}", location=where)
+        text = path.read_text(encoding="utf-8")
+        if not prompts.references_output(text):
+            raise ConfigError(
+                f"llm-grader {spec.name!r}: prompt file {path.name} references neither {{{{output}}}} "
+                "nor {{expected_output}}",
+                location=where,
+                hint="add {{output}} where the answer should go",
+            )
+        return text, []
+    if "\n" not in raw and len(raw) < 300:
+        candidate = base_dir / raw
+        try:
+            is_file = candidate.is_file()
+        except OSError:
+            is_file = False
+        if is_file:
+            warning = f"prompt {raw!r} was read as a file (legacy); write `file://{raw}` to be explicit"
+            return candidate.read_text(encoding="utf-8"), [warning]
+    return raw, []
+
+
+def _add_usage(total: TokenUsage | None, extra: TokenUsage | None) -> TokenUsage | None:
+    if extra is None:
+        return total
+    if total is None:
+        return TokenUsage(input=extra.input, output=extra.output, cached=extra.cached)
+    return TokenUsage(input=total.input + extra.input, output=total.output + extra.output)
+
+
+class LlmGrader:
+    """`llm-grader`: a grader model scores the answer (freeform, rubric checklist or score ranges)."""
+
+    Config: ClassVar[type[msgspec.Struct]] = LlmGraderConfig
+
+    def __init__(self, spec: GraderSpec, config: LlmGraderConfig, *, base_dir: Path) -> None:
+        self.spec = spec
+        self.config = config
+        self.base_dir = base_dir
+        where = spec.config_locations.get("rubrics", spec.location)
+        self.rubrics = normalise_rubrics(self._rubric_source(config), where)
+        self.template, self.warnings = load_prompt(config.prompt, spec, base_dir)
+        if any("score_ranges" in r for r in self.rubrics):
+            self.mode = "score_ranges"
+        elif self.rubrics:
+            self.mode = "checklist"
+        else:
+            self.mode = "freeform"
+
+    def _rubric_source(self, config: Any) -> list[Any] | None:
+        return config.rubrics  # type: ignore[no-any-return]
+
+    def _prompt(self, ctx: GradingContext) -> tuple[str, str]:
+        values = prompts.template_variables(ctx.test, ctx.response, self.rubrics)
+        system = {
+            "freeform": prompts.FREEFORM_SYSTEM,
+            "checklist": prompts.CHECKLIST_SYSTEM,
+            "score_ranges": prompts.SCORE_RANGE_SYSTEM,
+        }[self.mode]
+        if self.template is not None:
+            return prompts.render_template(self.template, values), system
+        if self.mode == "freeform":
+            return prompts.default_prompt(values), system
+        return prompts.rubric_prompt(values, self.rubrics, score_ranges=self.mode == "score_ranges"), system
+
+    async def grade(self, ctx: GradingContext) -> GraderResult:
+        caller = ctx.call_grader_target
+        if caller is None:
+            raise GraderError(
+                f"llm-grader {self.spec.name!r}: no grader target configured",
+                hint="set `grader_target` on the target in targets.yaml, or pass --grader-target NAME",
+            )
+        prompt, system = self._prompt(ctx)
+        messages = [Message(role="user", content=prompt)]
+        usage: TokenUsage | None = None
+        problem = ""
+        reply = ""
+        for _ in range(ATTEMPTS):
+            reply, usage = await self._ask(caller, messages, system, usage)
+            try:
+                return self._interpret(reply, usage, ctx)
+            except (JudgeReplyError, ValueError) as exc:
+                problem = str(exc)
+        repair = [
+            *messages,
+            Message(role="assistant", content=reply),
+            Message(role="user", content=prompts.REPAIR_TEMPLATE.format(problem=problem, reply=reply)),
+        ]
+        reply, usage = await self._ask(caller, repair, system, usage)
+        try:
+            return self._interpret(reply, usage, ctx)
+        except (JudgeReplyError, ValueError) as exc:
+            raise GraderError(
+                f"llm-grader {self.spec.name!r}: the grader model's reply could not be parsed after "
+                f"{ATTEMPTS} attempts and a repair request: {exc}; last reply: {excerpt(reply, 300)!r}"
+            ) from None
+
+    async def _ask(
+        self, caller: GraderTargetCaller, messages: list[Message], system: str, usage: TokenUsage | None
+    ) -> tuple[str, TokenUsage | None]:
+        request = GraderTargetRequest(
+            messages=messages, system=system, target=self.config.target, temperature=self.config.temperature
+        )
+        response = await caller(request)
+        text = response.text
+        if not text:
+            from agentv_ci.prompting import final_answer
+
+            text = final_answer(response.messages)
+        return text, _add_usage(usage, response.token_usage)
+
+    def _interpret(self, reply: str, usage: TokenUsage | None, ctx: GradingContext) -> GraderResult:
+        details: dict[str, Any] = {"mode": self.mode}
+        if self.config.target:
+            details["grader_target"] = self.config.target
+        if self.warnings:
+            details["warnings"] = list(self.warnings)
+        if self.mode != "freeform":
+            checks, overall = parse_checks(reply, scored=self.mode == "score_ranges")
+            if not checks and ctx.dry_run:
+                return self._freeform(reply, usage, details)
+            scorer = score_ranges if self.mode == "score_ranges" else score_checklist
+            score, gate_failed, assertions, extra = scorer(self.rubrics, checks)
+            details.update(extra)
+            if overall:
+                details["overall_reasoning"] = overall
+            verdict = "fail" if gate_failed or score + 1e-9 < GRADER_PASS_BAR else "pass"
+            return scored(self.spec, score, assertions, details=details, verdict=verdict, token_usage=usage)
+        return self._freeform(reply, usage, details)
+
+    def _freeform(self, reply: str, usage: TokenUsage | None, details: dict[str, Any]) -> GraderResult:
+        score, assertions, extra = parse_freeform(reply)
+        details.update(extra)
+        if not assertions:
+            reasoning = extra.get("reasoning") or extra.get("overall_reasoning")
+            assertions = [AssertionResult(text=f"Grader score {score:.2f}", passed=score >= GRADER_PASS_BAR,
+                                          evidence=str(reasoning) if reasoning else None)]  # fmt: skip
+        return scored(self.spec, score, assertions, details=details, token_usage=usage)
