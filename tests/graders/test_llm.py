@@ -103,7 +103,7 @@ def test_default_prompt_appends_tool_calls_when_present(llm_server: FakeLlmServe
     [
         ('```json\n{"score": 0.5, "assertions": [{"text": "a", "passed": "true"}]}\n```', 0.5, True),
         (
-            'Sure! Here is my verdict: {"score": 1, "assertions": [{"text": "a", "passed": "false"}]} hope it helps',
+            'Sure! Verdict: {"score": 1, "assertions": [{"text": "a", "passed": "false"}]} hope it helps',
             1.0,
             False,
         ),
@@ -229,7 +229,8 @@ RUBRICS = [
 
 def checks(**satisfied: bool) -> str:
     return json.dumps(
-        {"checks": [{"id": k.replace("_", "-"), "satisfied": v, "reasoning": f"r-{k}"} for k, v in satisfied.items()],
+        {"checks": [{"id": k.replace("_", "-"), "satisfied": v, "reasoning": f"r-{k}"}
+                    for k, v in satisfied.items()],
          "overall_reasoning": "ok"}
     )  # fmt: skip
 
@@ -298,7 +299,8 @@ def scores(**tenths: Any) -> str:
          scores(acc=8), 0.8, "pass", [True]),
         ([{"id": "acc", "outcome": "Accurate", "weight": 1, "required": True, "score_ranges": RANGES}],
          scores(acc=9), 0.9, "fail", [True]),  # required without min_score must be 10/10
-        ([{"id": "acc", "outcome": "Accurate", "weight": 1, "required": True, "min_score": 0.8, "score_ranges": RANGES}],
+        ([{"id": "acc", "outcome": "Accurate", "weight": 1, "required": True, "min_score": 0.8,
+           "score_ranges": RANGES}],
          scores(acc=9), 0.9, "pass", [True]),
         ([{"id": "acc", "weight": 3, "required": False, "score_ranges": RANGES},
           {"id": "tone", "weight": 1, "required": False, "score_ranges": RANGES}],
