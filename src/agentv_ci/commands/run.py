@@ -1,11 +1,132 @@
-"""`agentv-ci run` (not implemented yet)."""
+"""`agentv-ci run PATHS...`: run every selected test against its target(s), grade, report, gate."""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
 
-def run_command() -> None:
-    """Not implemented yet."""
-    typer.echo("agentv-ci run: not implemented yet", err=True)
-    raise typer.Exit(4)
+def run_command(
+    paths: Annotated[list[Path], typer.Argument(help="Eval files or directories.", show_default=False)],
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Run dir (index.jsonl, summary.json).")
+    ] = None,
+    target: Annotated[
+        list[str] | None, typer.Option("--target", help="Target name; repeat for a matrix.")
+    ] = None,
+    targets_file: Annotated[
+        Path | None, typer.Option("--targets", help="targets.yaml (file or dir).")
+    ] = None,
+    grader_target: Annotated[
+        str | None, typer.Option("--grader-target", help="Target answering every llm-grader.")
+    ] = None,
+    workers: Annotated[int | None, typer.Option("--workers", help="Tests in flight (all files).")] = None,
+    repeat: Annotated[int | None, typer.Option("--repeat", help="Independent attempts per test.")] = None,
+    timeout: Annotated[float | None, typer.Option("--timeout", help="Per-test timeout (seconds).")] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Swap every target and grader target for mock.")
+    ] = False,
+    record: Annotated[
+        Path | None, typer.Option("--record", help="Record live answers (replay JSONL).")
+    ] = None,
+    cache: Annotated[
+        bool | None, typer.Option("--cache/--no-cache", help="On-disk response cache.", show_default=False)
+    ] = None,
+    test_id: Annotated[list[str] | None, typer.Option("--test-id", help="Test id glob (repeatable).")] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag", help="Only tests with this tag (AND).")] = None,
+    shard: Annotated[str | None, typer.Option("--shard", help="i/n: run one stable shard.")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Skip tests already finished in -o DIR.")] = False,
+    budget_usd: Annotated[
+        float | None, typer.Option("--budget-usd", help="Stop after spending this.")
+    ] = None,
+    junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML.")] = None,
+    sarif: Annotated[Path | None, typer.Option("--sarif", help="Write SARIF 2.1.0.")] = None,
+    markdown: Annotated[Path | None, typer.Option("--markdown", help="Write a Markdown summary.")] = None,
+    threshold: Annotated[float | None, typer.Option("--threshold", help="Per-test pass bar 0..1.")] = None,
+    min_pass_rate: Annotated[float | None, typer.Option("--min-pass-rate", help="Gate: pass rate.")] = None,
+    min_mean_score: Annotated[
+        float | None, typer.Option("--min-mean-score", help="Gate: mean score.")
+    ] = None,
+    max_regression: Annotated[
+        float | None, typer.Option("--max-regression", help="Gate: score drop vs baseline.")
+    ] = None,
+    baseline: Annotated[Path | None, typer.Option("--baseline", help="Baseline results.")] = None,
+    fail_on_error: Annotated[
+        bool,
+        typer.Option("--fail-on-error/--no-fail-on-error", help="Execution errors are inconclusive (3)."),
+    ] = True,
+    no_fail: Annotated[
+        bool, typer.Option("--no-fail", help="Exit 0 whatever the gates say (bad input still exits 2).")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No per-test progress.")] = False,
+) -> None:
+    """Run eval files: asyncio across all files, bounded workers, streamed results."""
+    from agentv_ci.errors import ExitCode, UsageError
+    from agentv_ci.gating import GateOptions, decide
+    from agentv_ci.reporting import write_reports
+    from agentv_ci.reporting.console import render_console
+    from agentv_ci.reporting.results_file import load_run
+    from agentv_ci.running.plan import PlanOptions
+    from agentv_ci.running.session import RunRequest, execute_run
+    from agentv_ci.running.sharding import parse_shard
+
+    for name, value in (("--threshold", threshold), ("--min-pass-rate", min_pass_rate)):
+        if value is not None and not 0 <= value <= 1:
+            raise UsageError(f"{name} must be between 0 and 1, got {value}")
+    if repeat is not None and repeat < 1:
+        raise UsageError("--repeat must be at least 1")
+    if timeout is not None and timeout <= 0:
+        raise UsageError("--timeout must be greater than 0")
+    baseline_summary = load_run(baseline) if baseline is not None else None
+    plan = PlanOptions(
+        targets=tuple(target or ()),
+        test_ids=tuple(test_id or ()),
+        tags=tuple(tag or ()),
+        shard=parse_shard(shard) if shard else None,
+        repeat=repeat,
+        threshold=threshold,
+        timeout_s=timeout,
+    )
+    outcome = execute_run(
+        RunRequest(
+            paths=paths,
+            output_dir=output,
+            plan=plan,
+            targets_file=targets_file,
+            grader_target=grader_target,
+            workers=workers,
+            dry_run=dry_run,
+            record=record,
+            cache=cache,
+            resume=resume,
+            budget_usd=budget_usd,
+            quiet=quiet,
+        )
+    )
+    summary = outcome.summary
+    options = GateOptions(
+        threshold=threshold,
+        min_pass_rate=min_pass_rate,
+        min_mean_score=min_mean_score,
+        max_regression=max_regression,
+        fail_on_error=fail_on_error,
+    )
+    decision = decide(summary, options, baseline_summary)
+    write_reports(
+        summary,
+        junit=junit,
+        sarif=sarif,
+        markdown=markdown,
+        repo_root=Path.cwd(),
+        baseline=baseline_summary,
+        decision=decision,
+    )
+    for warning in outcome.warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    typer.echo(render_console(summary, decision))
+    typer.echo(f"results: {outcome.output_dir / 'index.jsonl'}")
+    if no_fail:
+        raise typer.Exit(int(ExitCode.OK))
+    raise typer.Exit(int(decision.exit_code))

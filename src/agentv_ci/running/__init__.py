@@ -1,0 +1,1 @@
+"""The runner: plan jobs (test x target), run them concurrently, stream results."""

@@ -1,0 +1,101 @@
+"""Plan: expand suites into jobs (test x target), apply filters, shards and resume."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+from agentv_ci.model.suite import Suite, Test
+from agentv_ci.running.sharding import shard_of
+
+DEFAULT_TARGET = "default"
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One test against one target; `attempts` independent attempts combined by `strategy`."""
+
+    suite: Suite
+    test: Test
+    target: str
+    attempts: int = 1
+    strategy: str = "pass_at_k"
+    threshold: float = 0.8
+    timeout_s: float | None = None
+    cost_limit_usd: float | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.test.suite or self.suite.name, self.test.id, self.target)
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    targets: Sequence[str] = ()  # --target (repeatable): overrides every file
+    test_ids: Sequence[str] = ()  # --test-id globs (OR)
+    tags: Sequence[str] = ()  # --tag (AND)
+    shard: tuple[int, int] | None = None
+    repeat: int | None = None
+    threshold: float | None = None
+    timeout_s: float | None = None
+
+
+def targets_for(test: Test, suite: Suite, cli_targets: Sequence[str]) -> list[str]:
+    """--target > test `execution.targets`/`target` > suite `execution.targets`/`target` > "default"."""
+    if cli_targets:
+        return list(dict.fromkeys(cli_targets))
+    for execution in (test.execution, suite.execution):
+        if execution.targets:
+            return list(dict.fromkeys(execution.targets))
+        if execution.target:
+            return [execution.target]
+    return [DEFAULT_TARGET]
+
+
+def selected(test: Test, suite: Suite, options: PlanOptions) -> bool:
+    if options.test_ids and not any(fnmatchcase(test.id, pattern) for pattern in options.test_ids):
+        return False
+    if options.tags:
+        tags = set(test.tags) | set(suite.tags)
+        if not all(tag in tags for tag in options.tags):
+            return False
+    if options.shard is not None:
+        index, count = options.shard
+        if shard_of(test.suite or suite.name, test.id, count) != index:
+            return False
+    return True
+
+
+def plan_jobs(suites: Iterable[Suite], options: PlanOptions) -> list[Job]:
+    from agentv_ci.scoring import effective_threshold
+
+    jobs: list[Job] = []
+    for suite in suites:
+        for test in suite.tests:
+            if not selected(test, suite, options):
+                continue
+            repeat = test.execution.repeat or suite.execution.repeat
+            attempts = options.repeat or (repeat.count if repeat else 1)
+            strategy = repeat.strategy if repeat else "pass_at_k"
+            timeout = options.timeout_s or test.execution.timeout_seconds or suite.execution.timeout_seconds
+            threshold = effective_threshold(options.threshold, test, suite)
+            for target in targets_for(test, suite, options.targets):
+                jobs.append(
+                    Job(
+                        suite=suite,
+                        test=test,
+                        target=target,
+                        attempts=max(1, attempts),
+                        strategy=strategy,
+                        threshold=threshold,
+                        timeout_s=timeout,
+                        cost_limit_usd=repeat.cost_limit_usd if repeat else None,
+                    )
+                )
+    return jobs
+
+
+def drop_finished(jobs: list[Job], finished: set[tuple[str, str, str]]) -> list[Job]:
+    """`--resume`: the jobs whose (suite, test id, target) has no finished row yet."""
+    return [job for job in jobs if job.key not in finished]

@@ -1,0 +1,73 @@
+"""Progress: a live bar on a terminal, one plain line per test in CI (`CI=true`) or when piped."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import TextIO
+
+from agentv_ci.model.result import TestResult
+
+_LABELS = {"ok": "PASS", "quality_failure": "FAIL", "execution_error": "ERROR", "not_run": "NOT RUN"}
+
+
+def plain_mode(stream: TextIO) -> bool:
+    """True in CI (`CI=true`) or when `stream` is not a terminal."""
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        return True
+    return not (hasattr(stream, "isatty") and stream.isatty())
+
+
+def result_line(result: TestResult) -> str:
+    label = _LABELS.get(result.execution_status, result.execution_status.upper())
+    if result.execution_status == "ok" and result.verdict == "skip":
+        label = "SKIP"
+    duration = f" {result.duration_ms:.0f}ms" if result.duration_ms is not None else ""
+    line = f"{label:7} {result.suite}/{result.test_id} [{result.target}] score={result.score:.2f}{duration}"
+    if result.error and result.execution_status != "quality_failure":
+        line += f" - {result.error.splitlines()[0][:160]}"
+    return line
+
+
+class Progress:
+    """Counts results; renders a bar (TTY) or plain lines. `quiet` prints nothing."""
+
+    def __init__(self, total: int, *, stream: TextIO | None = None, quiet: bool = False) -> None:
+        self.total = total
+        self.stream = stream or sys.stderr
+        self.quiet = quiet
+        self.plain = plain_mode(self.stream)
+        self.done = 0
+        self.counts = {"ok": 0, "quality_failure": 0, "execution_error": 0, "not_run": 0}
+        self._last_draw = 0.0
+
+    def update(self, result: TestResult) -> None:
+        self.done += 1
+        self.counts[result.execution_status] = self.counts.get(result.execution_status, 0) + 1
+        if self.quiet:
+            return
+        if self.plain:
+            self.stream.write(result_line(result) + "\n")
+            self.stream.flush()
+            return
+        now = time.monotonic()
+        if now - self._last_draw >= 0.1 or self.done == self.total:
+            self._last_draw = now
+            self._draw()
+
+    def _draw(self) -> None:
+        width = 30
+        filled = int(width * self.done / self.total) if self.total else width
+        bar = "#" * filled + "-" * (width - filled)
+        counts = self.counts
+        self.stream.write(
+            f"\r[{bar}] {self.done}/{self.total} pass {counts['ok']} fail {counts['quality_failure']} "
+            f"error {counts['execution_error']}"
+        )
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if not self.quiet and not self.plain and self.total:
+            self.stream.write("\n")
+            self.stream.flush()

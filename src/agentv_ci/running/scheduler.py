@@ -1,0 +1,291 @@
+"""Run jobs concurrently: bounded asyncio workers across all files, per-test timeouts, repeats,
+cache, budget stop, replay recording and workspaces. Every finished result goes to `sink` at once."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import msgspec
+
+from agentv_ci.errors import AgentvCiError, TargetError
+from agentv_ci.model.result import TargetResponse, TestResult
+from agentv_ci.plugins import GraderTargetCaller, TargetPlugin, TargetRequest
+from agentv_ci.prompting import render_input
+from agentv_ci.running.budget import Budget
+from agentv_ci.running.cache import ResponseCache, cache_key, target_fingerprint
+from agentv_ci.running.plan import Job
+from agentv_ci.running.workspace import HookError, WorkspaceManager
+from agentv_ci.targets.config import TargetsConfig, load_targets
+from agentv_ci.targets.replay import ReplayRecorder
+
+ResultSink = Callable[[TestResult], None]
+
+
+@dataclass
+class RunnerOptions:
+    workers: int = 10
+    dry_run: bool = False
+    targets_file: Path | None = None  # --targets
+    grader_target: str | None = None  # --grader-target
+    cache: ResponseCache | None = None
+    budget: Budget = field(default_factory=lambda: Budget(None))
+    recorder: ReplayRecorder | None = None
+    env: Mapping[str, str] | None = None
+    run_id: str = ""
+    keep_workspaces: bool = False
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def unfinished_result(
+    job: Job, *, status: str, error: str, stage: str | None, reason: str, dry_run: bool
+) -> TestResult:
+    """A row for a job that produced no graded answer (execution error or not run)."""
+    from agentv_ci.grading import relative_eval_path
+
+    test = job.test
+    return TestResult(
+        test_id=test.id,
+        suite=test.suite or job.suite.name,
+        target=job.target,
+        score=0.0,
+        execution_status="not_run" if status == "not_run" else "execution_error",
+        verdict="skip" if status == "not_run" else "fail",
+        threshold=job.threshold,
+        error=error,
+        failure_stage=stage,
+        failure_reason_code=reason,
+        timestamp=_now(),
+        eval_path=relative_eval_path(Path(job.suite.path)),
+        line=test.location.line if test.location and test.location.line > 0 else None,
+        conversation_id=test.conversation_id,
+        metadata=dict(test.metadata),
+        tags=list(test.tags),
+        dry_run=dry_run,
+    )
+
+
+class Runner:
+    """Owns target instances and grader callers for one run; `run()` drives every job."""
+
+    def __init__(self, jobs: list[Job], options: RunnerOptions, sink: ResultSink) -> None:
+        self.jobs = jobs
+        self.options = options
+        self.sink = sink
+        self.warnings: list[str] = []
+        self.workspaces = WorkspaceManager(options.run_id, self.warnings)
+        self._configs: dict[Path, TargetsConfig] = {}
+        self._targets: dict[tuple[Path | None, str], TargetPlugin] = {}
+        self._fingerprints: dict[int, bytes] = {}
+        self._callers: dict[tuple[Path | None, str], GraderTargetCaller | None] = {}
+        self._job_config: dict[int, TargetsConfig] = {}
+        self.not_run = 0
+
+    # ------------------------------------------------------------------ setup
+    def _config_for(self, suite_path: str) -> TargetsConfig:
+        directory = Path(suite_path).parent
+        config = self._configs.get(directory)
+        if config is None:
+            config = load_targets(Path(suite_path), explicit=self.options.targets_file, env=self.options.env)
+            self._configs[directory] = config
+        return config
+
+    def prepare(self) -> None:
+        """Load targets files and create every target (and the `--grader-target`) before any test runs:
+        an unknown target or a missing API key is a `ConfigError` here."""
+        from agentv_ci.targets.factory import create_target
+        from agentv_ci.targets.grader_caller import make_grader_caller
+
+        for job in self.jobs:
+            config = self._config_for(job.suite.path)
+            key = (config.path, job.target)
+            if key not in self._targets:
+                self._targets[key] = create_target(job.target, config, dry_run=self.options.dry_run)
+                self._callers[key] = make_grader_caller(
+                    config,
+                    eval_target=job.target,
+                    override=self.options.grader_target,
+                    dry_run=self.options.dry_run,
+                )
+
+    async def aclose(self) -> None:
+        for target in self._targets.values():
+            try:
+                await target.aclose()
+            except Exception as exc:  # a target failing to close must not lose results
+                self.warnings.append(f"closing target failed: {exc}")
+        for caller in self._callers.values():
+            close = getattr(caller, "aclose", None)
+            if close is not None:
+                await close()
+        await self.workspaces.close()
+
+    # ------------------------------------------------------------------ run
+    async def run(self) -> None:
+        self.prepare()
+        pending = iter(self.jobs)
+        skipped: list[Job] = []
+
+        async def worker() -> None:
+            for job in pending:
+                if self.options.budget.exhausted:
+                    skipped.append(job)
+                    return
+                self.sink(await self.run_job(job))
+
+        try:
+            count = max(1, min(self.options.workers, len(self.jobs)))
+            await asyncio.gather(*(worker() for _ in range(count)))
+            limit = self.options.budget.limit_usd
+            for job in [*skipped, *pending]:
+                self.not_run += 1
+                error = (
+                    f"not run: budget of ${limit:g} exhausted (spent ${self.options.budget.spent_usd:.4f})"
+                )
+                self.sink(
+                    unfinished_result(
+                        job,
+                        status="not_run",
+                        error=error,
+                        stage=None,
+                        reason="budget_exceeded",
+                        dry_run=self.options.dry_run,
+                    )
+                )
+        finally:
+            await self.aclose()
+
+    async def run_job(self, job: Job) -> TestResult:
+        """All attempts of one job, combined by the job's strategy."""
+        from agentv_ci.scoring import aggregate_attempts
+
+        attempts: list[TestResult] = []
+        spent = 0.0
+        for attempt in range(job.attempts):
+            result = await self.run_attempt(job, attempt)
+            attempts.append(result)
+            spent += result.cost_usd or 0.0
+            if job.attempts == 1:
+                return result
+            if job.strategy == "pass_at_k" and result.verdict == "pass":
+                break
+            if job.cost_limit_usd is not None and spent >= job.cost_limit_usd:
+                break
+            if self.options.budget.exhausted:
+                break
+        return aggregate_attempts(attempts, job.strategy)
+
+    async def _invoke(self, job: Job, request: TargetRequest, target: TargetPlugin) -> TargetResponse:
+        cache = self.options.cache if not self.options.dry_run else None
+        key: str | None = None
+        if cache is not None:
+            fingerprint = self._fingerprints.get(id(target))
+            if fingerprint is None:
+                fingerprint = self._fingerprints[id(target)] = target_fingerprint(target)
+            key = cache_key(fingerprint, request)
+            hit = cache.get(key)
+            if hit is not None:
+                return hit
+        if job.timeout_s:
+            async with asyncio.timeout(job.timeout_s):
+                response = await target.invoke(request)
+        else:
+            response = await target.invoke(request)
+        self.options.budget.add(response.cost_usd)
+        if cache is not None and key is not None:
+            cache.put(key, response)
+        if self.options.recorder is not None:
+            from agentv_ci.grading import relative_eval_path
+
+            self.options.recorder.record(
+                suite=request.test.suite or job.suite.name,
+                eval_path=relative_eval_path(request.eval_path),
+                test_id=request.test.id,
+                target=job.target,
+                attempt=request.attempt,
+                response=response,
+            )
+        return response
+
+    async def run_attempt(self, job: Job, attempt: int) -> TestResult:
+        from agentv_ci.grading import grade_test
+
+        config = self._config_for(job.suite.path)
+        target = self._targets[(config.path, job.target)]
+        caller = self._callers[(config.path, job.target)]
+        test = job.test
+        eval_path = Path(job.suite.path)
+        dry_run = self.options.dry_run
+        workspace: Path | None = None
+        has_workspace = test.workspace is not None or job.suite.workspace is not None
+        try:
+            if has_workspace:
+                workspace = await self.workspaces.enter(job.suite, test)
+            request = TargetRequest(
+                test=test,
+                messages=test.input,
+                prompt=render_input(test.input, inline_files=getattr(target, "inline_files", True)),
+                eval_path=eval_path,
+                attempt=attempt,
+                timeout_s=job.timeout_s,
+                workspace_path=workspace,
+                files=test.input_files,
+            )
+            response = await self._invoke(job, request, target)
+            result = await grade_test(
+                test,
+                response,
+                target=job.target,
+                eval_path=eval_path,
+                threshold=job.threshold,
+                call_grader_target=caller,
+                dry_run=dry_run,
+                attempt=attempt,
+                workspace_path=workspace,
+            )
+        except HookError as exc:
+            result = unfinished_result(
+                job,
+                status="execution_error",
+                error=str(exc),
+                stage="setup",
+                reason="setup_failed",
+                dry_run=dry_run,
+            )
+        except TimeoutError:
+            error = f"timed out after {job.timeout_s:g}s"
+            result = unfinished_result(
+                job, status="execution_error", error=error, stage="agent", reason="timeout", dry_run=dry_run
+            )
+        except TargetError as exc:
+            result = unfinished_result(
+                job,
+                status="execution_error",
+                error=exc.message,
+                stage="agent",
+                reason="target_error",
+                dry_run=dry_run,
+            )
+        except AgentvCiError as exc:
+            result = unfinished_result(
+                job,
+                status="execution_error",
+                error=exc.render(),
+                stage="evaluator",
+                reason="error",
+                dry_run=dry_run,
+            )
+        finally:
+            if has_workspace:
+                await self.workspaces.leave(job.suite, test, workspace, keep=self.options.keep_workspaces)
+        if attempt and result.attempt is None:
+            result = msgspec.structs.replace(result, attempt=attempt)
+        if not result.suite:
+            result = msgspec.structs.replace(result, suite=job.suite.name)
+        return result

@@ -1,0 +1,221 @@
+"""One `agentv-ci run`: load -> plan -> run (streaming to index.jsonl) -> summary -> reports -> gate.
+
+Stages never print; `on_line` receives the progress lines the CLI shows. Ctrl-C or SIGTERM stops
+scheduling, cancels tests in flight and leaves every finished result (and a summary.json) on disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TextIO
+
+from agentv_ci.errors import ConfigError, LoadError, UsageError
+from agentv_ci.model.result import RunSummary, TestResult
+from agentv_ci.model.suite import Suite
+from agentv_ci.running.budget import Budget
+from agentv_ci.running.plan import Job, PlanOptions, drop_finished, plan_jobs
+from agentv_ci.running.scheduler import Runner, RunnerOptions
+
+DEFAULT_RUNS_DIR = Path(".agentv-ci") / "runs"
+
+
+@dataclass
+class RunRequest:
+    paths: Sequence[Path]
+    output_dir: Path | None = None
+    plan: PlanOptions = field(default_factory=PlanOptions)
+    targets_file: Path | None = None
+    grader_target: str | None = None
+    workers: int | None = None
+    dry_run: bool = False
+    record: Path | None = None
+    cache: bool | None = None
+    cache_dir: Path | None = None
+    resume: bool = False
+    budget_usd: float | None = None
+    env: Mapping[str, str] | None = None
+    progress_stream: TextIO | None = None
+    quiet: bool = False
+
+
+@dataclass
+class RunOutcome:
+    summary: RunSummary
+    output_dir: Path
+    warnings: list[str]
+    resumed: int = 0
+    interrupted: bool = False
+
+
+def timestamp_dir() -> Path:
+    return DEFAULT_RUNS_DIR / datetime.now(UTC).strftime("%Y-%m-%dT%H-%M-%S-%fZ")
+
+
+def latest_run_dir() -> Path | None:
+    if not DEFAULT_RUNS_DIR.is_dir():
+        return None
+    runs = sorted(p for p in DEFAULT_RUNS_DIR.iterdir() if (p / "index.jsonl").is_file())
+    return runs[-1] if runs else None
+
+
+def load_selected_suites(paths: Sequence[Path], env: Mapping[str, str] | None) -> list[Suite]:
+    """Load every eval file under `paths`; any error diagnostic is a `LoadError` listing all of them."""
+    from agentv_ci.loading.suite_loader import load_suites
+
+    for path in paths:
+        if not path.exists():
+            raise UsageError(f"path {path} does not exist")
+    suites: list[Suite]
+    suites, diagnostics = load_suites(list(paths), env=env)
+    errors = [d for d in diagnostics if d.severity == "error"]
+    if errors:
+        text = "\n".join(d.render() for d in errors)
+        raise LoadError(f"{len(errors)} error(s) in eval files; nothing was run\n{text}")
+    return suites
+
+
+def _workers(request: RunRequest, suites: list[Suite]) -> int:
+    if request.workers is not None:
+        if request.workers < 1:
+            raise UsageError("--workers must be at least 1")
+        return request.workers
+    declared = [s.execution.workers for s in suites if s.execution.workers]
+    return max(declared) if declared else 10
+
+
+def _budget(request: RunRequest, suites: list[Suite]) -> Budget:
+    if request.budget_usd is not None:
+        if request.budget_usd <= 0:
+            raise UsageError("--budget-usd must be greater than 0")
+        return Budget(request.budget_usd)
+    declared = [s.execution.budget_usd for s in suites if s.execution.budget_usd]
+    return Budget(min(declared) if declared else None)
+
+
+def _previous_results(output_dir: Path) -> list[TestResult]:
+    from agentv_ci.reporting.results_file import read_results
+
+    index = output_dir / "index.jsonl"
+    if not index.is_file():
+        return []
+    return [r for r in read_results(index) if r.execution_status != "not_run"]
+
+
+def execute_run(request: RunRequest) -> RunOutcome:
+    """Run everything `request` selects. Raises `LoadError`/`ConfigError`/`UsageError` before any
+    test runs on bad input; `KeyboardInterrupt` after writing what finished when interrupted."""
+    from agentv_ci.reporting.results_file import ResultsWriter, summary_from_results, write_summary_json
+    from agentv_ci.running.cache import DEFAULT_CACHE_DIR, ResponseCache
+    from agentv_ci.running.progress import Progress
+    from agentv_ci.targets.replay import ReplayRecorder
+
+    started = time.perf_counter()
+    started_at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    suites = load_selected_suites(request.paths, request.env)
+    jobs = plan_jobs(suites, request.plan)
+    output_dir = request.output_dir
+    previous: list[TestResult] = []
+    if request.resume:
+        output_dir = output_dir or latest_run_dir()
+        if output_dir is None:
+            raise UsageError("--resume found no previous run", hint="pass -o DIR of the run to resume")
+        previous = _previous_results(output_dir)
+        finished = {(r.suite, r.test_id, r.target) for r in previous}
+        jobs = drop_finished(jobs, finished)
+        _drop_not_run_rows(output_dir / "index.jsonl")
+    output_dir = output_dir or timestamp_dir()
+    use_cache = request.cache if request.cache is not None else any(s.execution.cache for s in suites)
+    recorder = ReplayRecorder(request.record) if request.record else None
+    options = RunnerOptions(
+        workers=_workers(request, suites),
+        dry_run=request.dry_run,
+        targets_file=request.targets_file,
+        grader_target=request.grader_target,
+        cache=ResponseCache(request.cache_dir or DEFAULT_CACHE_DIR) if use_cache else None,
+        budget=_budget(request, suites),
+        recorder=recorder,
+        env=request.env,
+        run_id=output_dir.name,
+    )
+    progress = Progress(len(jobs), stream=request.progress_stream or sys.stderr, quiet=request.quiet)
+    results: list[TestResult] = []
+    runner = Runner(jobs, options, lambda r: None)
+    runner.prepare()  # unknown targets / missing API keys fail here, before anything runs or is written
+    interrupted = False
+    with ResultsWriter(output_dir / "index.jsonl") as writer:
+
+        def sink(result: TestResult) -> None:
+            writer.append(result)
+            results.append(result)
+            progress.update(result)
+
+        runner.sink = sink
+        try:
+            asyncio.run(_drive(runner))
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            interrupted = True
+        finally:
+            progress.finish()
+            if recorder is not None:
+                recorder.close()
+    summary = summary_from_results(
+        [*previous, *results],
+        started_at=started_at,
+        ended_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        duration_ms=(time.perf_counter() - started) * 1000,
+        dry_run=request.dry_run,
+        budget_exhausted=options.budget.exhausted and runner.not_run > 0,
+        selection={s.path: "selected" for s in suites},
+    )
+    write_summary_json(output_dir / "summary.json", summary)
+    if interrupted:
+        raise KeyboardInterrupt
+    return RunOutcome(summary, output_dir, runner.warnings, resumed=len(previous))
+
+
+async def _drive(runner: Runner) -> None:
+    """Run with SIGTERM mapped to cancellation (SIGINT is handled by asyncio.run)."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    installed = False
+    if task is not None:
+        try:
+            loop.add_signal_handler(signal.SIGTERM, task.cancel)
+            installed = True
+        except (NotImplementedError, RuntimeError, ValueError):
+            installed = False
+    try:
+        await runner.run()
+    finally:
+        if installed:
+            loop.remove_signal_handler(signal.SIGTERM)
+
+
+def _drop_not_run_rows(index: Path) -> None:
+    """Before resuming, remove `not_run` rows (those tests run now and get a real row)."""
+    import msgspec
+
+    if not index.is_file():
+        return
+    kept = []
+    for line in index.read_bytes().splitlines():
+        if not line.strip():
+            continue
+        try:
+            row = msgspec.json.decode(line)
+        except msgspec.DecodeError:
+            continue
+        if isinstance(row, dict) and row.get("execution_status") == "not_run":
+            continue
+        kept.append(line)
+    index.write_bytes(b"".join(line + b"\n" for line in kept))
+
+
+__all__ = ["ConfigError", "Job", "RunOutcome", "RunRequest", "execute_run"]
