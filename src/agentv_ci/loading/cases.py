@@ -1,0 +1,177 @@
+"""Where tests come from: inline lists, external YAML/JSONL files, `file://` entries, globs,
+directories of `case.yaml`, and `include:` entries (`type: tests` raw cases, `type: suite` suites)."""
+
+from __future__ import annotations
+
+import glob as globlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentv_ci.loading.context import LoadContext, Node, type_name
+from agentv_ci.loading.documents import read_document
+from agentv_ci.loading.jsonl import read_jsonl_cases
+from agentv_ci.loading.keys import INCLUDE_ENTRY_KEYS, TESTS_ALIASES
+from agentv_ci.loading.paths import resolve_relative, strip_file_scheme
+from agentv_ci.model.source import SourceLocation
+from agentv_ci.model.suite import Test
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+@dataclass
+class RawCase:
+    """A test as written, with where it was written."""
+
+    data: Any
+    node: Node
+
+
+@dataclass
+class IncludedSuite:
+    """Tests of another suite pulled in by `include: ... type: suite`, with the entry's overrides."""
+
+    tests: list[tuple[Test, SourceLocation]]
+    run: Any
+    run_node: Node
+    select: Any
+    select_node: Node
+
+
+CaseEntry = RawCase | IncludedSuite
+SuiteLoader = Callable[[Path, SourceLocation], list[tuple[Test, SourceLocation]]]
+
+
+class CaseExpander:
+    def __init__(self, ctx: LoadContext, load_child_suite: SuiteLoader) -> None:
+        self.ctx = ctx
+        self.load_child_suite = load_child_suite
+
+    def expand(self, raw: Any, node: Node) -> list[CaseEntry]:
+        ctx = self.ctx
+        if isinstance(raw, str):
+            return list(self._from_reference(raw, node))
+        if not isinstance(raw, list):
+            ctx.error("E101", f"tests must be a list or a path, got {type_name(raw)}", node)
+            return []
+        out: list[CaseEntry] = []
+        for i, item in enumerate(raw):
+            child = node.child(i)
+            if isinstance(item, str):
+                out.extend(self._from_reference(item, child))
+            elif isinstance(item, dict) and "include" in item and "id" not in item:
+                out.extend(self._include(item, child))
+            else:
+                out.append(RawCase(item, child))
+        return out
+
+    def _paths(self, ref: str, node: Node) -> list[Path]:
+        ref = strip_file_scheme(ref.strip())
+        if _GLOB_CHARS & set(ref):
+            pattern = str(resolve_relative(ref, node.base_dir, self.ctx.repo_root))
+            matches = sorted(Path(p) for p in globlib.glob(pattern, recursive=True))
+            if not matches:
+                self.ctx.warn("W104", f"pattern {ref!r} matched no files", node)
+            return matches
+        return [resolve_relative(ref, node.base_dir, self.ctx.repo_root)]
+
+    def _from_reference(self, ref: str, node: Node) -> list[CaseEntry]:
+        out: list[CaseEntry] = []
+        for path in self._paths(ref, node):
+            out.extend(self._cases_in(path, node, ref))
+        return out
+
+    def _cases_in(self, path: Path, node: Node, ref: str) -> list[CaseEntry]:
+        ctx = self.ctx
+        if path.is_dir():
+            return list(self._case_directory(path, node))
+        if not path.exists():
+            ctx.depend(path)
+            ctx.error("E301", f"test file not found: {ref}", node, hint=f"resolved to {path}")
+            return []
+        suffix = path.suffix.lower()
+        if suffix == ".jsonl":
+            return [RawCase(data, n) for data, n in read_jsonl_cases(path, ctx, node.loc())]
+        if suffix not in (".yaml", ".yml"):
+            ctx.error("E006", f"unsupported tests file {path.name!r}", node, hint="use .yaml, .yml or .jsonl")
+            return []
+        doc = read_document(path, ctx, node.loc())
+        if doc is None:
+            return []
+        root = Node(doc)
+        data = doc.data
+        if isinstance(data, dict):
+            key = next((k for k in TESTS_ALIASES if k in data), None)
+            if key is None:
+                ctx.error("E101", "a tests file must contain a list of tests", root)
+                return []
+            data, root = data[key], root.child(key)
+            if not isinstance(data, list):
+                return self.expand(data, root)
+        if not isinstance(data, list):
+            ctx.error("E101", f"a tests file must contain a list of tests, got {type_name(data)}", root)
+            return []
+        return self.expand(data, root)
+
+    def _case_directory(self, directory: Path, node: Node) -> list[CaseEntry]:
+        ctx = self.ctx
+        ctx.depend(directory)
+        out: list[CaseEntry] = []
+        for sub in sorted(p for p in directory.iterdir() if p.is_dir()):
+            case_file = next((sub / n for n in ("case.yaml", "case.yml") if (sub / n).is_file()), None)
+            if case_file is None:
+                ctx.warn("W103", f"{sub.name}/ has no case.yaml; skipped", node)
+                continue
+            doc = read_document(case_file, ctx, node.loc())
+            if doc is None:
+                continue
+            if not isinstance(doc.data, dict):
+                ctx.error(
+                    "E101", f"case.yaml must contain one test mapping, got {type_name(doc.data)}", Node(doc)
+                )
+                continue
+            data = dict(doc.data)
+            data.setdefault("id", sub.name)
+            if (sub / "workspace").is_dir() and "workspace" not in data:
+                data["workspace"] = {"template": str(sub / "workspace")}
+            out.append(RawCase(data, Node(doc)))
+        return out
+
+    def _include(self, raw: dict[str, Any], node: Node) -> list[CaseEntry]:
+        ctx = self.ctx
+        ctx.check_keys(raw, node, INCLUDE_ENTRY_KEYS, "a tests include")
+        ref = raw["include"]
+        kind = raw.get("type", "tests")
+        if not isinstance(ref, str) or not ref:
+            ctx.error("E101", "include must be a path or a glob", node.child("include"))
+            return []
+        if kind not in ("tests", "suite"):
+            ctx.error("E103", f"include type must be `suite` or `tests`, got {kind!r}", node.child("type"))
+            return []
+        if kind == "tests":
+            entries = self._from_reference(ref, node.child("include"))
+            if "run" in raw:
+                for entry in entries:
+                    if (
+                        isinstance(entry, RawCase)
+                        and isinstance(entry.data, dict)
+                        and "run" not in entry.data
+                    ):
+                        entry.data = {**entry.data, "run": raw["run"]}
+            return entries
+        out: list[CaseEntry] = []
+        for path in self._paths(ref, node.child("include")):
+            if not path.is_file():
+                ctx.depend(path)
+                ctx.error(
+                    "E301", f"suite not found: {ref}", node.child("include"), hint=f"resolved to {path}"
+                )
+                continue
+            tests = self.load_child_suite(path, node.child("include").loc())
+            out.append(
+                IncludedSuite(
+                    tests, raw.get("run"), node.child("run"), raw.get("select"), node.child("select")
+                )
+            )
+        return out

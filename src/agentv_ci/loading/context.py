@@ -1,0 +1,163 @@
+"""Shared state of one load: where each value came from, and the diagnostics collected so far."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+from agentv_ci.loading.yaml_source import JsonPath
+from agentv_ci.model.source import SourceLocation
+from agentv_ci.validation.codes import severity_of
+from agentv_ci.validation.diagnostics import Diagnostic
+
+
+class Locator(Protocol):
+    """Maps a json-path inside one parsed document to file:line:col."""
+
+    file: str
+
+    def locate(self, path: JsonPath, *, key: bool = False) -> SourceLocation: ...
+
+
+class LineLocator:
+    """A JSONL line: every path maps to that line; columns point at the key when it can be found."""
+
+    __slots__ = ("file", "line", "text")
+
+    def __init__(self, file: str, line: int, text: str) -> None:
+        self.file = file
+        self.line = line
+        self.text = text
+
+    def locate(self, path: JsonPath, *, key: bool = False) -> SourceLocation:
+        col = 1
+        for part in reversed(path):
+            if isinstance(part, str):
+                found = self.text.find(f'"{part}"')
+                if found >= 0:
+                    col = found + 1
+                    if not key:
+                        colon = self.text.find(":", found + len(part) + 2)
+                        if colon >= 0:
+                            rest = self.text[colon + 1 :]
+                            col = colon + 2 + (len(rest) - len(rest.lstrip()))
+                break
+        return SourceLocation(self.file, self.line, col)
+
+
+class FileLocator:
+    """A whole file that has no finer positions (e.g. a Markdown prompt)."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+
+    def locate(self, path: JsonPath, *, key: bool = False) -> SourceLocation:
+        return SourceLocation(self.file, 1, 1)
+
+
+class Node:
+    """A value's position: the document it lives in and its json-path there."""
+
+    __slots__ = ("doc", "path")
+
+    def __init__(self, doc: Locator, path: JsonPath = ()) -> None:
+        self.doc = doc
+        self.path = path
+
+    def child(self, key: str | int) -> Node:
+        return Node(self.doc, (*self.path, key))
+
+    def loc(self, *, key: bool = False) -> SourceLocation:
+        return self.doc.locate(self.path, key=key)
+
+    @property
+    def base_dir(self) -> Path:
+        return Path(self.doc.file).parent
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
+    matches = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
+def type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "mapping"
+    return type(value).__name__
+
+
+class LoadContext:
+    """Diagnostics, dependencies and environment for loading one suite."""
+
+    def __init__(self, repo_root: Path, env: Mapping[str, str]) -> None:
+        self.repo_root = repo_root
+        self.env = env
+        self.diagnostics: list[Diagnostic] = []
+        self.dependencies: dict[str, None] = {}
+
+    def depend(self, path: Path) -> None:
+        self.dependencies[str(path)] = None
+
+    def report(self, code: str, message: str, loc: SourceLocation, hint: str | None = None) -> None:
+        self.diagnostics.append(
+            Diagnostic(severity_of(code), code, message, loc.file, loc.line, loc.col, hint)
+        )
+
+    def error(
+        self, code: str, message: str, node: Node, *, key: bool = False, hint: str | None = None
+    ) -> None:
+        self.report(code, message, node.loc(key=key), hint)
+
+    def warn(
+        self, code: str, message: str, node: Node, *, key: bool = False, hint: str | None = None
+    ) -> None:
+        self.report(code, message, node.loc(key=key), hint)
+
+    def expect_type(self, value: Any, types: tuple[type, ...], what: str, node: Node, expected: str) -> bool:
+        """True when `value` has one of `types` (bool is never a number); else records E101."""
+        ok = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
+        if not ok:
+            self.error("E101", f"{what} must be {expected}, got {type_name(value)}", node)
+        return ok
+
+    def check_keys(
+        self,
+        mapping: Mapping[str, Any],
+        node: Node,
+        known: Iterable[str],
+        what: str,
+        deprecated: Mapping[str, str] | None = None,
+    ) -> None:
+        """Unknown keys -> W101 with a suggestion; deprecated keys -> W102 naming the modern form."""
+        known_set = known if isinstance(known, frozenset) else frozenset(known)
+        deprecated = deprecated or {}
+        for key in mapping:
+            if key in known_set:
+                continue
+            if key in deprecated:
+                self.warn(
+                    "W102",
+                    f"`{key}` is deprecated in {what}; use {deprecated[key]}",
+                    node.child(key),
+                    key=True,
+                )
+            else:
+                suggestion = did_you_mean(str(key), known_set | set(deprecated))
+                hint = (
+                    f"did you mean `{suggestion}`?"
+                    if suggestion
+                    else f"known keys: {', '.join(sorted(known_set))}"
+                )
+                self.warn("W101", f"unknown key `{key}` in {what}", node.child(str(key)), key=True, hint=hint)

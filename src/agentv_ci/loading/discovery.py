@@ -1,0 +1,70 @@
+"""Finding eval files under the paths given on the command line."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "venv", ".agentv", "__pycache__", ".tox"})
+
+
+def is_eval_file_name(name: str) -> bool:
+    """`*.eval.yaml`, `*.eval.yml`, `eval.yaml`, `eval.yml`, `EVAL.yaml` (any case)."""
+    lower = name.lower()
+    return lower.endswith((".eval.yaml", ".eval.yml")) or lower in ("eval.yaml", "eval.yml")
+
+
+def jsonl_sidecar(path: Path) -> Path | None:
+    """The YAML sidecar of a JSONL dataset (`<base>.yaml`, `<base>.yml`, `<base>.eval.yaml`), if any."""
+    base = path.name[: -len(".jsonl")] if path.name.endswith(".jsonl") else path.stem
+    for suffix in (".eval.yaml", ".eval.yml", ".yaml", ".yml"):
+        candidate = path.with_name(base + suffix)
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _walk(directory: Path) -> list[Path]:
+    found: list[Path] = []
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
+        root_path = Path(root)
+        for name in files:
+            path = root_path / name
+            if is_eval_file_name(name) or (name.endswith(".jsonl") and jsonl_sidecar(path) is not None):
+                found.append(path)
+    return found
+
+
+def _referenced_by_others(files: list[Path]) -> set[Path]:
+    """JSONL datasets whose sidecar is itself an eval file in the list (the sidecar runs them)."""
+    present = set(files)
+    referenced: set[Path] = set()
+    for path in files:
+        if path.suffix == ".jsonl":
+            sidecar = jsonl_sidecar(path)
+            if sidecar is not None and sidecar.resolve() in present:
+                referenced.add(path)
+    return referenced
+
+
+def find_eval_files(paths: Sequence[Path]) -> list[Path]:
+    """Eval files to load: a file is used as-is; a directory expands recursively to eval-file names
+    and JSONL datasets with a sidecar. Sorted, deduplicated, absolute.
+
+    A JSONL dataset whose sidecar is an eval file also found here is not listed separately (the
+    sidecar's `tests:` normally points at it), so it is never run twice.
+    """
+    explicit: list[Path] = []
+    discovered: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            discovered.extend(p.resolve() for p in _walk(path))
+        else:
+            explicit.append(path.resolve() if path.exists() else path.absolute())
+    skip = _referenced_by_others(discovered)
+    result = {p for p in discovered if p not in skip}
+    result.update(explicit)
+    return sorted(result)

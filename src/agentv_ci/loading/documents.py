@@ -1,0 +1,55 @@
+"""Reading referenced YAML files into located documents, with errors as diagnostics."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentv_ci.errors import LoadError
+from agentv_ci.loading.context import LoadContext
+from agentv_ci.loading.interpolate import interpolate_env
+from agentv_ci.loading.yaml_source import MarkedDocument, parse_yaml
+from agentv_ci.model.source import SourceLocation
+
+
+def read_text(path: Path, ctx: LoadContext, where: SourceLocation | None = None) -> str | None:
+    """File text, or None with E001 (at `where`, else at the file itself)."""
+    ctx.depend(path)
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        ctx.report(
+            "E001" if where is None else "E301", f"file not found: {path}", where or SourceLocation(str(path))
+        )
+    except IsADirectoryError:
+        ctx.report("E001", f"expected a file, found a directory: {path}", where or SourceLocation(str(path)))
+    except (OSError, UnicodeDecodeError) as exc:
+        ctx.report("E001", f"cannot read {path}: {exc}", where or SourceLocation(str(path)))
+    return None
+
+
+def yaml_error_code(message: str) -> str:
+    if message.startswith("duplicate key"):
+        return "E003"
+    if "alias bomb" in message or "nested too deeply" in message:
+        return "E004"
+    return "E002"
+
+
+def parse_document(text: str, path: Path, ctx: LoadContext) -> MarkedDocument | None:
+    """Parse YAML text with `${{ VAR }}` applied to every string value; syntax errors -> diagnostics."""
+    try:
+        doc = parse_yaml(text, str(path))
+    except LoadError as exc:
+        loc = exc.location or SourceLocation(str(path))
+        ctx.report(yaml_error_code(exc.message), exc.message, loc, exc.hint)
+        return None
+    if "${{" in text:
+        doc.data = interpolate_env(doc.data, ctx.env)
+    return doc
+
+
+def read_document(path: Path, ctx: LoadContext, where: SourceLocation | None = None) -> MarkedDocument | None:
+    text = read_text(path, ctx, where)
+    if text is None:
+        return None
+    return parse_document(text, path, ctx)

@@ -1,0 +1,135 @@
+"""`execution:` / `experiment:` / per-test `run:` blocks -> `ExecutionSpec` (with range checks)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentv_ci.loading.context import LoadContext, Node, type_name
+from agentv_ci.loading.keys import EXECUTION_DEPRECATED, EXECUTION_KEYS, REPEAT_KEYS, REPEAT_STRATEGIES
+from agentv_ci.model.suite import ExecutionSpec, RepeatSpec
+
+_NUMBER = (int, float)
+
+
+def _repeat(raw: Any, node: Node, ctx: LoadContext) -> RepeatSpec | None:
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        raw = {"count": raw}
+    if not isinstance(raw, dict):
+        ctx.error("E101", f"repeat must be a mapping or an integer, got {type_name(raw)}", node)
+        return None
+    ctx.check_keys(raw, node, REPEAT_KEYS, "repeat/trials")
+    spec = RepeatSpec()
+    count = raw.get("count", 1)
+    if ctx.expect_type(count, (int,), "count", node.child("count"), "an integer"):
+        if count < 1:
+            ctx.error("E110", f"count must be >= 1, got {count}", node.child("count"))
+        spec.count = count
+    strategy = raw.get("strategy", "pass_at_k")
+    if strategy not in REPEAT_STRATEGIES:
+        ctx.error(
+            "E103",
+            f"unknown repeat strategy {strategy!r}",
+            node.child("strategy"),
+            hint=f"one of: {', '.join(REPEAT_STRATEGIES)}",
+        )
+    else:
+        spec.strategy = "pass_at_k" if strategy == "pass_any" else strategy
+    if "cost_limit_usd" in raw:
+        limit = raw["cost_limit_usd"]
+        if ctx.expect_type(limit, _NUMBER, "cost_limit_usd", node.child("cost_limit_usd"), "a number"):
+            if limit < 0:
+                ctx.error("E110", "cost_limit_usd must be >= 0", node.child("cost_limit_usd"))
+            spec.cost_limit_usd = float(limit)
+    return spec
+
+
+def _targets(raw: Any, node: Node, ctx: LoadContext) -> list[str] | None:
+    if isinstance(raw, str):
+        return [raw]
+    if not isinstance(raw, list):
+        ctx.error("E101", f"targets must be a list, got {type_name(raw)}", node)
+        return None
+    names: list[str] = []
+    for i, item in enumerate(raw):
+        if isinstance(item, str):
+            names.append(item)
+        elif isinstance(item, dict) and isinstance(item.get("name"), str):
+            names.append(item["name"])
+        else:
+            ctx.error("E101", "a target must be a name or a mapping with `name`", node.child(i))
+    return names
+
+
+def parse_execution(
+    raw: Any, node: Node, ctx: LoadContext, spec: ExecutionSpec | None = None
+) -> ExecutionSpec:
+    """Read one runtime block into `spec` (a fresh one when None); unknown keys warn."""
+    spec = spec if spec is not None else ExecutionSpec()
+    if raw is None:
+        return spec
+    if not isinstance(raw, dict):
+        ctx.error("E101", f"execution must be a mapping, got {type_name(raw)}", node)
+        return spec
+    ctx.check_keys(raw, node, EXECUTION_KEYS - EXECUTION_DEPRECATED.keys(), "execution", EXECUTION_DEPRECATED)
+    if "target" in raw and ctx.expect_type(raw["target"], (str,), "target", node.child("target"), "a string"):
+        spec.target = raw["target"]
+    if "targets" in raw:
+        spec.targets = _targets(raw["targets"], node.child("targets"), ctx)
+    if "threshold" in raw:
+        value = raw["threshold"]
+        if ctx.expect_type(value, _NUMBER, "threshold", node.child("threshold"), "a number"):
+            if not 0 <= value <= 1:
+                ctx.error("E108", f"threshold must be between 0 and 1, got {value}", node.child("threshold"))
+            spec.threshold = float(value)
+    if "timeout_seconds" in raw:
+        value = raw["timeout_seconds"]
+        if ctx.expect_type(value, _NUMBER, "timeout_seconds", node.child("timeout_seconds"), "a number"):
+            if not 1 <= value <= 3600:
+                ctx.error(
+                    "E109",
+                    f"timeout_seconds must be between 1 and 3600, got {value}",
+                    node.child("timeout_seconds"),
+                )
+            spec.timeout_seconds = float(value)
+    if "workers" in raw:
+        value = raw["workers"]
+        if ctx.expect_type(value, (int,), "workers", node.child("workers"), "an integer"):
+            if not 1 <= value <= 50:
+                ctx.error("E110", f"workers must be between 1 and 50, got {value}", node.child("workers"))
+            spec.workers = value
+    if "repeat" in raw and ("trials" in raw or "runs" in raw):
+        ctx.error(
+            "E113", "use one of `repeat`, `trials` or `runs`, not several", node.child("repeat"), key=True
+        )
+    for key in ("trials", "runs", "repeat"):
+        if key in raw:
+            spec.repeat = _repeat(raw[key], node.child(key), ctx) or spec.repeat
+    if "budget_usd" in raw:
+        value = raw["budget_usd"]
+        if ctx.expect_type(value, _NUMBER, "budget_usd", node.child("budget_usd"), "a number"):
+            if value <= 0:
+                ctx.error("E110", f"budget_usd must be > 0, got {value}", node.child("budget_usd"))
+            spec.budget_usd = float(value)
+    for key in ("cache", "fail_on_error", "skip_defaults"):
+        if key in raw and ctx.expect_type(raw[key], (bool,), key, node.child(key), "true or false"):
+            setattr(spec, key, raw[key])
+    return spec
+
+
+def merge_execution(suite: ExecutionSpec, test: ExecutionSpec) -> ExecutionSpec:
+    """Test values override suite values; `skip_defaults` is the test's own."""
+    merged = ExecutionSpec(skip_defaults=test.skip_defaults)
+    for field in (
+        "target",
+        "targets",
+        "threshold",
+        "timeout_seconds",
+        "workers",
+        "repeat",
+        "budget_usd",
+        "cache",
+        "fail_on_error",
+    ):
+        value = getattr(test, field)
+        setattr(merged, field, value if value is not None else getattr(suite, field))
+    return merged

@@ -1,0 +1,187 @@
+"""Load-time checks of grader config: built-in value rules, files, and the plugin's own Config struct."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from functools import lru_cache
+from typing import Any
+
+from agentv_ci.loading.context import LoadContext, Node, did_you_mean, type_name
+from agentv_ci.loading.paths import resolve_reference
+from agentv_ci.model.suite import GraderSpec
+
+VALUE_TYPES = frozenset({"contains", "icontains", "starts-with", "ends-with", "regex", "equals"})
+LIST_VALUE_TYPES = frozenset({"contains-any", "contains-all", "icontains-any", "icontains-all"})
+_SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".sh", ".rb", ".pl")
+_JS_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "g": 0, "y": 0, "u": 0, "d": 0}
+
+
+def regex_flags(flags: str) -> int:
+    value = 0
+    for char in flags:
+        value |= _JS_FLAGS.get(char, 0)
+    return value
+
+
+def _check_value(spec: GraderSpec, raw: dict[str, Any], node: Node, ctx: LoadContext) -> None:
+    value = raw.get("value")
+    if spec.type in VALUE_TYPES:
+        if "value" not in raw:
+            ctx.error("E102", f"`{spec.type}` needs a `value`", node)
+        elif not isinstance(value, str) or not value:
+            ctx.error(
+                "E101",
+                f"`{spec.type}` value must be a non-empty string, got {type_name(value)}",
+                node.child("value"),
+            )
+        elif spec.type == "regex":
+            flags = raw.get("flags", "")
+            bad = [c for c in str(flags) if c not in _JS_FLAGS]
+            if bad:
+                ctx.error(
+                    "E103", f"unknown regex flag(s) {''.join(bad)!r}", node.child("flags"), hint="use i, m, s"
+                )
+            try:
+                re.compile(value, regex_flags(str(flags)))
+            except re.error as exc:
+                ctx.error("E106", f"invalid regex {value!r}: {exc}", node.child("value"))
+    elif spec.type in LIST_VALUE_TYPES:
+        if "value" not in raw:
+            ctx.error("E102", f"`{spec.type}` needs a `value` list", node)
+        elif not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+            ctx.error("E101", f"`{spec.type}` value must be a non-empty list of strings", node.child("value"))
+
+
+def _looks_like_script(arg: str) -> bool:
+    return arg.startswith(("./", "../")) or (arg.endswith(_SCRIPT_SUFFIXES) and not arg.startswith("-"))
+
+
+def check_command_files(command: Any, node: Node, ctx: LoadContext) -> None:
+    """A code-grader's script arguments that look like files must exist."""
+    if isinstance(command, str):
+        try:
+            argv = shlex.split(command)
+        except ValueError:
+            return
+    elif isinstance(command, list) and all(isinstance(a, str) for a in command):
+        argv = list(command)
+    else:
+        ctx.error("E101", f"command must be a string or a list of strings, got {type_name(command)}", node)
+        return
+    if not argv:
+        ctx.error("E103", "command is empty", node)
+        return
+    for arg in argv:
+        if _looks_like_script(arg) and not any(ch in arg for ch in "$*{}"):
+            path = resolve_reference(arg, node.base_dir, ctx.repo_root)
+            ctx.depend(path)
+            if not path.exists():
+                ctx.error(
+                    "E301",
+                    f"grader script not found: {arg}",
+                    node,
+                    hint=f"resolved relative to {node.base_dir}",
+                )
+
+
+def check_prompt(prompt: Any, node: Node, ctx: LoadContext) -> None:
+    if isinstance(prompt, str):
+        if prompt.startswith("file://"):
+            path = resolve_reference(prompt, node.base_dir, ctx.repo_root)
+            ctx.depend(path)
+            if not path.is_file():
+                ctx.error("E301", f"prompt file not found: {prompt}", node)
+        elif "\n" not in prompt and prompt.strip().endswith((".md", ".txt")) and " " not in prompt.strip():
+            path = resolve_reference(prompt.strip(), node.base_dir, ctx.repo_root)
+            if path.is_file():
+                ctx.depend(path)
+            ctx.warn(
+                "W102",
+                f"prompt {prompt!r} looks like a file path but is read as inline text",
+                node,
+                hint=f"write `prompt: file://{prompt.strip()}` to load the file",
+            )
+    elif isinstance(prompt, dict):
+        if "command" in prompt:
+            check_command_files(prompt["command"], node.child("command"), ctx)
+    elif prompt is not None:
+        ctx.error("E101", f"prompt must be a string or a mapping, got {type_name(prompt)}", node)
+
+
+def check_builtin(spec: GraderSpec, raw: dict[str, Any], node: Node, ctx: LoadContext) -> None:
+    _check_value(spec, raw, node, ctx)
+    if spec.type == "code-grader":
+        if "command" not in spec.config:
+            ctx.error(
+                "E102", "code-grader needs a `command`", node, hint='e.g. command: ["python", "check.py"]'
+            )
+        else:
+            key = "script" if "script" in raw and "command" not in raw else "command"
+            check_command_files(spec.config["command"], node.child(key), ctx)
+    elif spec.type == "llm-grader":
+        check_prompt(spec.config.get("prompt"), node.child("prompt"), ctx)
+    elif spec.type == "rubrics" and not spec.config.get("criteria"):
+        ctx.error("E102", "rubrics grader needs a non-empty `criteria` list", node)
+
+
+@lru_cache(maxsize=256)
+def _plugin_config_fields(type_name_: str) -> tuple[type[Any] | None, tuple[str, ...], str | None]:
+    """(Config class, field names, problem) for a grader type; a problem only for third-party plugins."""
+    import msgspec
+
+    from agentv_ci.errors import ConfigError
+    from agentv_ci.plugins import GRADERS_NAMESPACE, list_plugins, load_plugin_class
+
+    try:
+        cls = load_plugin_class(GRADERS_NAMESPACE, type_name_)
+    except ConfigError as exc:
+        infos = [p for p in list_plugins(GRADERS_NAMESPACE) if p.name == type_name_]
+        if infos and infos[0].entry_point.startswith("agentv_ci."):
+            return None, (), None  # built-in not importable yet: skip the check
+        return None, (), exc.message
+    if cls is None:
+        return None, (), None
+    config_cls = cls.Config
+    names = tuple(f.encode_name for f in msgspec.structs.fields(config_cls))
+    return config_cls, names, None
+
+
+def check_plugin_config(spec: GraderSpec, node: Node, ctx: LoadContext) -> None:
+    """Unknown keys (W105, with a suggestion) and conversion errors (E202) from the plugin's Config."""
+    from agentv_ci.errors import ConfigError
+    from agentv_ci.plugins import convert_config
+
+    config_cls, names, problem = _plugin_config_fields(spec.type)
+    if problem:
+        ctx.error("E203", problem, node.child("type"))
+        return
+    if config_cls is None:
+        return
+    known: dict[str, Any] = {}
+    for key, value in spec.config.items():
+        if key in names:
+            known[key] = value
+        else:
+            suggestion = did_you_mean(key, names)
+            hint = (
+                f"did you mean `{suggestion}`?" if suggestion else f"known keys: {', '.join(sorted(names))}"
+            )
+            ctx.warn(
+                "W105",
+                f"unknown key `{key}` for grader type `{spec.type}`",
+                node.child(key),
+                key=True,
+                hint=hint,
+            )
+    try:
+        convert_config(
+            config_cls,
+            known,
+            what=f"{spec.type} grader {spec.name!r}",
+            location=spec.location,
+            key_locations=spec.config_locations,
+        )
+    except ConfigError as exc:
+        loc = exc.location or node.loc()
+        ctx.report("E202", exc.message, loc)

@@ -1,0 +1,302 @@
+"""Grader (assertion) lists of every dialect -> `GraderSpec`s (see the normalisation contract in
+docs/eval-format.md): canonical kebab-case types, common fields lifted, the rest kept as config."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from agentv_ci.loading.context import LoadContext, Node, did_you_mean, type_name
+from agentv_ci.loading.documents import read_document
+from agentv_ci.loading.grader_checks import check_builtin, check_plugin_config
+from agentv_ci.loading.keys import GRADER_COMMON, LEGACY_GRADER_NAMES, canonical_grader_type
+from agentv_ci.loading.rubrics import normalise_rubrics
+from agentv_ci.model.suite import GraderSpec
+
+MAX_INCLUDE_DEPTH = 3
+MEMBER_ALIASES = ("assertions", "assert", "evaluators")
+
+
+@lru_cache(maxsize=1)
+def known_grader_types() -> frozenset[str]:
+    from agentv_ci.plugins import GRADERS_NAMESPACE, list_plugins
+
+    return frozenset(p.name for p in list_plugins(GRADERS_NAMESPACE))
+
+
+def _auto_name(kind: str, raw: dict[str, Any]) -> str:
+    value = raw.get("value")
+    if kind == "contains" and isinstance(value, str):
+        return f"contains-{value}"
+    if kind == "regex" and isinstance(value, str):
+        return f"regex-{value[:30]}"
+    return kind
+
+
+def _common_fields(raw: dict[str, Any], node: Node, ctx: LoadContext) -> dict[str, Any]:
+    fields: dict[str, Any] = {}
+    weight = raw.get("weight", 1.0)
+    if ctx.expect_type(weight, (int, float), "weight", node.child("weight"), "a number"):
+        if weight < 0:
+            ctx.error("E107", f"weight must be >= 0, got {weight}", node.child("weight"))
+        fields["weight"] = float(weight)
+    if "required" in raw:
+        required = raw["required"]
+        if isinstance(required, bool):
+            fields["required"] = required
+        elif isinstance(required, int | float):
+            if not 0 < required <= 1:
+                ctx.error(
+                    "E108",
+                    f"required must be true/false or a number in (0, 1], got {required}",
+                    node.child("required"),
+                )
+            else:
+                ctx.warn(
+                    "W102",
+                    "a numeric `required` is deprecated",
+                    node.child("required"),
+                    hint=f"use `required: true` with `min_score: {required}`",
+                )
+            fields["required"] = float(required)
+        else:
+            ctx.error(
+                "E101",
+                f"required must be a boolean or a number, got {type_name(required)}",
+                node.child("required"),
+            )
+    if "min_score" in raw:
+        score = raw["min_score"]
+        if ctx.expect_type(score, (int, float), "min_score", node.child("min_score"), "a number"):
+            if not 0 < score <= 1:
+                ctx.error("E108", f"min_score must be in (0, 1], got {score}", node.child("min_score"))
+            fields["min_score"] = float(score)
+    if "negate" in raw:
+        negate = raw["negate"]
+        if ctx.expect_type(negate, (bool,), "negate", node.child("negate"), "true or false"):
+            fields["negate"] = negate
+    return fields
+
+
+def _resolve_type(raw: dict[str, Any], node: Node, ctx: LoadContext) -> tuple[str, str] | None:
+    if "type" not in raw:
+        ctx.error(
+            "E102", "grader is missing `type`", node, hint="e.g. `type: contains` or `type: llm-grader`"
+        )
+        return None
+    written = raw["type"]
+    if not isinstance(written, str) or not written.strip():
+        ctx.error("E101", f"grader type must be a string, got {type_name(written)}", node.child("type"))
+        return None
+    canonical = canonical_grader_type(written)
+    known = known_grader_types()
+    if canonical not in known:
+        suggestion = did_you_mean(written, sorted(known | LEGACY_GRADER_NAMES))
+        if suggestion:
+            suggestion = canonical_grader_type(suggestion)
+        hint = f"did you mean `{suggestion}`?" if suggestion else f"known types: {', '.join(sorted(known))}"
+        ctx.error("E201", f"unknown grader type {written!r}", node.child("type"), hint=hint)
+        return None
+    if written != canonical:
+        ctx.warn("W102", f"grader type `{written}` is deprecated; use `{canonical}`", node.child("type"))
+    return written, canonical
+
+
+class GraderNormaliser:
+    """Normalises assertion lists, following `{include: ...}` templates."""
+
+    def __init__(self, ctx: LoadContext) -> None:
+        self.ctx = ctx
+
+    def normalise_list(self, raw: Any, node: Node, stack: tuple[Path, ...] = ()) -> list[GraderSpec]:
+        ctx = self.ctx
+        if raw is None:
+            return []
+        if isinstance(raw, dict | str):
+            raw = [raw]
+        if not isinstance(raw, list):
+            ctx.error("E101", f"assertions must be a list, got {type_name(raw)}", node)
+            return []
+        out: list[GraderSpec | None] = []
+        strings: list[tuple[str, Node]] = []
+        string_slot = -1
+        for i, item in enumerate(raw):
+            child = node.child(i)
+            if isinstance(item, str):
+                if string_slot < 0:
+                    string_slot = len(out)
+                    out.append(None)
+                strings.append((item, child))
+            elif isinstance(item, dict) and "include" in item and "type" not in item:
+                out.extend(self._include(item, child, stack))
+            elif isinstance(item, dict):
+                spec = self.normalise_one(item, child, stack)
+                if spec is not None:
+                    out.append(spec)
+            else:
+                ctx.error("E101", f"an assertion must be a mapping or a string, got {type_name(item)}", child)
+        if strings:
+            items = [
+                {"id": f"rubric-{n + 1}", "outcome": text, "weight": 1.0, "required": True}
+                for n, (text, _) in enumerate(strings)
+            ]
+            first = strings[0][1]
+            out[string_slot] = GraderSpec(
+                type="rubrics",
+                name="rubrics",
+                weight=float(len(strings)),
+                config={"criteria": items},
+                location=first.loc(),
+            )
+        return [spec for spec in out if spec is not None]
+
+    def normalise_one(
+        self, raw: dict[str, Any], node: Node, stack: tuple[Path, ...] = ()
+    ) -> GraderSpec | None:
+        ctx = self.ctx
+        resolved = _resolve_type(raw, node, ctx)
+        if resolved is None:
+            return None
+        written, kind = resolved
+        common = _common_fields(raw, node, ctx)
+        name = raw.get("name")
+        if name is not None and not isinstance(name, str):
+            ctx.error("E101", f"grader name must be a string, got {type_name(name)}", node.child("name"))
+            name = None
+        config: dict[str, Any] = {}
+        locations = {}
+        for key, value in raw.items():
+            if key in GRADER_COMMON:
+                continue
+            config[key] = value
+            locations[key] = node.child(key).loc(key=False)
+        if kind == "code-grader" and "script" in config:
+            ctx.warn(
+                "W102",
+                "`script` is deprecated for code-grader; use `command`",
+                node.child("script"),
+                key=True,
+            )
+            script = config.pop("script")
+            config.setdefault("command", script)
+            locations.setdefault("command", locations.pop("script"))
+        if kind in ("rubrics", "llm-grader"):
+            self._rubric_config(kind, config, node)
+        if kind == "composite":
+            self._composite_config(config, locations, node, stack)
+        spec = GraderSpec(
+            type=kind,
+            name=name or _auto_name(kind, raw),
+            config=config,
+            location=node.loc(),
+            written_type=written if written != kind else None,
+            config_locations=locations,
+            **common,
+        )
+        check_builtin(spec, raw, node, ctx)
+        check_plugin_config(spec, node, ctx)
+        return spec
+
+    def _rubric_config(self, kind: str, config: dict[str, Any], node: Node) -> None:
+        if kind == "rubrics":
+            if "criteria" in config:
+                config["criteria"] = normalise_rubrics(config["criteria"], node.child("criteria"), self.ctx)
+            elif "rubrics" in config:
+                config["criteria"] = normalise_rubrics(config.pop("rubrics"), node.child("rubrics"), self.ctx)
+        elif "rubrics" in config:
+            config["rubrics"] = normalise_rubrics(config["rubrics"], node.child("rubrics"), self.ctx)
+
+    def _composite_config(
+        self, config: dict[str, Any], locations: dict[str, Any], node: Node, stack: tuple[Path, ...]
+    ) -> None:
+        member_key = next((k for k in MEMBER_ALIASES if k in config), None)
+        if member_key is None:
+            self.ctx.error("E102", "composite needs member `assertions`", node)
+            members: list[GraderSpec] = []
+        else:
+            if member_key != "assertions":
+                self.ctx.warn(
+                    "W102",
+                    f"composite `{member_key}` is deprecated; use `assertions`",
+                    node.child(member_key),
+                    key=True,
+                )
+                locations["assertions"] = locations.pop(member_key)
+            members = self.normalise_list(config.pop(member_key), node.child(member_key), stack)
+        config["assertions"] = [msgspec.to_builtins(m) for m in members]
+        if "aggregator" not in config:
+            self.ctx.warn(
+                "W106",
+                "composite has no `aggregator`; using weighted_average",
+                node,
+                hint="AgentV skips a composite without an aggregator; write one explicitly",
+            )
+            config["aggregator"] = {"type": "weighted_average"}
+        elif not isinstance(config["aggregator"], dict) or "type" not in config["aggregator"]:
+            self.ctx.error("E101", "aggregator must be a mapping with a `type`", node.child("aggregator"))
+
+    def _include(self, raw: dict[str, Any], node: Node, stack: tuple[Path, ...]) -> list[GraderSpec]:
+        ctx = self.ctx
+        name = raw["include"]
+        if not isinstance(name, str) or not name:
+            ctx.error("E101", "include must be a template name or a path", node.child("include"))
+            return []
+        extra = set(raw) - {"include"}
+        if extra:
+            ctx.warn(
+                "W101",
+                f"unknown key `{sorted(extra)[0]}` in an assertion include",
+                node.child(sorted(extra)[0]),
+                key=True,
+            )
+        path = find_template(name, node.base_dir, ctx.repo_root)
+        if path is None:
+            ctx.error(
+                "E301",
+                f"assertion template {name!r} not found",
+                node.child("include"),
+                hint=f"looked for .agentv/templates/{name}.yaml from {node.base_dir} upwards",
+            )
+            return []
+        if path in stack:
+            chain = " -> ".join(p.name for p in (*stack, path))
+            ctx.error("E302", f"include cycle: {chain}", node.child("include"))
+            return []
+        if len(stack) >= MAX_INCLUDE_DEPTH:
+            ctx.error(
+                "E303", f"assertion includes nested deeper than {MAX_INCLUDE_DEPTH}", node.child("include")
+            )
+            return []
+        doc = read_document(path, ctx, node.child("include").loc())
+        if doc is None:
+            return []
+        root = Node(doc)
+        data = doc.data
+        if isinstance(data, list):
+            return self.normalise_list(data, root, (*stack, path))
+        if not isinstance(data, dict) or "assertions" not in data:
+            ctx.error("E304", "an assertion template needs a top-level `assertions` list", root)
+            return []
+        return self.normalise_list(data["assertions"], root.child("assertions"), (*stack, path))
+
+
+def find_template(name: str, start: Path, repo_root: Path) -> Path | None:
+    """`name` as a relative path (contains `/` or ends in .yaml/.yml), else the nearest
+    `.agentv/templates/<name>.yaml` walking up from `start`."""
+    if "/" in name or name.endswith((".yaml", ".yml")):
+        from agentv_ci.loading.paths import resolve_relative
+
+        candidate = resolve_relative(name, start, repo_root)
+        return candidate if candidate.is_file() else None
+    start = start.resolve()
+    for directory in (start, *start.parents):
+        for suffix in (".yaml", ".yml"):
+            candidate = directory / ".agentv" / "templates" / f"{name}{suffix}"
+            if candidate.is_file():
+                return candidate
+        if directory == repo_root.resolve():
+            break
+    return None

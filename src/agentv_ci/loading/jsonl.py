@@ -1,0 +1,96 @@
+"""JSONL datasets: one test per line, decoded with a typed msgspec decoder; each line keeps its
+own line number for diagnostics."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from agentv_ci.loading.context import LineLocator, LoadContext, Node
+from agentv_ci.loading.interpolate import interpolate_env
+from agentv_ci.model.source import SourceLocation
+
+_UNSET: Any = msgspec.UNSET
+
+
+class JsonlCase(msgspec.Struct, forbid_unknown_fields=True):
+    """The happy-path shape of a JSONL test line. Lines that do not fit (unknown keys, wrong types)
+    are re-decoded generically so the loader can report every problem with its location."""
+
+    id: str
+    input: Any = _UNSET
+    criteria: str | msgspec.UnsetType = _UNSET
+    expected_output: Any = _UNSET
+    assertions: list[Any] | msgspec.UnsetType = _UNSET
+    execution: dict[str, Any] | msgspec.UnsetType = _UNSET
+    input_files: list[str] | msgspec.UnsetType = _UNSET
+    vars: dict[str, Any] | msgspec.UnsetType = _UNSET
+    metadata: dict[str, Any] | msgspec.UnsetType = _UNSET
+    tags: list[str] | msgspec.UnsetType = _UNSET
+    description: str | msgspec.UnsetType = _UNSET
+    note: str | msgspec.UnsetType = _UNSET
+    conversation_id: str | msgspec.UnsetType = _UNSET
+    rubrics: list[Any] | msgspec.UnsetType = _UNSET
+    workspace: Any = _UNSET
+
+
+_FIELDS = JsonlCase.__struct_fields__
+_DECODER = msgspec.json.Decoder(JsonlCase)
+_BYTE = re.compile(r"\(byte (\d+)\)")
+
+
+def _as_dict(case: JsonlCase) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in _FIELDS:
+        value = getattr(case, name)
+        if value is not _UNSET:
+            out[name] = value
+    return out
+
+
+def read_jsonl_cases(
+    path: Path, ctx: LoadContext, where: SourceLocation | None = None
+) -> list[tuple[Any, Node]]:
+    """(raw case, node) per non-blank line. Invalid JSON -> E005 at that line; non-objects -> E101."""
+    ctx.depend(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        missing = isinstance(exc, FileNotFoundError)
+        ctx.report(
+            "E301" if missing and where else "E001",
+            f"cannot read {path}: {exc.strerror or exc}",
+            where or SourceLocation(str(path)),
+        )
+        return []
+    file = str(path)
+    out: list[tuple[Any, Node]] = []
+    env = ctx.env
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        raw: Any
+        try:
+            raw = _as_dict(_DECODER.decode(line))
+        except msgspec.DecodeError:
+            try:
+                raw = msgspec.json.decode(line)
+            except msgspec.DecodeError as exc:
+                match = _BYTE.search(str(exc))
+                col = int(match.group(1)) + 1 if match else 1
+                message = str(exc).split(" (byte")[0]
+                ctx.report(
+                    "E005",
+                    f"invalid JSON on line {number}: {message}",
+                    SourceLocation(file, number, col),
+                    "each line must be one JSON object",
+                )
+                continue
+        text = line.decode("utf-8", errors="replace")
+        if "${{" in text:
+            raw = interpolate_env(raw, env)
+        out.append((raw, Node(LineLocator(file, number, text))))
+    return out

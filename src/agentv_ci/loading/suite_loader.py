@@ -1,0 +1,330 @@
+"""`load_suite` / `load_suites`: one eval file (or JSONL dataset with its sidecar) -> `Suite`.
+
+Never raises for bad user input: every problem becomes a `Diagnostic`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from agentv_ci.loading.cases import CaseExpander, IncludedSuite, RawCase
+from agentv_ci.loading.context import LoadContext, Node, type_name
+from agentv_ci.loading.discovery import find_eval_files, jsonl_sidecar
+from agentv_ci.loading.documents import parse_document, read_text
+from agentv_ci.loading.execution import merge_execution, parse_execution
+from agentv_ci.loading.graders import GraderNormaliser
+from agentv_ci.loading.interpolate import build_env
+from agentv_ci.loading.keys import SUITE_DEPRECATED, SUITE_KEYS, TESTS_ALIASES
+from agentv_ci.loading.messages import normalise_input
+from agentv_ci.loading.paths import find_repo_root
+from agentv_ci.loading.tests_builder import SuiteDefaults, TestBuilder, resolve_input_files
+from agentv_ci.model.source import SourceLocation
+from agentv_ci.model.suite import ExecutionSpec, GraderSpec, Suite, Test
+from agentv_ci.validation.diagnostics import Diagnostic, sort_key
+
+NAME_PATTERN = re.compile(r"^[a-z0-9-]+$")
+_EMPTY: dict[str, Any] = {}
+
+
+class LoadResult(msgspec.Struct):
+    """A suite (None when the file could not be read or parsed) and every diagnostic found."""
+
+    suite: Suite | None
+    diagnostics: list[Diagnostic]
+
+    @property
+    def ok(self) -> bool:
+        return self.suite is not None and not any(d.severity == "error" for d in self.diagnostics)
+
+
+def default_suite_name(path: Path) -> str:
+    name = path.name
+    for suffix in (".eval.yaml", ".eval.yml", ".yaml", ".yml", ".jsonl"):
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)]
+    return path.stem
+
+
+class _SuiteLoader:
+    def __init__(self, ctx: LoadContext) -> None:
+        self.ctx = ctx
+
+    def load(
+        self, path: Path, stack: tuple[Path, ...] = (), where: SourceLocation | None = None
+    ) -> Suite | None:
+        ctx = self.ctx
+        path = path.resolve() if path.exists() else path.absolute()
+        jsonl: Path | None = None
+        config_path: Path | None = path
+        if path.suffix.lower() == ".jsonl":
+            jsonl, config_path = path, jsonl_sidecar(path)
+        data: Any = {}
+        root: Node | None = None
+        if config_path is not None:
+            text = read_text(config_path, ctx, where)
+            if text is None:
+                return None
+            doc = parse_document(text, config_path, ctx)
+            if doc is None:
+                return None
+            data, root = doc.data, Node(doc)
+            if data is None:
+                data = {}
+        if root is None:
+            from agentv_ci.loading.context import FileLocator
+
+            root = Node(FileLocator(str(path)))
+        if not isinstance(data, dict):
+            hint = "a list at the top level is a raw case file; reference it from an eval file with `tests:`"
+            ctx.error(
+                "E101",
+                f"an eval file must be a mapping, got {type_name(data)}",
+                root,
+                hint=hint if isinstance(data, list) else None,
+            )
+            return None
+        return self._build(path, data, root, jsonl, (*stack, path))
+
+    def _build(
+        self, path: Path, data: dict[str, Any], root: Node, jsonl: Path | None, stack: tuple[Path, ...]
+    ) -> Suite:
+        ctx = self.ctx
+        ctx.check_keys(data, root, SUITE_KEYS, "an eval file", SUITE_DEPRECATED)
+        name = self._name(data, root, path)
+        if "execution" in data and "experiment" in data:
+            ctx.error(
+                "E113",
+                "use either `execution:` or `experiment:`, not both",
+                root.child("experiment"),
+                key=True,
+            )
+        execution = parse_execution(data.get("execution"), root.child("execution"), ctx)
+        experiment = data.get("experiment")
+        if isinstance(experiment, dict) and "name" in experiment and not isinstance(experiment["name"], str):
+            ctx.error("E101", "experiment name must be a string", root.child("experiment").child("name"))
+        execution = parse_execution(experiment, root.child("experiment"), ctx, execution)
+        if "target" in data and execution.target is None and isinstance(data["target"], str):
+            execution.target = data["target"]
+
+        graders_norm = GraderNormaliser(ctx)
+        graders: list[GraderSpec] = []
+        for key in ("assertions", "assert", "evaluators", "evaluator"):
+            if key in data:
+                graders += graders_norm.normalise_list(data[key], root.child(key))
+        exec_raw = data.get("execution")
+        if isinstance(exec_raw, dict):
+            for key in ("evaluators", "assertions"):
+                if key in exec_raw:
+                    graders += graders_norm.normalise_list(exec_raw[key], root.child("execution").child(key))
+
+        defaults = SuiteDefaults(name=name, graders=graders, execution=execution)
+        if "input" in data:
+            defaults.input_raw = data["input"]
+            defaults.input_node = root.child("input")
+            defaults.input_messages = normalise_input(data["input"], root.child("input"), ctx)
+        if "input_files" in data:
+            defaults.input_files = resolve_input_files(data["input_files"], root.child("input_files"), ctx)
+        metadata = self._mapping(data, "metadata", root)
+        if "governance" in data:
+            metadata = {**metadata, "governance": self._mapping(data, "governance", root)}
+        defaults.metadata = metadata
+        from agentv_ci.loading.workspace import parse_workspace
+
+        defaults.workspace = parse_workspace(data.get("workspace"), root.child("workspace"), ctx)
+        prompt_md = path.parent / "PROMPT.md"
+        defaults.prompt_md = prompt_md if prompt_md.is_file() else None
+
+        builder = TestBuilder(ctx, defaults, graders_norm)
+        expander = CaseExpander(ctx, lambda p, w: self._child_tests(p, w, stack))
+        tests_key = next((k for k in TESTS_ALIASES if k in data), None)
+        entries: list[RawCase | IncludedSuite]
+        if jsonl is not None:
+            if tests_key is not None:
+                ctx.warn("W106", "a JSONL sidecar's own `tests` are ignored", root.child(tests_key), key=True)
+            entries = list(expander.expand(str(jsonl), root))
+        elif tests_key is None:
+            sibling = path.with_name(default_suite_name(path) + ".jsonl")
+            if sibling.is_file():
+                entries = list(expander.expand(str(sibling), root))
+            else:
+                ctx.error(
+                    "E102", "eval file has no `tests`", root, hint="add `tests:` (a list, or a path to cases)"
+                )
+                entries = []
+        else:
+            tests_raw = data[tests_key]
+            if isinstance(tests_raw, list) and not tests_raw:
+                ctx.error("E103", "`tests` is empty", root.child(tests_key))
+            entries = expander.expand(tests_raw, root.child(tests_key))
+
+        built: list[tuple[Test, SourceLocation]] = []
+        for entry in entries:
+            if isinstance(entry, RawCase):
+                made = builder.build(entry.data, entry.node)
+                if made is not None:
+                    built.append(made)
+            else:
+                built += self._apply_include(entry, execution)
+        self._check_duplicates(built)
+        tags = data.get("tags")
+        return Suite(
+            name=name,
+            path=str(path),
+            tests=[t for t, _ in built],
+            description=data.get("description") if isinstance(data.get("description"), str) else None,
+            version=str(data["version"]) if data.get("version") is not None else None,
+            metadata=metadata,
+            tags=[t for t in tags if isinstance(t, str)] if isinstance(tags, list) else [],
+            execution=execution,
+            workspace=defaults.workspace,
+            preprocessors=self._preprocessors(data, root),
+            dependencies=list(ctx.dependencies),
+            location=root.loc(),
+        )
+
+    def _name(self, data: dict[str, Any], root: Node, path: Path) -> str:
+        for key in ("name", "suite"):
+            if key in data:
+                value = data[key]
+                if not isinstance(value, str):
+                    self.ctx.error("E101", f"{key} must be a string, got {type_name(value)}", root.child(key))
+                    continue
+                if key == "name" and (not NAME_PATTERN.match(value) or len(value) > 64):
+                    self.ctx.error(
+                        "E104",
+                        f"invalid suite name {value!r}",
+                        root.child(key),
+                        hint="use 1-64 lowercase letters, digits and hyphens, e.g. `code-review`",
+                    )
+                return value
+        return default_suite_name(path)
+
+    def _mapping(self, data: dict[str, Any], key: str, root: Node) -> dict[str, Any]:
+        value = data.get(key)
+        if value is None:
+            return _EMPTY.copy()
+        if not isinstance(value, dict):
+            self.ctx.error("E101", f"{key} must be a mapping, got {type_name(value)}", root.child(key))
+            return _EMPTY.copy()
+        return value
+
+    def _preprocessors(self, data: dict[str, Any], root: Node) -> list[dict[str, Any]]:
+        raw = data.get("preprocessors")
+        if raw is None:
+            return []
+        if not isinstance(raw, list) or not all(isinstance(p, dict) for p in raw):
+            self.ctx.error("E101", "preprocessors must be a list of mappings", root.child("preprocessors"))
+            return []
+        for i, item in enumerate(raw):
+            if "command" not in item:
+                self.ctx.error(
+                    "E102", "a preprocessor needs a `command`", root.child("preprocessors").child(i)
+                )
+        return list(raw)
+
+    def _child_tests(
+        self, path: Path, where: SourceLocation, stack: tuple[Path, ...]
+    ) -> list[tuple[Test, SourceLocation]]:
+        resolved = path.resolve()
+        if resolved in stack:
+            chain = " -> ".join(p.name for p in (*stack, resolved))
+            self.ctx.report("E302", f"include cycle: {chain}", where)
+            return []
+        child = self.load(resolved, stack, where)
+        if child is None:
+            return []
+        return [(t, t.location or where) for t in child.tests]
+
+    def _apply_include(
+        self, entry: IncludedSuite, wrapper: ExecutionSpec
+    ) -> list[tuple[Test, SourceLocation]]:
+        run = (
+            parse_execution(entry.run, entry.run_node, self.ctx) if entry.run is not None else ExecutionSpec()
+        )
+        selected = _select(entry.tests, entry.select, entry.select_node, self.ctx)
+        out: list[tuple[Test, SourceLocation]] = []
+        for test, loc in selected:
+            execution = merge_execution(wrapper, merge_execution(test.execution, run))
+            out.append((msgspec.structs.replace(test, execution=execution), loc))
+        return out
+
+    def _check_duplicates(self, built: list[tuple[Test, SourceLocation]]) -> None:
+        seen: dict[str, SourceLocation] = {}
+        for test, loc in built:
+            key = f"{test.suite}\x00{test.id}"
+            if key in seen:
+                first = seen[key]
+                self.ctx.report(
+                    "E105",
+                    f"duplicate test id {test.id!r} (first at {first})",
+                    loc,
+                    "test ids must be unique within a suite",
+                )
+            else:
+                seen[key] = loc
+
+
+def _select(
+    tests: list[tuple[Test, SourceLocation]], select: Any, node: Node, ctx: LoadContext
+) -> list[tuple[Test, SourceLocation]]:
+    if select is None:
+        return tests
+    if not isinstance(select, dict):
+        ctx.error("E101", "select must be a mapping", node)
+        return tests
+    ctx.check_keys(select, node, ("test_ids", "tags", "metadata"), "select")
+    ids = select.get("test_ids")
+    tags = select.get("tags")
+    meta = select.get("metadata")
+    from fnmatch import fnmatchcase
+
+    out = []
+    for test, loc in tests:
+        if ids is not None and not any(
+            fnmatchcase(test.id, str(p)) for p in (ids if isinstance(ids, list) else [ids])
+        ):
+            continue
+        if tags is not None and not set(tags if isinstance(tags, list) else [tags]) & set(test.tags):
+            continue
+        if isinstance(meta, dict) and any(test.metadata.get(k) != v for k, v in meta.items()):
+            continue
+        out.append((test, loc))
+    return out
+
+
+def load_suite(
+    path: Path, *, repo_root: Path | None = None, env: Mapping[str, str] | None = None
+) -> LoadResult:
+    """Load one eval file (or JSONL dataset). Never raises for bad input: an unreadable file gives an
+    error diagnostic and `suite=None`."""
+    path = Path(path)
+    root = repo_root if repo_root is not None else find_repo_root(path.absolute().parent)
+    merged_env, env_files = build_env(path.absolute().parent, root, os.environ if env is None else env)
+    ctx = LoadContext(root, merged_env)
+    for env_file in env_files:
+        ctx.depend(env_file)
+    suite = _SuiteLoader(ctx).load(path)
+    if suite is not None:
+        suite.dependencies = list(ctx.dependencies)
+    diagnostics = sorted(set(ctx.diagnostics), key=sort_key)
+    return LoadResult(suite=suite, diagnostics=diagnostics)
+
+
+def load_suites(
+    paths: Sequence[Path], *, repo_root: Path | None = None, env: Mapping[str, str] | None = None
+) -> tuple[list[Suite], list[Diagnostic]]:
+    """Discover eval files under `paths`, load them all, collect every diagnostic."""
+    suites: list[Suite] = []
+    diagnostics: list[Diagnostic] = []
+    for path in find_eval_files(paths):
+        result = load_suite(path, repo_root=repo_root, env=env)
+        if result.suite is not None:
+            suites.append(result.suite)
+        diagnostics.extend(result.diagnostics)
+    return suites, diagnostics

@@ -1,0 +1,336 @@
+"""One raw test mapping (from YAML, JSONL or a case directory) -> a fully merged `Test`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentv_ci.loading.context import LoadContext, Node, type_name
+from agentv_ci.loading.execution import merge_execution, parse_execution
+from agentv_ci.loading.graders import GraderNormaliser
+from agentv_ci.loading.interpolate import substitute_vars
+from agentv_ci.loading.keys import TEST_DEPRECATED, TEST_KEYS, TURN_KEYS
+from agentv_ci.loading.messages import normalise_expected, normalise_input
+from agentv_ci.loading.paths import resolve_reference
+from agentv_ci.loading.rubrics import normalise_rubrics
+from agentv_ci.loading.workspace import merge_workspace, parse_workspace
+from agentv_ci.model.source import SourceLocation
+from agentv_ci.model.suite import ExecutionSpec, GraderSpec, Message, Test, Turn
+
+AGGREGATIONS = ("mean", "min", "max")
+TURN_FAILURE = ("continue", "stop")
+DEPENDENCY_FAILURE = ("skip", "fail", "run")
+
+
+@dataclass
+class SuiteDefaults:
+    """What a suite contributes to each of its tests."""
+
+    name: str
+    input_raw: Any = None
+    input_node: Node | None = None
+    input_messages: list[Message] = field(default_factory=list)
+    input_files: list[tuple[str, Path]] | None = None
+    graders: list[GraderSpec] = field(default_factory=list)
+    execution: ExecutionSpec = field(default_factory=ExecutionSpec)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    workspace: dict[str, Any] | None = None
+    prompt_md: Path | None = None
+
+
+def merge_metadata(suite: dict[str, Any], test: dict[str, Any]) -> dict[str, Any]:
+    """Suite metadata inherited; arrays concatenated (suite first, de-duplicated); test scalars win."""
+    if not suite:
+        return test
+    merged = dict(suite)
+    for key, value in test.items():
+        base = merged.get(key)
+        if isinstance(base, list) and isinstance(value, list):
+            merged[key] = base + [v for v in value if v not in base]
+        else:
+            merged[key] = value
+    return merged
+
+
+def resolve_input_files(raw: Any, node: Node, ctx: LoadContext) -> list[tuple[str, Path]]:
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list):
+        ctx.error("E101", f"input_files must be a list of paths, got {type_name(raw)}", node)
+        return []
+    out: list[tuple[str, Path]] = []
+    for i, ref in enumerate(raw):
+        if not isinstance(ref, str):
+            ctx.error("E101", f"an input file must be a path string, got {type_name(ref)}", node.child(i))
+            continue
+        path = resolve_reference(ref, node.base_dir, ctx.repo_root)
+        ctx.depend(path)
+        if not path.is_file():
+            ctx.error(
+                "E301",
+                f"input file not found: {ref}",
+                node.child(i),
+                hint=f"resolved relative to {node.base_dir} (leading `/` = repo root)",
+            )
+        out.append((ref, path))
+    return out
+
+
+def _read_prompt(path: Path, ctx: LoadContext) -> str:
+    ctx.depend(path)
+    try:
+        return path.read_text(encoding="utf-8").replace("\r\n", "\n")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+class TestBuilder:
+    """Builds `Test`s of one suite."""
+
+    def __init__(self, ctx: LoadContext, defaults: SuiteDefaults, graders: GraderNormaliser) -> None:
+        self.ctx = ctx
+        self.defaults = defaults
+        self.graders = graders
+
+    def build(self, raw: Any, node: Node) -> tuple[Test, SourceLocation] | None:
+        """The test and where its id was written; None when it is unusable (diagnostics recorded)."""
+        ctx = self.ctx
+        if not isinstance(raw, dict):
+            ctx.error("E101", f"a test must be a mapping, got {type_name(raw)}", node)
+            return None
+        ctx.check_keys(raw, node, TEST_KEYS, "a test", TEST_DEPRECATED)
+        test_id = raw.get("id")
+        if test_id is None:
+            ctx.error("E102", "test is missing `id`", node, hint="add `id: <unique-name>`")
+            return None
+        if not isinstance(test_id, str) or not test_id.strip():
+            ctx.error(
+                "E101", f"test id must be a non-empty string, got {type_name(test_id)}", node.child("id")
+            )
+            return None
+        variables = raw.get("vars") or {}
+        if not isinstance(variables, dict):
+            ctx.error("E101", f"vars must be a mapping, got {type_name(variables)}", node.child("vars"))
+            variables = {}
+
+        exec_raw = raw.get("execution")
+        test_exec = parse_execution(exec_raw, node.child("execution"), ctx)
+        if "run" in raw:
+            test_exec = parse_execution(raw["run"], node.child("run"), ctx, test_exec)
+        skip = test_exec.skip_defaults
+        defaults = self.defaults
+
+        criteria_key = next((k for k in ("criteria", "expected_outcome", "outcome") if k in raw), None)
+        criteria = substitute_vars(raw[criteria_key], variables) if criteria_key else None
+        if criteria is not None and not isinstance(criteria, str):
+            ctx.error(
+                "E101",
+                f"criteria must be a string, got {type_name(criteria)}",
+                node.child(criteria_key or ""),
+            )
+            criteria = None
+
+        input_key = "input" if "input" in raw else ("input_messages" if "input_messages" in raw else None)
+        input_raw = substitute_vars(raw[input_key], variables) if input_key else None
+        own_files: list[tuple[str, Path]] | None = None
+        if "input_files" in raw:
+            own_files = resolve_input_files(
+                substitute_vars(raw["input_files"], variables), node.child("input_files"), ctx
+            )
+        files = own_files if own_files is not None else (None if skip else defaults.input_files)
+        files = list(files or [])
+
+        if input_raw is None:
+            prompt = next((p for ref, p in files if p.name == "PROMPT.md"), None)
+            if prompt is not None:
+                files = [(ref, p) for ref, p in files if p.name != "PROMPT.md"]
+                input_raw = _read_prompt(prompt, ctx)
+            elif defaults.prompt_md is not None:
+                input_raw = _read_prompt(defaults.prompt_md, ctx)
+        if files and (input_raw is None or isinstance(input_raw, str)):
+            blocks: list[Any] = [{"type": "file", "value": ref, "path": str(p)} for ref, p in files]
+            if input_raw is not None:
+                blocks.append({"type": "text", "value": input_raw})
+            messages = [Message(role="user", content=blocks)]
+        else:
+            messages = normalise_input(input_raw, node.child(input_key or "input"), ctx)
+        if not skip:
+            messages = self._suite_input(variables) + messages
+
+        expected_key = next((k for k in ("expected_output", "expected_messages") if k in raw), None)
+        expected = (
+            normalise_expected(substitute_vars(raw[expected_key], variables), node.child(expected_key), ctx)
+            if expected_key
+            else []
+        )
+
+        graders = self._test_graders(raw, exec_raw, node)
+        if not skip:
+            graders = graders + defaults.graders
+
+        turns = self._turns(raw, node, variables)
+        mode = raw.get("mode")
+        if mode is not None and mode != "conversation":
+            ctx.error("E103", f"mode must be `conversation`, got {mode!r}", node.child("mode"))
+        if mode == "conversation" and not turns:
+            ctx.error("E102", "a conversation test needs `turns`", node.child("mode"))
+        if not messages and not turns:
+            ctx.error(
+                "E111",
+                f"test {test_id!r} has no input",
+                node,
+                hint="add `input:` (or a PROMPT.md next to the eval file)",
+            )
+        if criteria is None and not expected and not graders and not turns:
+            ctx.error(
+                "E112",
+                f"test {test_id!r} has nothing to grade",
+                node,
+                hint="add `criteria`, `expected_output` or `assertions`",
+            )
+
+        metadata = raw.get("metadata") or {}
+        if not isinstance(metadata, dict):
+            ctx.error(
+                "E101", f"metadata must be a mapping, got {type_name(metadata)}", node.child("metadata")
+            )
+            metadata = {}
+        tags = raw.get("tags") or []
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            ctx.error("E101", "tags must be a list of strings", node.child("tags"))
+            tags = []
+        workspace = parse_workspace(raw.get("workspace"), node.child("workspace"), ctx)
+        test = Test(
+            id=test_id,
+            input=messages,
+            criteria=criteria,
+            expected_output=expected,
+            graders=graders,
+            execution=merge_execution(defaults.execution, test_exec),
+            input_files=[str(p) for _, p in files],
+            vars=variables,
+            metadata=merge_metadata(defaults.metadata, metadata),
+            tags=tags,
+            description=self._optional_str(raw, "description", node),
+            note=self._optional_str(raw, "note", node),
+            conversation_id=self._optional_str(raw, "conversation_id", node),
+            workspace=merge_workspace(defaults.workspace, workspace),
+            mode=mode if isinstance(mode, str) else None,
+            turns=turns,
+            aggregation=self._choice(raw, "aggregation", AGGREGATIONS, node),
+            on_turn_failure=self._choice(raw, "on_turn_failure", TURN_FAILURE, node),
+            window_size=self._window(raw, node),
+            depends_on=self._depends_on(raw, node),
+            suite=raw["suite"] if isinstance(raw.get("suite"), str) else defaults.name,
+            location=node.loc(),
+        )
+        self._choice(raw, "on_dependency_failure", DEPENDENCY_FAILURE, node)
+        return test, node.child("id").loc()
+
+    def _suite_input(self, variables: dict[str, Any]) -> list[Message]:
+        defaults = self.defaults
+        if not variables or defaults.input_raw is None or defaults.input_node is None:
+            return defaults.input_messages
+        quiet = LoadContext(self.ctx.repo_root, self.ctx.env)
+        return normalise_input(substitute_vars(defaults.input_raw, variables), defaults.input_node, quiet)
+
+    def _test_graders(self, raw: dict[str, Any], exec_raw: Any, node: Node) -> list[GraderSpec]:
+        graders: list[GraderSpec] = []
+        if "rubrics" in raw:
+            items = normalise_rubrics(raw["rubrics"], node.child("rubrics"), self.ctx)
+            if items:
+                graders.append(
+                    GraderSpec(
+                        type="rubrics",
+                        name="rubrics",
+                        config={"criteria": items},
+                        location=node.child("rubrics").loc(),
+                    )
+                )
+        for key in ("assertions", "assert", "evaluators"):
+            if key in raw:
+                graders += self.graders.normalise_list(raw[key], node.child(key))
+        if isinstance(exec_raw, dict):
+            for key in ("assertions", "evaluators"):
+                if key in exec_raw:
+                    graders += self.graders.normalise_list(exec_raw[key], node.child("execution").child(key))
+        return graders
+
+    def _turns(self, raw: dict[str, Any], node: Node, variables: dict[str, Any]) -> list[Turn]:
+        if "turns" not in raw:
+            return []
+        turns_raw = raw["turns"]
+        tnode = node.child("turns")
+        if not isinstance(turns_raw, list):
+            self.ctx.error("E101", f"turns must be a list, got {type_name(turns_raw)}", tnode)
+            return []
+        turns: list[Turn] = []
+        for i, turn in enumerate(turns_raw):
+            child = tnode.child(i)
+            if isinstance(turn, str):
+                turn = {"input": turn}
+            if not isinstance(turn, dict):
+                self.ctx.error("E101", f"a turn must be a mapping, got {type_name(turn)}", child)
+                continue
+            self.ctx.check_keys(turn, child, TURN_KEYS, "a conversation turn")
+            messages = normalise_input(
+                substitute_vars(turn.get("input"), variables), child.child("input"), self.ctx
+            )
+            if not messages:
+                self.ctx.error("E111", f"conversation turn {i + 1} has an empty input", child)
+            expected = normalise_expected(
+                substitute_vars(turn.get("expected_output"), variables),
+                child.child("expected_output"),
+                self.ctx,
+            )
+            graders: list[GraderSpec] = []
+            for key in ("assertions", "assert"):
+                if key in turn:
+                    graders += self.graders.normalise_list(turn[key], child.child(key))
+            turns.append(
+                Turn(input=messages, expected_output=expected, graders=graders, location=child.loc())
+            )
+        return turns
+
+    def _optional_str(self, raw: dict[str, Any], key: str, node: Node) -> str | None:
+        value = raw.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            self.ctx.error("E101", f"{key} must be a string, got {type_name(value)}", node.child(key))
+            return None
+        return value
+
+    def _choice(self, raw: dict[str, Any], key: str, allowed: tuple[str, ...], node: Node) -> str | None:
+        value = raw.get(key)
+        if value is None:
+            return None
+        if value not in allowed:
+            self.ctx.error(
+                "E103", f"{key} must be one of {', '.join(allowed)}, got {value!r}", node.child(key)
+            )
+            return None
+        return str(value)
+
+    def _window(self, raw: dict[str, Any], node: Node) -> int | None:
+        value = raw.get("window_size")
+        if value is None:
+            return None
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            self.ctx.error(
+                "E110", f"window_size must be an integer >= 1, got {value!r}", node.child("window_size")
+            )
+            return None
+        return value
+
+    def _depends_on(self, raw: dict[str, Any], node: Node) -> list[str]:
+        value = raw.get("depends_on")
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.ctx.error("E101", "depends_on must be a list of test ids", node.child("depends_on"))
+            return []
+        return list(value)

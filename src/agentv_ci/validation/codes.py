@@ -1,0 +1,55 @@
+"""Every diagnostic code the loader and validator emit (documented in docs/diagnostics.md)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+# code -> (default severity, short title)
+CODES: dict[str, tuple[Severity, str]] = {
+    # files and syntax
+    "E001": ("error", "file cannot be read"),
+    "E002": ("error", "YAML syntax error"),
+    "E003": ("error", "duplicate key"),
+    "E004": ("error", "document too large or too deeply nested (alias bomb)"),
+    "E005": ("error", "invalid JSONL line"),
+    "E006": ("error", "unsupported file type for tests"),
+    # structure
+    "E101": ("error", "wrong type"),
+    "E102": ("error", "missing required field"),
+    "E103": ("error", "invalid value"),
+    "E104": ("error", "invalid name"),
+    "E105": ("error", "duplicate test id"),
+    "E106": ("error", "invalid regular expression"),
+    "E107": ("error", "negative weight"),
+    "E108": ("error", "threshold / score outside 0..1"),
+    "E109": ("error", "timeout_seconds outside 1..3600"),
+    "E110": ("error", "number out of range"),
+    "E111": ("error", "test has no input"),
+    "E112": ("error", "test has nothing to grade"),
+    "E113": ("error", "conflicting fields"),
+    # graders
+    "E201": ("error", "unknown grader type"),
+    "E202": ("error", "invalid grader configuration"),
+    "E203": ("error", "grader plugin failed to load"),
+    # references
+    "E301": ("error", "referenced file not found"),
+    "E302": ("error", "include cycle"),
+    "E303": ("error", "include nested too deeply"),
+    "E304": ("error", "invalid include"),
+    # warnings
+    "W101": ("warning", "unknown key"),
+    "W102": ("warning", "deprecated form"),
+    "W103": ("warning", "case directory without case.yaml"),
+    "W104": ("warning", "pattern matched no files"),
+    "W105": ("warning", "unknown grader config key"),
+    "W106": ("warning", "suspicious value"),
+}
+
+# Warnings that become errors under `--strict`.
+STRICT_PROMOTED = frozenset({"W101", "W105"})
+
+
+def severity_of(code: str) -> Severity:
+    return CODES[code][0]
