@@ -24,12 +24,16 @@ Pass rate and mean score are computed over conclusive tests (passed + failed); e
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from agentv_ci.errors import ExitCode
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.reporting.totals import Totals, outcome_of, totals_by_suite, totals_of
 
-__all__ = ["GateDecision", "GateOptions", "decide"]
+if TYPE_CHECKING:
+    from agentv_ci.compare import Comparison
+
+__all__ = ["GateDecision", "GateOptions", "decide", "regression_reasons"]
 
 
 @dataclass(frozen=True)
@@ -112,15 +116,16 @@ def _rate_gates(groups: list[Totals], options: GateOptions) -> list[str]:
     return reasons
 
 
-def _regression_gates(
-    summary: RunSummary, baseline: RunSummary, options: GateOptions
-) -> tuple[list[str], list[str]]:
-    from agentv_ci.compare import compare_runs
+def regression_reasons(comparison: Comparison, max_regression: float | None) -> tuple[list[str], list[str]]:
+    """(gate failures, notes) from a baseline comparison.
 
-    comparison = compare_runs(baseline.results, summary.results)
+    Fails: tests `regressed`/`broken` beyond noise whose score fell by more than `max_regression`;
+    suites whose mean score fell by more than `max_regression` and by more than 1.96 standard errors.
+    Notes: every other worse-looking test (incl. `possible regression`). None: notes only.
+    """
     reasons: list[str] = []
     notes: list[str] = []
-    limit = options.max_regression
+    limit = max_regression
     for row in comparison.tests:
         drop = -(row.delta or 0.0)
         if row.status in ("regressed", "broken") and limit is not None and drop > limit:
@@ -157,8 +162,12 @@ def decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | Non
         quality.append(f"{len(failing)} test(s) below threshold: {names}")
     quality.extend(_rate_gates([*suites, overall] if len(suites) > 1 else [overall], options))
     if baseline is not None:
-        regression_reasons, notes = _regression_gates(summary, baseline, options)
-        quality.extend(regression_reasons)
+        from agentv_ci.compare import compare_runs
+
+        failed, notes = regression_reasons(
+            compare_runs(baseline.results, summary.results), options.max_regression
+        )
+        quality.extend(failed)
 
     errored = [r for r in results if outcome_of(r) == "error"]
     not_run = max(overall.not_run, summary.not_run)

@@ -1,11 +1,84 @@
-"""`agentv-ci report` (not implemented yet)."""
+"""`agentv-ci report`: redo reports and gates from a results file (ours or AgentV's index.jsonl)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
 
+_RATE = {"min": 0.0, "max": 1.0}
 
-def report_command() -> None:
-    """Not implemented yet."""
-    typer.echo("agentv-ci report: not implemented yet", err=True)
-    raise typer.Exit(4)
+
+def report_command(
+    results: Annotated[Path, typer.Argument(help="index.jsonl, or a run directory containing one.")],
+    junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML here.")] = None,
+    sarif: Annotated[Path | None, typer.Option("--sarif", help="Write SARIF 2.1.0 here.")] = None,
+    markdown: Annotated[
+        Path | None, typer.Option("--markdown", help="Write the Markdown summary here.")
+    ] = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option("--baseline", help="Baseline results (index.jsonl or run dir) to diff against."),
+    ] = None,
+    threshold: Annotated[
+        float | None,
+        typer.Option("--threshold", help="Per-test pass bar (overrides each test's own).", **_RATE),
+    ] = None,
+    min_pass_rate: Annotated[
+        float | None,
+        typer.Option("--min-pass-rate", help="Minimum pass rate, per suite and overall.", **_RATE),
+    ] = None,
+    min_mean_score: Annotated[
+        float | None,
+        typer.Option("--min-mean-score", help="Minimum mean score, per suite and overall.", **_RATE),
+    ] = None,
+    max_regression: Annotated[
+        float | None,
+        typer.Option(
+            "--max-regression", help="Largest score drop tolerated vs --baseline (beyond noise).", **_RATE
+        ),
+    ] = None,
+    fail_on_error: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-error/--no-fail-on-error", help="Execution errors make the run inconclusive."
+        ),
+    ] = True,
+    repo_root: Annotated[
+        Path | None,
+        typer.Option("--repo-root", help="Root for repo-relative paths (default: current directory)."),
+    ] = None,
+) -> None:
+    """Rebuild JUnit/SARIF/Markdown and apply the gates to a finished run; exit per the gates."""
+    from agentv_ci.errors import UsageError
+    from agentv_ci.gating import GateOptions, decide
+    from agentv_ci.reporting import write_reports
+    from agentv_ci.reporting.console import render_console
+    from agentv_ci.reporting.results_file import load_run
+
+    if max_regression is not None and baseline is None:
+        raise UsageError("--max-regression needs --baseline", hint="pass the baseline run's index.jsonl")
+    summary = load_run(results)
+    base = load_run(baseline) if baseline is not None else None
+    options = GateOptions(
+        threshold=threshold,
+        min_pass_rate=min_pass_rate,
+        min_mean_score=min_mean_score,
+        max_regression=max_regression,
+        fail_on_error=fail_on_error,
+    )
+    decision = decide(summary, options, base)
+    write_reports(
+        summary,
+        junit=junit,
+        sarif=sarif,
+        markdown=markdown,
+        repo_root=repo_root or Path.cwd(),
+        baseline=base,
+        decision=decision,
+    )
+    typer.echo(render_console(summary, decision))
+    # SystemExit, not typer.Exit: `cli.run_app` runs typer with standalone_mode=False, where typer
+    # turns typer.Exit into a return value and the process would exit 0.
+    raise SystemExit(int(decision.exit_code))

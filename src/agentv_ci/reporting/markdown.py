@@ -1,0 +1,226 @@
+"""Markdown summary: the PR comment body and `$GITHUB_STEP_SUMMARY`.
+
+Layout: the verdict line first; a table with one row per suite (tests, pass rate, mean score,
+delta vs baseline with its standard error, cost, tokens, duration); the gate reasons; the changes
+vs the baseline; why each eval was selected; then collapsible details of the worst tests (input
+excerpt, output excerpt, failing assertions). The body always stays under `MAX_CHARS` (GitHub
+rejects comments over 65,536 characters): details go first, then table rows; never the verdict.
+Model text is escaped: no raw HTML, no @mentions, no `::` workflow commands.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agentv_ci.model.result import RunSummary, TestResult
+from agentv_ci.plugins import ReportOptions
+from agentv_ci.reporting.console import format_cost, format_duration
+from agentv_ci.reporting.details import attempts_text, failing_graders, grader_failure_text
+from agentv_ci.reporting.totals import Totals, outcome_of, totals_by_suite, totals_of
+from agentv_ci.text_safety import clean_text, escape_markdown_inline, excerpt, fenced_block
+
+if TYPE_CHECKING:
+    from agentv_ci.compare import Comparison
+    from agentv_ci.gating import GateDecision
+
+__all__ = ["MAX_CHARS", "MarkdownReporter", "render_markdown"]
+
+MAX_CHARS = 60_000
+_MAX_SUITE_ROWS = 200
+_MAX_CHANGE_ROWS = 50
+_MAX_SELECTION = 50
+_MAX_WORST = 20
+_ICONS = {0: "✅", 1: "❌", 3: "⚠️"}
+
+
+def _esc(text: str) -> str:
+    return escape_markdown_inline(text)
+
+
+def _verdict_line(decision: GateDecision) -> str:
+    icon = _ICONS.get(int(decision.exit_code), "⚠️")
+    return f"{icon} **agentv-ci: {_esc(decision.verdict)}**"
+
+
+def _delta_cell(comparison: Comparison | None, suite: str) -> str:
+    if comparison is None:
+        return "-"
+    stats = (
+        comparison.overall
+        if suite == "overall"
+        else next((s for s in comparison.suites if s.suite == suite), None)
+    )
+    if stats is None or stats.mean_delta is None:
+        return "-"
+    se = f" ± {stats.stderr:.3f}" if stats.stderr is not None else ""
+    return f"{stats.mean_delta:+.3f}{se}"
+
+
+def _row(t: Totals, comparison: Comparison | None, *, bold: bool = False) -> str:
+    name = "**Total**" if bold else _esc(t.name)
+    rate = "-" if t.pass_rate is None else f"{t.pass_rate:.0%} ({t.passed}/{t.conclusive})"
+    mean = "-" if t.mean_score is None else f"{t.mean_score:.3f}"
+    extra = []
+    if t.errors:
+        extra.append(f"{t.errors} errored")
+    if t.not_run:
+        extra.append(f"{t.not_run} not run")
+    tests = f"{t.tests}" + (f" ({', '.join(extra)})" if extra else "")
+    tokens = "-" if t.tokens is None else f"{t.tokens:,}"
+    return (
+        f"| {name} | {tests} | {rate} | {mean} | {_delta_cell(comparison, t.name)} "
+        f"| {format_cost(t.cost_usd)} | {tokens} | {format_duration(t.duration_ms)} |"
+    )
+
+
+def _table(summary: RunSummary, comparison: Comparison | None) -> list[str]:
+    suites = totals_by_suite(summary.results)
+    lines = [
+        "| Suite | Tests | Pass rate | Mean score | Δ vs baseline | Cost | Tokens | Duration |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    lines += [_row(t, comparison) for t in suites[:_MAX_SUITE_ROWS]]
+    if len(suites) > _MAX_SUITE_ROWS:
+        lines.append(f"| … {len(suites) - _MAX_SUITE_ROWS} more suites | | | | | | | |")
+    if len(suites) > 1:
+        lines.append(_row(totals_of(summary.results), comparison, bold=True))
+    return lines
+
+
+def _changes(comparison: Comparison) -> list[str]:
+    changed = [t for t in comparison.tests if t.status not in ("unchanged", "new", "removed")]
+    new = sum(1 for t in comparison.tests if t.status == "new")
+    removed = sum(1 for t in comparison.tests if t.status == "removed")
+    if not changed and not new and not removed:
+        return ["#### Changes vs baseline", "", "No test changed beyond noise."]
+    order = {"broken": 0, "regressed": 1, "possible regression": 2, "not comparable": 3}
+    changed.sort(key=lambda t: (order.get(t.status, 9), t.delta or 0.0, t.suite, t.test_id, t.target))
+    lines = ["#### Changes vs baseline", ""]
+    if changed:
+        lines += ["| Status | Test | Base | Head | Δ | Detail |", "|---|---|---:|---:|---:|---|"]
+        for t in changed[:_MAX_CHANGE_ROWS]:
+            base = "-" if t.base_score is None else f"{t.base_score:.3f}"
+            head = "-" if t.head_score is None else f"{t.head_score:.3f}"
+            delta = "-" if t.delta is None else f"{t.delta:+.3f}"
+            lines.append(
+                f"| {t.status} | {_esc(t.label)} | {base} | {head} | {delta} | {_esc(t.describe())} |"
+            )
+        if len(changed) > _MAX_CHANGE_ROWS:
+            lines.append(f"\n… {len(changed) - _MAX_CHANGE_ROWS} more changed tests in the full report.")
+    if new or removed:
+        lines.append(f"\n{new} new and {removed} removed test(s).")
+    return lines
+
+
+def _selection(selection: dict[str, str]) -> list[str]:
+    lines = [f"#### Why these evals ran ({len(selection)})", ""]
+    for path in sorted(selection)[:_MAX_SELECTION]:
+        lines.append(f"- `{clean_text(path).replace('`', '')}`: {_esc(selection[path])}")
+    if len(selection) > _MAX_SELECTION:
+        lines.append(f"- … {len(selection) - _MAX_SELECTION} more")
+    return lines
+
+
+def _worst(summary: RunSummary) -> list[TestResult]:
+    bad = [r for r in summary.results if outcome_of(r) in ("failed", "error")]
+    return sorted(bad, key=lambda r: (outcome_of(r) == "error", r.score, r.suite, r.test_id, r.target))
+
+
+def _detail(result: TestResult) -> str:
+    head = f"{result.suite}/{result.test_id} [{result.target}]"
+    if outcome_of(result) == "error":
+        title = f"**{_esc(head)}**: execution error"
+    else:
+        title = f"**{_esc(head)}**: score {result.score:.3f} (threshold {result.threshold:.2f})"
+        attempts = attempts_text(result)
+        if attempts:
+            title += f", {attempts}"
+    parts = [title, ""]
+    if result.error:
+        parts += ["Error:", fenced_block(excerpt(result.error, 1000)), ""]
+    failing = failing_graders(result)
+    if failing:
+        text = "\n".join(grader_failure_text(g, limit=600) for g in failing)
+        parts += ["Failing graders:", fenced_block(excerpt(text, 1500)), ""]
+    if result.input:
+        parts += ["Input:", fenced_block(excerpt(result.input, 500)), ""]
+    if result.output:
+        parts += ["Output:", fenced_block(excerpt(result.output, 1500)), ""]
+    return "\n".join(parts)
+
+
+def render_markdown(
+    summary: RunSummary,
+    decision: GateDecision,
+    *,
+    comparison: Comparison | None = None,
+    selection: dict[str, str] | None = None,
+    limit: int = MAX_CHARS,
+) -> str:
+    """The summary body (a pure function of its inputs, always shorter than `limit`)."""
+    blocks: list[str] = [_verdict_line(decision)]
+    if len(decision.reasons) > 1 or decision.notes:
+        blocks.append(
+            "\n".join(
+                [f"- {_esc(r)}" for r in decision.reasons[:20]]
+                + [f"- note: {_esc(n)}" for n in decision.notes[:10]]
+            )
+        )
+    blocks.append("\n".join(_table(summary, comparison)))
+    if summary.budget_exhausted:
+        blocks.append(f"Budget exhausted: {summary.not_run} test(s) did not run.")
+    if comparison is not None:
+        blocks.append("\n".join(_changes(comparison)))
+    chosen = selection if selection is not None else summary.selection
+    if chosen:
+        blocks.append("\n".join(_selection(chosen)))
+    body = "\n\n".join(blocks)
+    body = _fit(body, limit - 200)
+    worst = _worst(summary)
+    if worst:
+        shown = worst[:_MAX_WORST]
+        opening = f"<details><summary>Worst tests ({len(shown)} of {len(worst)} failing)</summary>\n\n"
+        closing = "\n</details>"
+        details = ""
+        omitted = 0
+        for index, result in enumerate(shown):
+            piece = _detail(result) + "\n"
+            if len(body) + len(opening) + len(details) + len(piece) + len(closing) + 200 > limit:
+                omitted = len(shown) - index
+                break
+            details += piece
+        if omitted:
+            details += f"\n… {omitted} more failing test(s) left out (size limit {limit:,} characters).\n"
+        if details.strip():
+            body += "\n\n" + opening + details + closing
+    return body + "\n"
+
+
+def _fit(text: str, limit: int) -> str:
+    """Cut at a line boundary when over `limit` (only tables can be this long)."""
+    if len(text) <= limit:
+        return text
+    cut = text.rfind("\n", 0, limit - 100)
+    return text[: max(cut, 0)] + "\n\n… truncated to stay under GitHub's comment size limit."
+
+
+class MarkdownReporter:
+    """Writes the Markdown summary (PR comment body / step summary).
+
+    Reads `options.extras`: `decision` (a `GateDecision`; default gates otherwise) and `selection`
+    (eval path -> why it ran; default `summary.selection`). `options.baseline` adds the diff.
+    """
+
+    def write(self, summary: RunSummary, options: ReportOptions) -> None:
+        options.path.write_text(
+            render_markdown_for(summary, options.extras, options.baseline), encoding="utf-8"
+        )
+
+
+def render_markdown_for(summary: RunSummary, extras: dict[str, Any], baseline: RunSummary | None) -> str:
+    from agentv_ci.compare import compare_runs
+    from agentv_ci.gating import GateOptions, decide
+
+    decision = extras.get("decision") or decide(summary, GateOptions(), baseline)
+    comparison = compare_runs(baseline.results, summary.results) if baseline is not None else None
+    return render_markdown(summary, decision, comparison=comparison, selection=extras.get("selection"))

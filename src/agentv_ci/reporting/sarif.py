@@ -1,0 +1,247 @@
+"""SARIF 2.1.0 reporter (GitHub code scanning).
+
+One rule per grader type (`agentv/<type>`), plus `agentv/execution-error` and
+`agentv/below-threshold` (a failing test with no failing grader to blame). One result per failing
+grader of each failing test, located at the test's line in its eval file (repo-relative URI).
+Level: `error` for required graders and execution errors, `warning` otherwise. Passing tests
+produce no results. GitHub rejects runs with more than 25,000 results: the most severe are kept
+and a notification says how many were left out.
+
+`sarif_from_diagnostics` gives `validate --format sarif` the same shape.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentv_ci.model.result import GraderResult, RunSummary, TestResult
+from agentv_ci.plugins import ReportOptions
+from agentv_ci.reporting.details import failing_graders, grader_failure_text, repo_relative, test_label
+from agentv_ci.reporting.totals import outcome_of
+from agentv_ci.text_safety import clean_text, excerpt
+
+if TYPE_CHECKING:
+    from agentv_ci.validation.diagnostics import Diagnostic
+
+__all__ = ["MAX_RESULTS", "SarifReporter", "render_sarif", "sarif_from_diagnostics"]
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://github.com/agentevals/agentv-ci"
+MAX_RESULTS = 25_000
+_MESSAGE_LIMIT = 1000
+_LEVEL_RANK = {"error": 0, "warning": 1, "note": 2}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One SARIF result before encoding."""
+
+    rule_id: str
+    level: str
+    message: str
+    uri: str | None
+    line: int
+    col: int
+    fingerprint: str
+
+
+def _rule(rule_id: str, title: str, description: str, help_text: str, level: str) -> dict[str, Any]:
+    name = "".join(part.capitalize() for part in rule_id.split("/")[-1].replace("_", "-").split("-"))
+    return {
+        "id": rule_id,
+        "name": name or "Rule",
+        "shortDescription": {"text": title},
+        "fullDescription": {"text": description},
+        "help": {"text": help_text},
+        "defaultConfiguration": {"level": level},
+        "properties": {"tags": ["eval"]},
+    }
+
+
+def _grader_rule(grader_type: str) -> dict[str, Any]:
+    safe = clean_text(grader_type)
+    return _rule(
+        f"agentv/{safe}",
+        f"Eval grader '{safe}' failed",
+        f"A grader of type '{safe}' scored an answer below its bar, so the eval test failed.",
+        "Open the eval report for the answer and the failing assertions; rerun with repeats to rule "
+        "out noise.",
+        "warning",
+    )
+
+
+_FIXED_RULES = {
+    "agentv/execution-error": _rule(
+        "agentv/execution-error",
+        "Eval test could not run",
+        "The target or a grader failed (network, process, timeout), so the test has no verdict.",
+        "Check the error in the eval report; the run is inconclusive until the test runs.",
+        "error",
+    ),
+    "agentv/below-threshold": _rule(
+        "agentv/below-threshold",
+        "Eval test scored below its threshold",
+        "The weighted score of the test's graders is below the test threshold.",
+        "Open the eval report for the per-grader scores.",
+        "warning",
+    ),
+}
+
+
+def _fingerprint(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "replace")).hexdigest()[:32]
+
+
+def _graders_to_blame(result: TestResult) -> list[GraderResult]:
+    graders = failing_graders(result)
+    if not graders:
+        for trial in result.trials:
+            graders = failing_graders(trial)
+            if graders:
+                break
+    return graders
+
+
+def findings_of(summary: RunSummary, repo_root: Path) -> list[Finding]:
+    findings: list[Finding] = []
+    for result in summary.results:
+        outcome = outcome_of(result)
+        if outcome not in ("failed", "error"):
+            continue
+        uri = repo_relative(result.eval_path, repo_root)
+        line = max(result.line or 1, 1)
+        label = test_label(result)
+        key = (result.suite, result.test_id, result.target)
+        if outcome == "error":
+            text = f"{label}: execution error: {result.error or 'unknown'}"
+            findings.append(
+                Finding("agentv/execution-error", "error", excerpt(text, _MESSAGE_LIMIT), uri, line, 1,
+                        _fingerprint(*key, "execution-error"))
+            )  # fmt: skip
+            continue
+        graders = _graders_to_blame(result)
+        if not graders:
+            text = f"{label}: score {result.score:.3f} < threshold {result.threshold:.2f}"
+            findings.append(
+                Finding(
+                    "agentv/below-threshold", "warning", text, uri, line, 1, _fingerprint(*key, "threshold")
+                )
+            )
+        for grader in graders:
+            text = f"{label}: {grader_failure_text(grader, limit=_MESSAGE_LIMIT)}"
+            findings.append(
+                Finding(
+                    f"agentv/{clean_text(grader.type)}",
+                    "error" if grader.required else "warning",
+                    excerpt(text, _MESSAGE_LIMIT),
+                    uri,
+                    line,
+                    1,
+                    _fingerprint(*key, grader.name),
+                )
+            )
+    return findings
+
+
+def _encode(findings: Iterable[Finding], rules: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    rule_index = {rid: i for i, rid in enumerate(sorted(rules))}
+    encoded = []
+    for f in findings:
+        item: dict[str, Any] = {
+            "ruleId": f.rule_id,
+            "ruleIndex": rule_index[f.rule_id],
+            "level": f.level,
+            "message": {"text": f.message or f.rule_id},
+            "partialFingerprints": {"agentvFinding/v1": f.fingerprint},
+        }
+        if f.uri:
+            item["locations"] = [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": f.uri},
+                        "region": {"startLine": f.line, "startColumn": max(f.col, 1)},
+                    }
+                }
+            ]
+        encoded.append(item)
+    return encoded
+
+
+def build_log(findings: list[Finding], rules: dict[str, dict[str, Any]], *, version: str) -> dict[str, Any]:
+    """A SARIF log with one run; truncated to `MAX_RESULTS` (most severe first) with a note."""
+    ordered = sorted(findings, key=lambda f: (_LEVEL_RANK.get(f.level, 3), f.uri or "", f.line, f.message))
+    kept, dropped = ordered[:MAX_RESULTS], len(ordered) - MAX_RESULTS
+    used = {f.rule_id for f in kept}
+    rules = {rid: rule for rid, rule in rules.items() if rid in used}
+    driver: dict[str, Any] = {
+        "name": "agentv-ci",
+        "informationUri": INFORMATION_URI,
+        "rules": [rules[rid] for rid in sorted(rules)],
+    }
+    if version:
+        driver["semanticVersion"] = version
+    invocation: dict[str, Any] = {"executionSuccessful": True}
+    if dropped > 0:
+        invocation["toolExecutionNotifications"] = [
+            {
+                "level": "warning",
+                "message": {
+                    "text": f"{dropped} of {len(ordered)} results were left out: GitHub accepts at most "
+                    f"{MAX_RESULTS} results per run (the most severe are kept)."
+                },
+            }
+        ]
+    run: dict[str, Any] = {
+        "tool": {"driver": driver},
+        "invocations": [invocation],
+        "columnKind": "unicodeCodePoints",
+        "results": _encode(kept, rules),
+    }
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def render_sarif(summary: RunSummary, repo_root: Path) -> dict[str, Any]:
+    findings = findings_of(summary, repo_root)
+    rules = dict(_FIXED_RULES)
+    for f in findings:
+        if f.rule_id not in rules:
+            rules[f.rule_id] = _grader_rule(f.rule_id.split("/", 1)[1])
+    return build_log(findings, rules, version=summary.version)
+
+
+def sarif_from_diagnostics(
+    diagnostics: Iterable[Diagnostic], repo_root: Path, *, version: str = ""
+) -> dict[str, Any]:
+    """Validation diagnostics as SARIF: one rule per diagnostic code, located at file:line:col."""
+    findings: list[Finding] = []
+    rules: dict[str, dict[str, Any]] = {}
+    for d in diagnostics:
+        rule_id = f"agentv/{d.code}"
+        level = "error" if d.severity == "error" else "warning"
+        if rule_id not in rules:
+            rules[rule_id] = _rule(
+                rule_id,
+                f"Eval file problem {d.code}",
+                f"`agentv-ci validate` reported {d.code} ({d.severity}).",
+                d.hint or "See docs/diagnostics.md for this code.",
+                level,
+            )
+        text = clean_text(d.message + (f" (hint: {d.hint})" if d.hint else ""))
+        findings.append(
+            Finding(rule_id, level, text, repo_relative(d.file, repo_root), max(d.line, 1), max(d.col, 1),
+                    _fingerprint(d.file, str(d.line), d.code, d.message))
+        )  # fmt: skip
+    return build_log(findings, rules, version=version)
+
+
+class SarifReporter:
+    """Writes SARIF 2.1.0 for `github/codeql-action/upload-sarif` (annotations on eval files)."""
+
+    def write(self, summary: RunSummary, options: ReportOptions) -> None:
+        document = render_sarif(summary, options.repo_root)
+        options.path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
