@@ -1,11 +1,47 @@
-"""`agentv-ci validate` (not implemented yet)."""
+"""`agentv-ci validate`: check eval files and everything they pull in; report every problem at once."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
 
+FORMATS = ("text", "json", "github", "sarif")
 
-def validate_command() -> None:
-    """Not implemented yet."""
-    typer.echo("agentv-ci validate: not implemented yet", err=True)
-    raise typer.Exit(4)
+# SystemExit, not typer.Exit: `cli.run_app` runs typer with standalone_mode=False, where typer.Exit
+# becomes a return value and the process would exit 0.
+
+
+def validate_command(
+    paths: Annotated[
+        list[Path] | None, typer.Argument(help="Eval files or directories (default: the current directory).")
+    ] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Treat unknown keys as errors.")] = False,
+    max_warnings: Annotated[
+        int | None, typer.Option("--max-warnings", help="Fail when there are more than N warnings.", min=0)
+    ] = None,
+    output_format: Annotated[
+        str, typer.Option("--format", help="Output format: text, json, github or sarif.")
+    ] = "text",
+) -> None:
+    """Validate eval files: syntax, types, unknown keys, graders, referenced files. Exit 2 on errors."""
+    if output_format not in FORMATS:
+        typer.echo(f"error: --format must be one of {', '.join(FORMATS)}, got {output_format!r}", err=True)
+        raise SystemExit(2)
+    from agentv_ci.validation.output_formats import render_github, render_json, render_text
+    from agentv_ci.validation.sarif_output import render_sarif
+    from agentv_ci.validation.validator import validate_paths
+
+    targets = list(paths) if paths else [Path(".")]
+    report = validate_paths(targets, strict=strict)
+    renderers = {"text": render_text, "json": render_json, "github": render_github, "sarif": render_sarif}
+    typer.echo(renderers[output_format](report))
+    if not report.files:
+        typer.echo(f"error: no eval files found in {', '.join(str(p) for p in targets)}", err=True)
+        raise SystemExit(2)
+    if report.errors:
+        raise SystemExit(2)
+    if max_warnings is not None and report.warnings > max_warnings:
+        typer.echo(f"error: {report.warnings} warning(s) exceed --max-warnings {max_warnings}", err=True)
+        raise SystemExit(2)

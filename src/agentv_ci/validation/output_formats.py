@@ -1,0 +1,68 @@
+"""Rendering diagnostics for humans (text), machines (json) and GitHub workflow annotations."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import msgspec
+
+from agentv_ci.validation.diagnostics import Diagnostic
+from agentv_ci.validation.validator import ValidationReport
+
+
+def display_path(file: str, base: Path | None = None) -> str:
+    """`file` relative to `base` (default: the working directory) when it lies under it."""
+    base = base or Path(os.getcwd())
+    try:
+        return str(Path(file).relative_to(base))
+    except ValueError:
+        return file
+
+
+def _relative(d: Diagnostic) -> Diagnostic:
+    return msgspec.structs.replace(d, file=display_path(d.file))
+
+
+def render_text(report: ValidationReport) -> str:
+    lines = [_relative(d).render() for d in report.diagnostics]
+    summary = (
+        f"{len(report.files)} file(s), {report.tests} test(s): "
+        f"{report.errors} error(s), {report.warnings} warning(s)"
+    )
+    lines.append(summary)
+    return "\n".join(lines)
+
+
+def render_json(report: ValidationReport) -> str:
+    payload = {
+        "files": [display_path(f) for f in report.files],
+        "tests": report.tests,
+        "errors": report.errors,
+        "warnings": report.warnings,
+        "diagnostics": [msgspec.to_builtins(_relative(d)) for d in report.diagnostics],
+    }
+    return json.dumps(payload, indent=2)
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(report: ValidationReport) -> str:
+    """GitHub workflow commands: `::error file=...,line=...,col=...,title=...::message`."""
+    lines = []
+    for d in report.diagnostics:
+        props = [f"file={_escape_property(display_path(d.file))}"]
+        if d.line > 0:
+            props += [f"line={d.line}", f"col={d.col or 1}"]
+        props.append(f"title={_escape_property(d.code)}")
+        message = d.message + (f"\nhint: {d.hint}" if d.hint else "")
+        lines.append(f"::{d.severity} {','.join(props)}::{_escape_data(message)}")
+    lines.append(f"{report.errors} error(s), {report.warnings} warning(s) in {len(report.files)} file(s)")
+    return "\n".join(lines)

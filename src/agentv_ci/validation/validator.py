@@ -1,0 +1,61 @@
+"""Validate eval files: load every file under the given paths and collect all diagnostics."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import msgspec
+
+from agentv_ci.validation.codes import STRICT_PROMOTED
+from agentv_ci.validation.diagnostics import Diagnostic, sort_key
+
+
+class ValidationReport(msgspec.Struct):
+    """The files checked and every problem found in them (after `--strict` promotion)."""
+
+    files: list[str]
+    diagnostics: list[Diagnostic]
+    tests: int = 0
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity == "warning")
+
+
+def apply_strict(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Unknown keys (and unknown grader config keys) become errors."""
+    return [
+        msgspec.structs.replace(d, severity="error")
+        if d.code in STRICT_PROMOTED and d.severity == "warning"
+        else d
+        for d in diagnostics
+    ]
+
+
+def validate_paths(
+    paths: Sequence[Path],
+    *,
+    strict: bool = False,
+    repo_root: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> ValidationReport:
+    from agentv_ci.loading.discovery import find_eval_files
+    from agentv_ci.loading.suite_loader import load_suite
+
+    files = find_eval_files(paths)
+    diagnostics: list[Diagnostic] = []
+    tests = 0
+    for path in files:
+        result = load_suite(path, repo_root=repo_root, env=env)
+        diagnostics.extend(result.diagnostics)
+        if result.suite is not None:
+            tests += len(result.suite.tests)
+    unique = sorted(set(diagnostics), key=sort_key)
+    if strict:
+        unique = apply_strict(unique)
+    return ValidationReport(files=[str(f) for f in files], diagnostics=unique, tests=tests)
