@@ -85,6 +85,8 @@ class AttemptSummary(msgspec.Struct, omit_defaults=True):
 class TestResult(msgspec.Struct, omit_defaults=True):
     """One test x target (x attempt, or aggregated over attempts). One `index.jsonl` row."""
 
+    __test__ = False  # keeps pytest from collecting this class when a test module imports it
+
     test_id: str
     suite: str
     target: str
