@@ -1,4 +1,4 @@
-"""`agentv-ci schema` (not implemented yet)."""
+"""`agentv-ci schema`: print the published JSON Schema (draft-07) for eval files."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import typer
 
 
 def schema_command() -> None:
-    """Not implemented yet."""
-    typer.echo("agentv-ci schema: not implemented yet", err=True)
-    raise typer.Exit(4)
+    """Print the JSON Schema for eval files (use it from VS Code's `yaml.schemas`)."""
+    from agentv_ci.validation.schema_file import schema_text
+
+    typer.echo(schema_text(), nl=False)
