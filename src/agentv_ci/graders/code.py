@@ -1,0 +1,99 @@
+"""`code-grader`: an external script grades the answer (AgentV's stdin/stdout JSON protocol).
+
+The script gets one JSON document on stdin (see `code_protocol.build_payload`) and answers on stdout.
+It runs with cwd = `cwd` (relative to the eval file) or the eval file's directory, in its own
+process group; `timeout_seconds` (default 300) kills the whole group; stdout is capped at 1 MiB.
+Any failure to produce a grade is a grader error (an execution error), never a low score.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any, ClassVar
+
+import msgspec
+
+from agentv_ci.errors import ConfigError, GraderError
+from agentv_ci.graders.code_process import ScriptFailure, run_script
+from agentv_ci.graders.code_protocol import ProtocolError, build_payload, interpret
+from agentv_ci.graders.outcome import scored
+from agentv_ci.model.result import GraderResult
+from agentv_ci.model.suite import GraderSpec
+from agentv_ci.plugins import GradingContext
+
+DEFAULT_TIMEOUT_S = 300.0
+
+
+class CodeGraderConfig(msgspec.Struct):
+    """`command` (argv list, or a string run via `sh -c`; `script` is the deprecated name), `cwd`,
+    `timeout_seconds`, `config` (passed to the script; unknown keys are merged in), `target`."""
+
+    command: list[str] | str | None = None
+    script: list[str] | str | None = None
+    cwd: str | None = None
+    timeout_seconds: float | None = None
+    config: dict[str, Any] | None = None
+    target: Any = None
+
+
+def command_argv(raw: list[str] | str | None, *, what: str, where: Any) -> list[str]:
+    """An argv list: lists as written, strings through `sh -c`."""
+    if isinstance(raw, str) and raw.strip():
+        return ["sh", "-c", raw]
+    if isinstance(raw, list) and raw and all(isinstance(a, str) for a in raw):
+        return [str(a) for a in raw]
+    raise ConfigError(f"{what}: `command` must be a non-empty list of strings or a string", location=where)
+
+
+class CodeGrader:
+    """`code-grader`: runs a script that reads the answer as JSON on stdin and prints its grade."""
+
+    Config: ClassVar[type[msgspec.Struct]] = CodeGraderConfig
+
+    def __init__(self, spec: GraderSpec, config: CodeGraderConfig, *, base_dir: Path) -> None:
+        self.spec = spec
+        where = spec.config_locations.get("command", spec.location)
+        what = f"code-grader {spec.name!r}"
+        self.argv = command_argv(config.command if config.command is not None else config.script, what=what,
+                                 where=where)  # fmt: skip
+        self.cwd = (base_dir / config.cwd).resolve() if config.cwd else base_dir
+        self.timeout_s = config.timeout_seconds or DEFAULT_TIMEOUT_S
+        if self.timeout_s <= 0:
+            raise ConfigError(f"{what}: `timeout_seconds` must be > 0", location=spec.location)
+        if config.target not in (None, False):
+            raise ConfigError(
+                f"{what}: `target` (the grader-LLM proxy for scripts) is not supported",
+                location=spec.config_locations.get("target", spec.location),
+                hint="call the model from an llm-grader, or remove `target`",
+            )
+        known = set(CodeGraderConfig.__struct_fields__)
+        extra = {k: v for k, v in spec.config.items() if k not in known}
+        self.script_config = {**extra, **(config.config or {})}  # explicit `config` wins
+
+    async def grade(self, ctx: GradingContext) -> GraderResult:
+        with tempfile.TemporaryDirectory(prefix="agentv-ci-grader-") as spill:
+            payload = build_payload(
+                ctx.test,
+                ctx.response,
+                config=self.script_config,
+                workspace_path=ctx.workspace_path,
+                spill_dir=Path(spill),
+            )
+            env = {"AGENTV_WORKSPACE_PATH": str(ctx.workspace_path)} if ctx.workspace_path else None
+            stdin = json.dumps(payload, indent=2, ensure_ascii=False, default=str).encode()
+            try:
+                run = await run_script(
+                    self.argv, stdin=stdin, cwd=self.cwd, timeout_s=self.timeout_s, env=env
+                )
+            except ScriptFailure as exc:
+                raise GraderError(f"code-grader {self.spec.name!r} failed: {exc}") from None
+        try:
+            score, assertions, details, verdict = interpret(run.exit_code, run.stdout, run.stderr)
+        except ProtocolError as exc:
+            raise GraderError(f"code-grader {self.spec.name!r} failed: {exc}") from None
+        if run.stderr.strip():
+            details.setdefault("stderr", run.stderr[-2000:])
+        del verdict  # only the composite code aggregator reads a script's `verdict`
+        return scored(self.spec, score, assertions, details=details or None)
