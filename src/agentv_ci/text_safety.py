@@ -48,7 +48,7 @@ def neutralise_workflow_commands(text: str) -> str:
     return _WORKFLOW_COMMAND.sub(lambda m: m.group(1) + ":" + _ZWSP + m.group(2), text)
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 
 
 def escape_markdown_inline(text: str) -> str:
@@ -64,10 +64,10 @@ def escape_markdown_inline(text: str) -> str:
 def fenced_block(text: str, *, info: str = "text") -> str:
     """Wrap text in a code fence longer than any backtick run inside it (so it cannot break out).
 
-    Inside a fence GitHub renders no HTML and links no mentions; `::` commands are still broken
-    because the same text may be echoed to a job log.
+    Inside a fence GitHub renders no HTML; mentions are broken anyway (defence in depth) and so are
+    `::` commands, because the same text may be echoed to a job log.
     """
-    text = neutralise_workflow_commands(clean_text(text))
+    text = neutralise_workflow_commands(clean_text(text)).replace("@", "@" + _ZWSP)
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{info}\n{text}\n{fence}"

@@ -24,7 +24,7 @@ from agentv_ci.reporting.details import (
     repo_relative,
 )
 from agentv_ci.reporting.totals import outcome_of
-from agentv_ci.text_safety import clean_text, excerpt
+from agentv_ci.text_safety import clean_text, excerpt, neutralise_workflow_commands
 
 __all__ = ["JunitReporter", "render_junit"]
 
@@ -52,7 +52,7 @@ def _failure_body(result: TestResult) -> str:
     parts = [grader_failure_text(g) for g in failing_graders(result)]
     if result.output:
         parts.append("output:\n" + excerpt(result.output, _OUTPUT_LIMIT))
-    return "\n\n".join(parts)
+    return neutralise_workflow_commands("\n\n".join(parts))
 
 
 def _system_out(result: TestResult) -> str | None:
@@ -61,7 +61,7 @@ def _system_out(result: TestResult) -> str | None:
         parts.append("input:\n" + excerpt(result.input, _OUTPUT_LIMIT))
     if result.output:
         parts.append("output:\n" + excerpt(result.output, _OUTPUT_LIMIT))
-    return "\n\n".join(parts) or None
+    return neutralise_workflow_commands("\n\n".join(parts)) or None
 
 
 def _build_case(result: TestResult, summary: RunSummary, repo_root: Path, name: str) -> object:
@@ -87,7 +87,7 @@ def _build_case(result: TestResult, summary: RunSummary, repo_root: Path, name: 
         first = error.splitlines()[0] if error.strip() else "execution error"
         case.add_error_info(
             message=excerpt(first, _MESSAGE_LIMIT),
-            output=excerpt(error, _OUTPUT_LIMIT),
+            output=neutralise_workflow_commands(excerpt(error, _OUTPUT_LIMIT)),
             error_type=clean_text(result.failure_reason_code or result.failure_stage or "ExecutionError"),
         )
     elif outcome == "not_run":
@@ -137,6 +137,7 @@ def _finish(raw: str, properties: dict[str, dict[str, str]]) -> str:
     for suite in root.iter("testsuite"):
         suite.attrib.pop("disabled", None)
         for case in suite.iter("testcase"):
+            case.set("time", f"{float(case.get('time') or 0):.3f}")  # junit-xml omits 0; readers want it
             props = properties.get(f"{case.get('classname')}\0{case.get('name')}")
             if props:
                 element = ET.Element("properties")

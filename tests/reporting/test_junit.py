@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from agentv_ci.model.result import RunSummary, TestResult
+from agentv_ci.plugins import ReportOptions
+from agentv_ci.reporting.junit import JunitReporter, render_junit
+from tests.reporting.golden import FAKE_REPO, assert_golden
+from tests.reporting.sample_runs import sample_summary
+from tests.reporting.xsd_check import validate
+
+SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
+EXTENDED_XSD = SCHEMAS / "junit-10-agentv.xsd"
+
+
+def test_junit_matches_golden() -> None:
+    assert_golden("junit.xml", render_junit(sample_summary(FAKE_REPO), FAKE_REPO))
+
+
+def test_junit_validates_against_extended_xsd() -> None:
+    if not EXTENDED_XSD.is_file():
+        pytest.skip(f"schema not vendored at {EXTENDED_XSD}")
+    assert validate(render_junit(sample_summary(FAKE_REPO), FAKE_REPO), EXTENDED_XSD) == []
+
+
+def test_xsd_checker_rejects_what_the_plain_schema_rejects() -> None:
+    # The checker must actually catch problems, or the test above proves nothing.
+    original = Path(__file__).resolve().parents[3] / "shared" / "schemas" / "junit-10.xsd"
+    if not original.is_file():
+        pytest.skip(f"upstream schema absent at {original}")
+    problems = validate(render_junit(sample_summary(FAKE_REPO), FAKE_REPO), original)
+    assert any("@file: attribute not declared" in p for p in problems)
+    assert any("/testcase/properties: child not allowed" in p for p in problems)
+
+
+def test_one_case_per_test_and_target_with_outcomes() -> None:
+    root = ET.fromstring(render_junit(sample_summary(FAKE_REPO), FAKE_REPO))
+    suites = {s.get("name"): s for s in root.iter("testsuite")}
+    assert sorted(suites) == ["math", "smoke"]
+    math = suites["math"]
+    assert (math.get("tests"), math.get("failures"), math.get("errors"), math.get("skipped")) == (
+        "4",
+        "1",
+        "1",
+        "1",
+    )
+    cases = {c.get("name"): c for c in math.iter("testcase")}
+    assert sorted(cases) == ["adds [mock]", "flaky-math [mock]", "later [mock]", "timeout [mock]"]
+    assert cases["timeout [mock]"].find("error").get("type") == "timeout"
+    assert cases["later [mock]"].find("skipped").get("message") == "not run: budget exhausted"
+    flaky = cases["flaky-math [mock]"]
+    props = {p.get("name"): p.get("value") for p in flaky.iter("property")}
+    assert (props["passed_attempts"], props["total_attempts"]) == ("3", "5")
+    assert "3/5 attempts passed" in flaky.find("failure").get("message")
+    assert flaky.get("file") == "evals/math.eval.yaml" and flaky.get("line") == "3"
+
+
+def test_failure_lists_failing_assertions_and_sanitises_model_text() -> None:
+    xml = render_junit(sample_summary(FAKE_REPO), FAKE_REPO)
+    root = ET.fromstring(xml)  # parses: no lone surrogate or control character survived
+    case = next(c for c in root.iter("testcase") if c.get("name") == "refund-policy [mock]")
+    body = case.find("failure").text or ""
+    assert "contains 'refund' - not found in answer" in body
+    assert "[required]" in body
+    assert "\x1b" not in xml and "[31m" not in xml and "\x00" not in xml
+    assert case.get("file") == "evals/smoke.eval.yaml"
+
+
+def test_duplicate_keys_never_produce_duplicate_names() -> None:
+    rows = [TestResult("same", "s", "t", 1.0, "ok", verdict="pass") for _ in range(3)]
+    root = ET.fromstring(render_junit(RunSummary(rows), FAKE_REPO))
+    names = [c.get("name") for c in root.iter("testcase")]
+    assert names == ["same [t]", "same [t] #2", "same [t] #3"]
+
+
+def test_reporter_plugin_writes_file(tmp_path: Path) -> None:
+    out = tmp_path / "junit.xml"
+    JunitReporter().write(sample_summary(tmp_path), ReportOptions(path=out, repo_root=tmp_path))
+    root = ET.parse(out).getroot()
+    assert root.tag == "testsuites" and root.get("tests") == "6"
+    case = next(c for c in root.iter("testcase") if c.get("name") == "greets [mock]")
+    assert case.get("file") == "evals/smoke.eval.yaml"  # absolute eval path made repo-relative
