@@ -88,7 +88,10 @@ def test_results_capped_at_github_limit_with_note() -> None:
 
 def test_validation_diagnostics_use_the_same_shape() -> None:
     diagnostics = [
-        Diagnostic("error", "E101", "unknown grader type 'containz'", "/repo/evals/a.yaml", 4, 9, hint="did you mean 'contains'?"),
+        Diagnostic(
+            "error", "E101", "unknown grader type 'containz'", "/repo/evals/a.yaml", 4, 9,
+            hint="did you mean 'contains'?",
+        ),
         Diagnostic("warning", "W201", "unknown key 'tgt'", "evals/b.yaml", 2, 1),
     ]  # fmt: skip
     document = sarif_from_diagnostics(diagnostics, FAKE_REPO, version="0.1.0")
