@@ -1,0 +1,141 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentv_ci.errors import ConfigError
+from agentv_ci.targets.config import load_targets
+from agentv_ci.targets.factory import create_target
+from agentv_ci.targets.mock import MockTarget
+from agentv_ci.targets.openai import OpenAITarget
+
+
+def _project(tmp_path: Path, targets_yaml: str) -> Path:
+    (tmp_path / ".git").mkdir(parents=True)
+    (tmp_path / ".agentv").mkdir()
+    (tmp_path / ".agentv" / "targets.yaml").write_text(targets_yaml)
+    evals = tmp_path / "evals" / "deep"
+    evals.mkdir(parents=True)
+    eval_file = evals / "a.eval.yaml"
+    eval_file.write_text("tests: []\n")
+    return eval_file
+
+
+def test_found_by_walking_up_and_env_interpolated(tmp_path: Path) -> None:
+    eval_file = _project(
+        tmp_path,
+        "targets:\n  - name: llm\n    provider: openai\n    model: ${{ MODEL }}\n    api_key: ${{ KEY }}\n"
+        "    max_retries: ${{ RETRIES }}\n",
+    )
+    config = load_targets(eval_file, env={"MODEL": "gpt-4o-mini", "KEY": "sk-1", "RETRIES": "5"})
+    assert config.path == tmp_path / ".agentv" / "targets.yaml"
+    definition = config.resolve("llm")
+    assert definition.fields["model"] == "gpt-4o-mini"
+    assert definition.fields["max_retries"] == 5  # whole-string placeholder coerced to a number
+    assert config.base_dir == tmp_path
+
+
+def test_dotenv_fills_variables_but_process_env_wins(tmp_path: Path) -> None:
+    eval_file = _project(
+        tmp_path, "targets:\n  - name: m\n    provider: mock\n    response: ${{ A }}-${{ B }}\n"
+    )
+    (tmp_path / ".env").write_text("A=from-root\nB=from-root\n")
+    (eval_file.parent / ".env").write_text("export B='from-eval-dir'\n")
+    config = load_targets(eval_file, env={"A": "from-process"})
+    assert config.resolve("m").fields["response"] == "from-process-from-eval-dir"
+
+
+def test_use_target_alias_chain(tmp_path: Path) -> None:
+    eval_file = _project(
+        tmp_path,
+        "targets:\n  - name: default\n    use_target: ${{ AGENT }}\n  - name: mid\n    use_target: real\n"
+        "  - name: real\n    provider: mock\n",
+    )
+    config = load_targets(eval_file, env={"AGENT": "mid"})
+    assert config.resolve("default").name == "real"
+    target = create_target("default", config)
+    assert isinstance(target, MockTarget)
+    assert target.name == "default"  # results are labelled with the name the user asked for
+
+
+def test_alias_loop_is_an_error(tmp_path: Path) -> None:
+    eval_file = _project(
+        tmp_path, "targets:\n  - name: a\n    use_target: b\n  - name: b\n    use_target: a\n"
+    )
+    with pytest.raises(ConfigError, match="longer than 5 levels"):
+        load_targets(eval_file, env={}).resolve("a")
+
+
+def test_empty_alias_names_the_variable(tmp_path: Path) -> None:
+    eval_file = _project(tmp_path, "targets:\n  - name: default\n    use_target: ${{ AGENT_TARGET }}\n")
+    with pytest.raises(ConfigError) as info:
+        load_targets(eval_file, env={}).resolve("default")
+    assert "AGENT_TARGET" in (info.value.hint or "")
+
+
+def test_missing_api_key_names_variable_with_location(tmp_path: Path) -> None:
+    eval_file = _project(
+        tmp_path, "targets:\n  - name: llm\n    provider: openai\n    api_key: ${{ MY_OPENAI_KEY }}\n"
+    )
+    with pytest.raises(ConfigError) as info:
+        create_target("llm", load_targets(eval_file, env={}))
+    rendered = info.value.render()
+    assert "MY_OPENAI_KEY" in rendered
+    assert f"{tmp_path / '.agentv' / 'targets.yaml'}:4:5" in rendered
+
+
+def test_default_api_key_variable(tmp_path: Path) -> None:
+    eval_file = _project(tmp_path, "targets:\n  - name: llm\n    provider: openai\n")
+    with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
+        create_target("llm", load_targets(eval_file, env={}))
+    target = create_target("llm", load_targets(eval_file, env={"OPENAI_API_KEY": "sk-x"}))
+    assert isinstance(target, OpenAITarget)
+    assert target.config.api_key == "sk-x"
+
+
+def test_dry_run_needs_no_key(tmp_path: Path) -> None:
+    eval_file = _project(tmp_path, "targets:\n  - name: llm\n    provider: openai\n")
+    target = create_target("llm", load_targets(eval_file, env={}), dry_run=True)
+    assert isinstance(target, MockTarget)
+    assert target.config.dry_run
+
+
+def test_unknown_target_suggests_close_name(tmp_path: Path) -> None:
+    eval_file = _project(tmp_path, "targets:\n  - name: toy-agent\n    provider: mock\n")
+    with pytest.raises(ConfigError) as info:
+        create_target("toy-agnet", load_targets(eval_file, env={}))
+    assert "toy-agent" in (info.value.hint or "")
+
+
+def test_unknown_provider_and_bad_field_point_at_the_file(tmp_path: Path) -> None:
+    eval_file = _project(tmp_path, "targets:\n  - name: x\n    provider: nope\n")
+    with pytest.raises(ConfigError) as info:
+        create_target("x", load_targets(eval_file, env={}))
+    assert info.value.location is not None and info.value.location.line == 3
+    eval_file = _project(tmp_path / "b", "targets:\n  - name: x\n    provider: mock\n    delay_ms: soon\n")
+    with pytest.raises(ConfigError) as info:
+        create_target("x", load_targets(eval_file, env={}))
+    assert info.value.location is not None and info.value.location.line == 4
+
+
+def test_malformed_file_and_explicit_path(tmp_path: Path) -> None:
+    eval_file = _project(tmp_path, "targets: {name: x}\n")
+    with pytest.raises(ConfigError, match="`targets:` list"):
+        load_targets(eval_file, env={})
+    other = tmp_path / "elsewhere.yaml"
+    other.write_text("targets:\n  - name: only-here\n    provider: mock\n")
+    assert load_targets(eval_file, explicit=other, env={}).names() == ["only-here"]
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_targets(eval_file, explicit=tmp_path / "missing.yaml", env={})
+
+
+def test_no_targets_file_still_allows_builtin_mock(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    eval_file = tmp_path / "a.eval.yaml"
+    eval_file.write_text("tests: []\n")
+    config = load_targets(eval_file, env={})
+    assert config.path is None
+    assert isinstance(create_target("mock", config), MockTarget)
+    with pytest.raises(ConfigError, match="unknown target 'default'"):
+        create_target("default", config)
