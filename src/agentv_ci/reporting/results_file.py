@@ -64,7 +64,11 @@ class ResultsWriter:
         if self._handle is None:
             raise RuntimeError("ResultsWriter used outside its `with` block")
         self._buffer.clear()
-        _ENCODER.encode_into(result, self._buffer)
+        try:
+            _ENCODER.encode_into(result, self._buffer)
+        except UnicodeEncodeError:  # a lone surrogate in model text: keep the row, replace the char
+            self._buffer.clear()
+            _ENCODER.encode_into(_scrub(msgspec.to_builtins(result)), self._buffer)
         self._buffer.extend(b"\n")
         self._handle.write(self._buffer)
         self._handle.flush()
@@ -73,6 +77,16 @@ class ResultsWriter:
         if self._handle is not None:
             self._handle.close()
             self._handle = None
+
+
+def _scrub(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_scrub(k): _scrub(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(v) for v in value]
+    return value
 
 
 def _snake(key: str) -> str:
@@ -134,7 +148,9 @@ def normalise_row(row: dict[str, Any], *, parent: dict[str, Any] | None = None) 
     threshold = float(threshold) if isinstance(threshold, int | float) else DEFAULT_THRESHOLD
     row["threshold"] = threshold
     score = row.get("score")
-    row["score"] = float(score) if isinstance(score, int | float) else 0.0
+    if not isinstance(score, int | float) or isinstance(score, bool):
+        raise ValueError(f"`score` must be a number, got {score!r}")
+    row["score"] = float(score)
     if "token_usage" in row:
         row["token_usage"] = _normalise_usage(row["token_usage"])
     scores = [_normalise_grader(s) for s in row.get("scores") or [] if isinstance(s, dict)]
@@ -177,7 +193,7 @@ def _decode_row(raw: bytes, where: SourceLocation) -> TestResult:
         raise LoadError("a results row must be a JSON object", location=where)
     try:
         return msgspec.convert(normalise_row(data), TestResult, strict=False)
-    except msgspec.ValidationError as exc:
+    except (msgspec.ValidationError, ValueError) as exc:
         raise LoadError(f"not a results row: {exc}", location=where) from None
 
 

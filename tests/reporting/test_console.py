@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+import re
+
+from agentv_ci.gating import GateOptions, decide
+from agentv_ci.model.result import RunSummary, TestResult
+from agentv_ci.reporting.console import render_console
+from tests.reporting.golden import FAKE_REPO, assert_golden
+from tests.reporting.sample_runs import HOSTILE, sample_summary
+
+
+def test_console_matches_golden() -> None:
+    summary = sample_summary(FAKE_REPO)
+    assert_golden("console.txt", render_console(summary, decide(summary, GateOptions())) + "\n")
+
+
+def test_verdict_is_the_result_line() -> None:
+    summary = sample_summary(FAKE_REPO)
+    text = render_console(summary, decide(summary, GateOptions()))
+    assert "RESULT: FAILED: 2/6 tests passed (2 failed, 1 errored, 1 not run)" in text
+    assert render_console(summary, None).count("RESULT:") == 0
+
+
+def test_console_neutralises_workflow_commands_and_ansi() -> None:
+    row = TestResult("t", "s", "m", 0.0, "execution_error", error="::error::pwned\n" + HOSTILE)
+    text = render_console(RunSummary([row]), None)
+    assert not re.search(r"^\s*::", text, re.MULTILINE)
+    assert "\x1b" not in text
