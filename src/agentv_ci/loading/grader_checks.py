@@ -72,15 +72,16 @@ def check_command_files(command: Any, node: Node, ctx: LoadContext) -> None:
     if not argv:
         ctx.error("E103", "command is empty", node)
         return
-    for arg in argv:
+    for index, arg in enumerate(argv):
         if _looks_like_script(arg) and not any(ch in arg for ch in "$*{}"):
             path = resolve_reference(arg, node.base_dir, ctx.repo_root)
             ctx.depend(path)
             if not path.exists():
+                where = node.child(index) if isinstance(command, list) else node
                 ctx.error(
                     "E301",
                     f"grader script not found: {arg}",
-                    node,
+                    where,
                     hint=f"resolved relative to {node.base_dir}",
                 )
 

@@ -44,7 +44,10 @@ EXECUTION_KEYS = frozenset(
         "early_exit", "agent", "model", "agent_options", "sandbox", "workspace",
     }
 )  # fmt: skip
-EXECUTION_DEPRECATED = {"evaluators": "`assertions` (suite or test level)", "assertions": "`assertions` (suite or test level)"}
+EXECUTION_DEPRECATED = {
+    "evaluators": "`assertions` (suite or test level)",
+    "assertions": "`assertions` (suite or test level)",
+}
 REPEAT_KEYS = frozenset({"count", "strategy", "cost_limit_usd", "early_exit"})
 REPEAT_STRATEGIES = ("pass_at_k", "pass_all", "pass_any", "mean", "confidence_interval")
 

@@ -124,6 +124,9 @@ class _SuiteLoader:
                     graders += graders_norm.normalise_list(exec_raw[key], root.child("execution").child(key))
 
         defaults = SuiteDefaults(name=name, graders=graders, execution=execution)
+        defaults.graders_written = any(
+            k in data for k in ("assertions", "assert", "evaluators", "evaluator")
+        ) or (isinstance(exec_raw, dict) and any(k in exec_raw for k in ("evaluators", "assertions")))
         if "input" in data:
             defaults.input_raw = data["input"]
             defaults.input_node = root.child("input")
