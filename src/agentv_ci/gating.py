@@ -7,7 +7,8 @@ A missed gate is a value, not an exception. Exit codes (DESIGN.md):
   - a suite's or the whole run's pass rate is below `min_pass_rate`,
   - a suite's or the whole run's mean score is below `min_mean_score`,
   - against a baseline, a test regressed/broke beyond noise by more than `max_regression`, or a
-    suite's mean score fell by more than `max_regression` and by more than 1.96 standard errors.
+    suite's mean score (>= 2 matched tests) fell by more than `max_regression` and by more than
+    1.96 standard errors of its per-test deltas.
 - **3 (inconclusive)** when no quality gate failed but the run cannot be called green:
   - nothing conclusive ran (no results, every test errored or was not run),
   - execution errors occurred and `fail_on_error` is on (the default),
@@ -120,7 +121,8 @@ def regression_reasons(comparison: Comparison, max_regression: float | None) -> 
     """(gate failures, notes) from a baseline comparison.
 
     Fails: tests `regressed`/`broken` beyond noise whose score fell by more than `max_regression`;
-    suites whose mean score fell by more than `max_regression` and by more than 1.96 standard errors.
+    suites (>= 2 matched tests) whose mean score fell by more than `max_regression` and by more than
+    1.96 standard errors of the per-test deltas.
     Notes: every other worse-looking test (incl. `possible regression`). None: notes only.
     """
     reasons: list[str] = []
@@ -133,9 +135,10 @@ def regression_reasons(comparison: Comparison, max_regression: float | None) -> 
         elif row.status in ("regressed", "broken", "possible regression"):
             notes.append(f"{row.label}: {row.status} vs baseline ({row.describe()})")
     for suite in comparison.suites:
-        if limit is None or suite.mean_delta is None:
+        # one matched test: the test-level verdict above already decided (with its own noise model)
+        if limit is None or suite.mean_delta is None or suite.matched < 2 or suite.stderr is None:
             continue
-        beyond_noise = suite.stderr is None or suite.stderr == 0 or -suite.mean_delta > 1.96 * suite.stderr
+        beyond_noise = suite.stderr == 0 or -suite.mean_delta > 1.96 * suite.stderr
         if -suite.mean_delta > limit and beyond_noise:
             reasons.append(
                 f"suite {suite.suite}: mean score fell {-suite.mean_delta:.3f} vs baseline "

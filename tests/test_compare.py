@@ -1,0 +1,128 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentv_ci.cli import app
+from agentv_ci.compare import compare_runs, render_comparison
+from agentv_ci.model.result import AttemptSummary, TestResult
+from agentv_ci.reporting.results_file import read_results
+from tests.reporting.golden import assert_golden
+
+DATA = Path(__file__).resolve().parent / "reporting" / "data"
+BASE, HEAD = DATA / "agentv_base.jsonl", DATA / "agentv_head.jsonl"
+
+
+def row(test_id: str, score: float, threshold: float = 0.8, **kw: object) -> TestResult:
+    verdict = "pass" if score >= threshold else "fail"
+    status = "ok" if verdict == "pass" else "quality_failure"
+    return TestResult(test_id, "s", "m", score, status, verdict=verdict, threshold=threshold, **kw)  # type: ignore[arg-type]
+
+
+def repeated(test_id: str, scores: list[float]) -> TestResult:
+    passes = sum(1 for s in scores if s >= 0.8)
+    mean = sum(scores) / len(scores)
+    return row(
+        test_id, mean, aggregation=AttemptSummary("mean", passes, len(scores), scores=scores, mean=mean)
+    )
+
+
+def statuses(base: list[TestResult], head: list[TestResult]) -> dict[str, str]:
+    return {t.test_id: t.status for t in compare_runs(base, head).tests}
+
+
+def test_single_sample_statuses() -> None:
+    base = [row("imp", 0.5), row("reg", 1.0), row("wobble", 1.0), row("same", 1.0), row("fix", 0.5),
+            row("brk", 0.9), row("gone", 1.0), row("err", 1.0)]  # fmt: skip
+    head = [row("imp", 0.7), row("reg", 0.85), row("wobble", 0.95), row("same", 0.9999), row("fix", 0.9),
+            row("brk", 0.5), row("fresh", 1.0), TestResult("err", "s", "m", 0.0, "execution_error", error="x")]  # fmt: skip
+    assert statuses(base, head) == {
+        "imp": "improved",
+        "reg": "regressed",
+        "wobble": "possible regression",
+        "same": "unchanged",  # a 0.0001 drop is never flagged
+        "fix": "fixed",
+        "brk": "broken",
+        "gone": "removed",
+        "fresh": "new",
+        "err": "not comparable",
+    }
+
+
+def test_repeats_use_fisher_and_score_intervals() -> None:
+    base = [repeated("collapse", [1.0] * 5), repeated("dip", [1.0] * 5), repeated("slide", [1.0] * 5),
+            repeated("recover", [0.0] * 5), repeated("maybe", [1, 1, 0, 0, 0]), repeated("jitter", [0.9, 1.0] * 3)]  # fmt: skip
+    head = [repeated("collapse", [1, 0, 0, 0, 0]), repeated("dip", [1, 1, 1, 0, 0]),
+            repeated("slide", [0.85, 0.86, 0.84, 0.85, 0.85]), repeated("recover", [1.0] * 5),
+            repeated("maybe", [1, 1, 1, 1, 0]), repeated("jitter", [1.0, 0.9] * 3)]  # fmt: skip
+    result = {t.test_id: t for t in compare_runs(base, head).tests}
+    assert result["collapse"].status == "broken"  # 5/5 -> 1/5, p = 0.024
+    assert result["collapse"].p_value == pytest.approx(0.02381, abs=1e-4)
+    assert result["dip"].status == "possible regression"  # 5/5 -> 3/5, p = 0.22
+    assert result["slide"].status == "regressed"  # all passes, but the score CI excludes 0
+    assert result["slide"].ci95 is not None and result["slide"].ci95[1] < 0
+    assert result["recover"].status == "fixed"  # 0/5 -> 5/5, p = 0.004
+    assert result["maybe"].status == "possible improvement"  # 2/5 -> 4/5 flips the verdict, p = 0.26
+    assert result["jitter"].status == "unchanged"
+
+
+def test_suite_mean_delta_with_standard_error() -> None:
+    comparison = compare_runs(
+        [row("a", 1.0), row("b", 1.0), row("c", 0.5)], [row("a", 0.9), row("b", 0.7), row("c", 0.5)]
+    )
+    (suite,) = comparison.suites
+    assert suite.matched == 3
+    assert suite.mean_delta == pytest.approx(-0.133333, abs=1e-6)
+    assert suite.stderr == pytest.approx(0.088192, abs=1e-6)
+    assert suite.counts == {"broken": 1, "possible regression": 1, "unchanged": 1}  # b flips its verdict
+
+
+def test_agentv_rows_compare_with_trials_and_per_attempt_rows() -> None:
+    comparison = compare_runs(read_results(BASE), read_results(HEAD))
+    result = {t.test_id: t for t in comparison.tests}
+    assert result["capital-of-france"].status == "unchanged"
+    assert result["longest-river"].status == "broken"
+    assert result["tallest-mountain"].status == "not comparable"  # errored in the baseline
+    assert result["new-legacy-row"].status == "new"
+    ocean = result["ocean-count"]  # trials[] on one side, 5 per-attempt rows on the other
+    assert (ocean.base_passes, ocean.base_attempts, ocean.head_passes, ocean.head_attempts) == (3, 5, 0, 5)
+    assert ocean.status == "possible regression"  # p = 0.083 and the score CI includes 0
+
+
+def test_render_formats_match_golden() -> None:
+    comparison = compare_runs(read_results(BASE), read_results(HEAD))
+    assert_golden("compare.txt", render_comparison(comparison, "table") + "\n")
+    assert_golden("compare.md", render_comparison(comparison, "markdown") + "\n")
+    assert_golden("compare.json", render_comparison(comparison, "json") + "\n")
+    data = json.loads(render_comparison(comparison, "json"))
+    assert {t["status"] for t in data["tests"]} >= {"broken", "new", "unchanged"}
+
+
+def test_compare_command_in_process() -> None:
+    result = CliRunner().invoke(app, ["compare", str(BASE), str(HEAD), "--format", "markdown"])
+    assert result.exit_code == 0, result.output
+    assert "| broken | geography/longest-river \\[gpt\\] |" in result.output
+
+
+def test_compare_command_exit_codes_in_subprocess() -> None:
+    def run(*extra: str) -> subprocess.CompletedProcess[str]:
+        args = [sys.executable, "-m", "agentv_ci", "compare", str(BASE), str(HEAD), *extra]
+        return subprocess.run(args, capture_output=True, text=True)
+
+    strict = run("--max-regression", "0.1")
+    assert strict.returncode == 1, strict.stderr
+    assert "regression: geography/longest-river [gpt]: broken" in strict.stderr
+    assert run("--max-regression", "0.6").returncode == 0  # the 0.5 drop is tolerated
+    assert run("--format", "yaml").returncode == 2
+    missing = subprocess.run(
+        [sys.executable, "-m", "agentv_ci", "compare", str(BASE), str(DATA / "nope.jsonl")],
+        capture_output=True,
+        text=True,
+    )
+    assert missing.returncode == 2
+    assert "nope.jsonl: error: results file not found" in missing.stderr

@@ -1,0 +1,162 @@
+from __future__ import annotations
+
+from agentv_ci.errors import ExitCode
+from agentv_ci.gating import GateOptions, decide
+from agentv_ci.model.result import AttemptSummary, RunSummary, TestResult
+
+
+def ok(test_id: str, score: float = 1.0, suite: str = "s", **kw: object) -> TestResult:
+    return TestResult(test_id, suite, "m", score, "ok", verdict="pass", **kw)  # type: ignore[arg-type]
+
+
+def bad(test_id: str, score: float = 0.2, suite: str = "s", **kw: object) -> TestResult:
+    return TestResult(test_id, suite, "m", score, "quality_failure", verdict="fail", **kw)  # type: ignore[arg-type]
+
+
+def err(test_id: str, suite: str = "s") -> TestResult:
+    return TestResult(test_id, suite, "m", 0.0, "execution_error", error="boom")
+
+
+def skipped(test_id: str) -> TestResult:
+    return TestResult(test_id, "s", "m", 0.0, "not_run", verdict="skip")
+
+
+def run(*rows: TestResult, **facts: object) -> RunSummary:
+    return RunSummary(list(rows), **facts)  # type: ignore[arg-type]
+
+
+def test_all_passing_is_green() -> None:
+    decision = decide(run(ok("a"), ok("b")), GateOptions())
+    assert (decision.passed, decision.exit_code, decision.reasons) == (True, ExitCode.OK, [])
+    assert decision.verdict == "PASSED: 2/2 tests passed, mean score 1.000"
+
+
+def test_default_fails_when_any_test_fails_its_threshold() -> None:
+    decision = decide(run(ok("a"), bad("b")), GateOptions())
+    assert decision.exit_code == ExitCode.GATE_FAILED and not decision.passed
+    assert decision.reasons == ["1 test(s) below threshold: s/b [m]"]
+    assert decision.verdict.startswith("FAILED: 1/2 tests passed (1 failed)")
+
+
+def test_eval_file_threshold_is_respected_through_the_verdict() -> None:
+    # experiment.threshold 0.5 arrives as TestResult.threshold; the runner's verdict already used it
+    assert decide(run(ok("a", 0.6, threshold=0.5)), GateOptions()).exit_code == ExitCode.OK
+
+
+def test_threshold_flag_rejudges_scores() -> None:
+    rows = run(bad("a", 0.7), ok("b", 0.85))
+    assert decide(rows, GateOptions(threshold=0.6)).exit_code == ExitCode.OK
+    strict = decide(rows, GateOptions(threshold=0.9))
+    assert strict.exit_code == ExitCode.GATE_FAILED
+    assert strict.reasons == ["2 test(s) below threshold: s/a [m], s/b [m]"]
+
+
+def test_min_pass_rate_per_suite_and_overall() -> None:
+    rows = run(ok("a1", suite="a"), ok("a2", suite="a"), ok("b1", suite="b"), bad("b2", suite="b"))
+    decision = decide(rows, GateOptions(min_pass_rate=0.7))
+    assert decision.exit_code == ExitCode.GATE_FAILED
+    assert decision.reasons == ["suite b: pass rate 50.0% (1/2) < min 70.0%"]
+    # the pass-rate gate decides how many failures are tolerated
+    assert decide(rows, GateOptions(min_pass_rate=0.5)).exit_code == ExitCode.OK
+    overall = decide(run(ok("a"), ok("b"), ok("c"), bad("d")), GateOptions(min_pass_rate=0.8))
+    assert overall.reasons == ["overall: pass rate 75.0% (3/4) < min 80.0%"]
+
+
+def test_fail_on_test_failure_can_be_forced_with_pass_rate() -> None:
+    rows = run(ok("a"), ok("b"), ok("c"), bad("d"))
+    decision = decide(rows, GateOptions(min_pass_rate=0.5, fail_on_test_failure=True))
+    assert decision.exit_code == ExitCode.GATE_FAILED
+    assert decide(rows, GateOptions(fail_on_test_failure=False)).exit_code == ExitCode.OK
+
+
+def test_min_mean_score_per_suite_and_overall() -> None:
+    rows = run(ok("a", 1.0, suite="a"), ok("b", 0.82, suite="b"), ok("c", 0.84, suite="b"))
+    decision = decide(rows, GateOptions(min_mean_score=0.85))
+    assert decision.exit_code == ExitCode.GATE_FAILED
+    assert decision.reasons == ["suite b: mean score 0.830 < min 0.850"]
+    assert decide(rows, GateOptions(min_mean_score=0.8)).exit_code == ExitCode.OK
+
+
+def test_execution_errors_are_inconclusive_by_default() -> None:
+    decision = decide(run(ok("a"), err("b")), GateOptions())
+    assert decision.exit_code == ExitCode.INCONCLUSIVE and not decision.passed
+    assert decision.reasons == ["1 test(s) had execution errors: s/b [m]"]
+    assert decision.verdict.startswith("INCONCLUSIVE: 1/2 tests passed (1 errored)")
+
+
+def test_no_fail_on_error_ignores_errors_with_a_note() -> None:
+    decision = decide(run(ok("a"), err("b")), GateOptions(fail_on_error=False))
+    assert decision.exit_code == ExitCode.OK
+    assert decision.notes == ["1 execution error(s) ignored (--no-fail-on-error)"]
+
+
+def test_all_errored_is_inconclusive_even_without_fail_on_error() -> None:
+    decision = decide(run(err("a"), err("b")), GateOptions(fail_on_error=False))
+    assert decision.exit_code == ExitCode.INCONCLUSIVE
+    assert decision.reasons == ["nothing conclusive ran: 2 errored, 0 not run"]
+
+
+def test_empty_run_is_inconclusive() -> None:
+    decision = decide(run(), GateOptions())
+    assert decision.exit_code == ExitCode.INCONCLUSIVE
+    assert decision.reasons == ["nothing conclusive ran: no results"]
+
+
+def test_budget_exhausted_is_inconclusive() -> None:
+    partial = run(ok("a"), skipped("b"), budget_exhausted=True, not_run=1)
+    decision = decide(partial, GateOptions())
+    assert decision.exit_code == ExitCode.INCONCLUSIVE
+    assert decision.reasons == ["budget exhausted: 1 test(s) not run"]
+    nothing = decide(run(skipped("a"), skipped("b"), budget_exhausted=True, not_run=2), GateOptions())
+    assert nothing.exit_code == ExitCode.INCONCLUSIVE
+    assert nothing.reasons == ["nothing conclusive ran: 0 errored, 2 not run"]
+
+
+def test_quality_failure_wins_over_inconclusive_and_lists_both() -> None:
+    decision = decide(run(bad("a"), err("b")), GateOptions())
+    assert decision.exit_code == ExitCode.GATE_FAILED
+    assert decision.reasons == [
+        "1 test(s) below threshold: s/a [m]",
+        "1 test(s) had execution errors: s/b [m]",
+    ]
+
+
+def test_max_regression_gates_significant_drops_only() -> None:
+    base = run(ok("a", 1.0), ok("b", 1.0))
+    head = run(ok("a", 0.85), ok("b", 0.9999))  # a: regressed by 0.15; b: a 0.0001 drop is noise
+    strict = decide(head, GateOptions(max_regression=0.1), base)
+    assert strict.exit_code == ExitCode.GATE_FAILED
+    assert strict.reasons == ["s/a [m]: regressed vs baseline (1.000 -> 0.850)"]
+    assert decide(head, GateOptions(max_regression=0.2), base).exit_code == ExitCode.OK
+    report_only = decide(head, GateOptions(), base)
+    assert report_only.exit_code == ExitCode.OK
+    assert report_only.notes == ["s/a [m]: regressed vs baseline (1.000 -> 0.850)"]
+
+
+def test_max_regression_ignores_drops_that_are_noise_across_repeats() -> None:
+    def repeated(passes: int, scores: list[float]) -> TestResult:
+        score = sum(scores) / len(scores)
+        agg = AttemptSummary("mean", passes, len(scores), scores=scores, mean=score)
+        return ok("r", score, aggregation=agg)
+
+    base = run(repeated(5, [1.0, 0.9, 1.0, 0.9, 1.0]))
+    noisy = run(repeated(4, [0.9, 1.0, 0.8, 1.0, 0.9]))  # 4/5 passes vs 5/5: p = 0.5
+    decision = decide(noisy, GateOptions(max_regression=0.01), base)
+    assert decision.exit_code == ExitCode.OK
+    assert decision.notes and "possible regression" in decision.notes[0]
+
+
+def test_max_regression_on_suite_mean_beyond_its_standard_error() -> None:
+    base = run(*(ok(f"t{i}", 1.0) for i in range(6)))
+    steady = run(*(ok(f"t{i}", 0.95) for i in range(6)))  # every test -0.05: se 0
+    decision = decide(steady, GateOptions(max_regression=0.03), base)
+    assert decision.exit_code == ExitCode.GATE_FAILED
+    assert decision.reasons == [
+        "suite s: mean score fell 0.050 vs baseline (se 0.000) > max regression 0.030"
+    ]
+    # single samples, each drop < 0.1 (possible regressions); mean -0.03 but se 0.026: within noise
+    base9 = run(*(ok(f"t{i}", 0.9) for i in range(6)))
+    noisy = run(*(ok(f"t{i}", s) for i, s in enumerate([0.81, 0.95, 0.82, 0.9, 0.81, 0.93])))
+    decision = decide(noisy, GateOptions(max_regression=0.02), base9)
+    assert decision.exit_code == ExitCode.OK
+    assert len(decision.notes) == 3  # the three drops are reported as possible regressions

@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from agentv_ci.text_safety import (
+    clean_text,
+    escape_markdown_inline,
+    excerpt,
+    fenced_block,
+    neutralise_workflow_commands,
+)
+
+
+def test_clean_text_makes_any_string_xml_safe() -> None:
+    dirty = "a\x1b[1;31mb\x1b[0m\ud83d\x00\x0b\x7f\ufffe c\td\n"
+    cleaned = clean_text(dirty)
+    assert cleaned == "ab? c\td\n"
+    ET.fromstring(f"<x>{cleaned}</x>")
+
+
+def test_excerpt_caps_and_marks_the_cut() -> None:
+    assert excerpt(None, 10) == ""
+    text = excerpt("x" * 1000, 100)
+    assert len(text) < 120 and text.endswith("[920 chars cut]")
+
+
+def test_workflow_commands_are_broken_on_every_line() -> None:
+    text = neutralise_workflow_commands("ok\n::error::x\n  ::add-mask::y\n%3A:not\nmid ::line")
+    assert "\n::" not in text and "  ::" not in text
+    assert text.endswith("mid ::line")  # only line starts are commands
+
+
+def test_markdown_inline_escaping() -> None:
+    text = escape_markdown_inline("<img src=x onerror=1> @alice | *b* [l](u)\n::warning::w")
+    assert "<" not in text and "@alice" not in text
+    assert "\\|" in text and "\\*b\\*" in text and "\\[l\\]" in text
+    assert "\n" not in text
+
+
+def test_fence_is_longer_than_any_backtick_run() -> None:
+    block = fenced_block("a ```` b\n```\n@bob")
+    assert block.startswith("`````text\n") and block.endswith("\n`````")
+    assert "@bob" not in block
