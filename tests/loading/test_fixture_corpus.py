@@ -34,7 +34,31 @@ def test_invalid_fixture_reports_exact_diagnostics(case: Path) -> None:
 
 def test_every_check_has_an_invalid_fixture() -> None:
     codes = {code for case in invalid_cases() for code, *_ in expected(case)}
-    required = {"E002", "E003", "E004", "E005", "E006", "E101", "E102", "E104", "E105", "E106", "E107", "E108",
-                "E109", "E111", "E112", "E201", "E301", "E302", "E303", "W101", "W102", "W105"}  # fmt: skip
+    required = set(
+        [
+            "E002",
+            "E003",
+            "E004",
+            "E005",
+            "E006",
+            "E101",
+            "E102",
+            "E104",
+            "E105",
+            "E106",
+            "E107",
+            "E108",
+            "E109",
+            "E111",
+            "E112",
+            "E201",
+            "E301",
+            "E302",
+            "E303",
+            "W101",
+            "W102",
+            "W105",
+        ]
+    )
     assert required <= codes
     assert INVALID.is_dir()
