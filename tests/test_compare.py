@@ -37,10 +37,11 @@ def statuses(base: list[TestResult], head: list[TestResult]) -> dict[str, str]:
 
 
 def test_single_sample_statuses() -> None:
+    errored = TestResult("err", "s", "m", 0.0, "execution_error", error="x")
     base = [row("imp", 0.5), row("reg", 1.0), row("wobble", 1.0), row("same", 1.0), row("fix", 0.5),
             row("brk", 0.9), row("gone", 1.0), row("err", 1.0)]  # fmt: skip
     head = [row("imp", 0.7), row("reg", 0.85), row("wobble", 0.95), row("same", 0.9999), row("fix", 0.9),
-            row("brk", 0.5), row("fresh", 1.0), TestResult("err", "s", "m", 0.0, "execution_error", error="x")]  # fmt: skip
+            row("brk", 0.5), row("fresh", 1.0), errored]  # fmt: skip
     assert statuses(base, head) == {
         "imp": "improved",
         "reg": "regressed",
@@ -56,7 +57,8 @@ def test_single_sample_statuses() -> None:
 
 def test_repeats_use_fisher_and_score_intervals() -> None:
     base = [repeated("collapse", [1.0] * 5), repeated("dip", [1.0] * 5), repeated("slide", [1.0] * 5),
-            repeated("recover", [0.0] * 5), repeated("maybe", [1, 1, 0, 0, 0]), repeated("jitter", [0.9, 1.0] * 3)]  # fmt: skip
+            repeated("recover", [0.0] * 5), repeated("maybe", [1, 1, 0, 0, 0]),
+            repeated("jitter", [0.9, 1.0] * 3)]  # fmt: skip
     head = [repeated("collapse", [1, 0, 0, 0, 0]), repeated("dip", [1, 1, 1, 0, 0]),
             repeated("slide", [0.85, 0.86, 0.84, 0.85, 0.85]), repeated("recover", [1.0] * 5),
             repeated("maybe", [1, 1, 1, 1, 0]), repeated("jitter", [1.0, 0.9] * 3)]  # fmt: skip

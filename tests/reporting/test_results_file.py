@@ -92,7 +92,7 @@ def test_bad_line_reports_file_and_line(tmp_path: Path) -> None:
 def test_missing_file_and_dir_without_index(tmp_path: Path) -> None:
     with pytest.raises(LoadError, match="results file not found"):
         read_results(tmp_path / "nope.jsonl")
-    with pytest.raises(LoadError, match="no index.jsonl"):
+    with pytest.raises(LoadError, match=r"no index\.jsonl"):
         read_results(tmp_path)
 
 

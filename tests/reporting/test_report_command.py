@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from agentv_ci.cli import app
+from agentv_ci.errors import UsageError
+from agentv_ci.model.result import TestResult
+from agentv_ci.reporting.results_file import ResultsWriter
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "agentv_ci", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def _write(path: Path, *rows: TestResult) -> Path:
+    with ResultsWriter(path) as writer:
+        for row in rows:
+            writer.append(row)
+    return path
+
+
+def test_report_rebuilds_every_file_from_agentv_index(tmp_path: Path) -> None:
+    out = _cli(
+        "report", str(DATA / "agentv_head.jsonl"),
+        "--junit", str(tmp_path / "junit.xml"), "--sarif", str(tmp_path / "r.sarif"),
+        "--markdown", str(tmp_path / "summary.md"), "--baseline", str(DATA / "agentv_base.jsonl"),
+        "--repo-root", str(tmp_path),
+    )  # fmt: skip
+    assert out.returncode == 1, out.stderr  # longest-river, ocean-count, new-legacy-row fail
+    assert "RESULT: FAILED: 2/5 tests passed (3 failed)" in out.stdout
+    suites = ET.parse(tmp_path / "junit.xml").getroot().findall("testsuite")
+    assert [s.get("name") for s in suites] == ["geography"]
+    ocean = next(c for c in suites[0].iter("testcase") if c.get("name") == "ocean-count [gpt]")
+    props = {p.get("name"): p.get("value") for p in ocean.iter("property")}
+    assert (props["passed_attempts"], props["total_attempts"]) == ("0", "5")  # 5 AgentV rows -> 1 case
+    sarif = json.loads((tmp_path / "r.sarif").read_text())
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in sarif["runs"][0]["results"]
+        if "locations" in r
+    }
+    assert uris == {"evals/geography.eval.yaml"}
+    markdown = (tmp_path / "summary.md").read_text()
+    assert markdown.startswith("❌ **agentv-ci: FAILED")
+    assert "| broken | geography/longest-river \\[gpt\\] | 0.900 | 0.400 | -0.500 |" in markdown
+
+
+def test_exit_codes_follow_the_gates(tmp_path: Path) -> None:
+    green = _write(tmp_path / "green.jsonl", TestResult("a", "s", "m", 1.0, "ok", verdict="pass"))
+    assert _cli("report", str(green)).returncode == 0
+    errored = _write(
+        tmp_path / "err.jsonl",
+        TestResult("a", "s", "m", 1.0, "ok", verdict="pass"),
+        TestResult("b", "s", "m", 0.0, "execution_error", error="429"),
+    )
+    assert _cli("report", str(errored)).returncode == 3
+    assert _cli("report", str(errored), "--no-fail-on-error").returncode == 0
+    low = _write(tmp_path / "low.jsonl", TestResult("a", "s", "m", 0.7, "quality_failure"))
+    assert _cli("report", str(low)).returncode == 1
+    assert _cli("report", str(low), "--threshold", "0.6").returncode == 0
+    assert _cli("report", str(low), "--threshold", "0.6", "--min-mean-score", "0.75").returncode == 1
+    assert _cli("report", str(low), "--min-pass-rate", "0").returncode == 0
+
+
+def test_bad_input_exits_2_with_a_location(tmp_path: Path) -> None:
+    broken = tmp_path / "index.jsonl"
+    broken.write_text('{"test_id": "a", "score": 1}\n{oops\n')
+    out = _cli("report", str(broken))
+    assert out.returncode == 2
+    assert f"{broken}:2:1: error: not valid JSON" in out.stderr
+    assert "Traceback" not in out.stderr
+    assert _cli("report", str(broken), "--max-regression", "0.1").returncode == 2
+    assert _cli("report", str(broken), "--min-pass-rate", "1.5").returncode == 2
+
+
+def test_report_in_process_prints_the_console_table(tmp_path: Path) -> None:
+    green = _write(tmp_path / "run" / "index.jsonl", TestResult("a", "s", "m", 1.0, "ok", verdict="pass"))
+    result = CliRunner().invoke(app, ["report", str(green.parent)])
+    assert result.exit_code == 0, result.output
+    assert "RESULT: PASSED: 1/1 tests passed" in result.output
+    result = CliRunner().invoke(app, ["report", str(green), "--max-regression", "0.1"])
+    assert isinstance(result.exception, UsageError)  # cli.run_app turns it into exit 2 (see above)
+    assert result.exception.exit_code == 2
