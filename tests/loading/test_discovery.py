@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentv_ci.loading.discovery import find_eval_files
+
+
+def _touch(path: Path, text: str = "tests: []\n") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_directory_expands_to_eval_names_and_jsonl_with_sidecar(tmp_path: Path) -> None:
+    expected = [
+        _touch(tmp_path / "a" / "one.eval.yaml"),
+        _touch(tmp_path / "a" / "two.EVAL.yml"),
+        _touch(tmp_path / "b" / "eval.yaml"),
+        _touch(tmp_path / "c" / "EVAL.yaml"),
+        _touch(tmp_path / "d" / "data.jsonl", "{}\n"),
+    ]
+    _touch(tmp_path / "d" / "data.yaml", "name: data\n")
+    _touch(tmp_path / "e" / "cases.yaml")  # a raw case file: not a suite
+    _touch(tmp_path / "e" / "orphan.jsonl", "{}\n")  # no sidecar
+    for skipped in (".git", "node_modules", ".venv", ".agentv"):
+        _touch(tmp_path / skipped / "x.eval.yaml")
+    found = find_eval_files([tmp_path])
+    assert found == sorted(p.resolve() for p in expected)
+
+
+def test_jsonl_with_eval_sidecar_is_run_through_the_sidecar_only(tmp_path: Path) -> None:
+    sidecar = _touch(tmp_path / "dataset.eval.yaml", "description: d\n")
+    _touch(tmp_path / "dataset.jsonl", "{}\n")
+    assert find_eval_files([tmp_path]) == [sidecar.resolve()]
+
+
+def test_files_are_used_as_is_and_results_deduplicated(tmp_path: Path) -> None:
+    odd = _touch(tmp_path / "odd-name.yaml")
+    suite = _touch(tmp_path / "s.eval.yaml")
+    found = find_eval_files([odd, tmp_path, suite, tmp_path / "missing.eval.yaml"])
+    assert found == sorted([odd.resolve(), suite.resolve(), (tmp_path / "missing.eval.yaml").absolute()])

@@ -1,0 +1,185 @@
+"""The grader normalisation contract (docs/eval-format.md) that grader plugins rely on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.loading.helpers import codes, load_text
+
+
+def test_canonical_types_auto_names_and_deprecation_warnings(tmp_path: Path) -> None:
+    result = load_text(
+        tmp_path,
+        """
+        tests:
+          - id: t
+            input: hi
+            assertions:
+              - {type: contains, value: hello}
+              - {type: regex, value: "^a very long pattern that goes on and on$"}
+              - {type: is_json}
+              - {type: llm-judge, prompt: "Grade it"}
+              - {type: code, command: "echo 1"}
+              - {type: contains_any, value: [a, b], name: custom}
+        """,
+    )
+    assert result.suite is not None
+    graders = result.suite.tests[0].graders
+    assert [(g.type, g.name) for g in graders] == [
+        ("contains", "contains-hello"),
+        ("regex", "regex-^a very long pattern that goes"),
+        ("is-json", "is-json"),
+        ("llm-grader", "llm-grader"),
+        ("code-grader", "code-grader"),
+        ("contains-any", "custom"),
+    ]
+    assert [g.written_type for g in graders] == [None, None, "is_json", "llm-judge", "code", "contains_any"]
+    deprecations = [d for d in result.diagnostics if d.code == "W102"]
+    assert [d.line for d in deprecations] == [8, 9, 10, 11]
+    assert "use `llm-grader`" in deprecations[1].message
+
+
+def test_common_fields_lifted_and_config_keeps_locations(tmp_path: Path) -> None:
+    result = load_text(
+        tmp_path,
+        """
+        tests:
+          - id: t
+            input: hi
+            assertions:
+              - type: regex
+                value: "x"
+                flags: i
+                weight: 3
+                required: 0.7
+                min_score: 0.5
+                negate: true
+        """,
+    )
+    assert result.suite is not None
+    spec = result.suite.tests[0].graders[0]
+    assert (spec.weight, spec.required, spec.min_score, spec.negate) == (3.0, 0.7, 0.5, True)
+    assert spec.config == {"value": "x", "flags": "i"}
+    assert spec.config_locations["flags"].line == 8
+    assert spec.location is not None and (spec.location.line, spec.location.col) == (6, 9)
+    assert ("W102", 10, 19) in codes(result)  # numeric `required` is deprecated
+
+
+def test_plain_strings_group_into_one_rubrics_grader(tmp_path: Path) -> None:
+    result = load_text(
+        tmp_path,
+        """
+        assertions:
+          - type: contains
+            value: a
+          - First criterion
+          - type: contains
+            value: b
+          - Second criterion
+        tests:
+          - id: t
+            input: hi
+            rubrics: [Inline rubric]
+        """,
+    )
+    assert result.suite is not None
+    graders = result.suite.tests[0].graders
+    assert [g.type for g in graders] == ["rubrics", "contains", "rubrics", "contains"]
+    grouped = graders[2]
+    assert grouped.weight == 2.0
+    assert grouped.config["criteria"] == [
+        {"id": "rubric-1", "outcome": "First criterion", "weight": 1.0, "required": True},
+        {"id": "rubric-2", "outcome": "Second criterion", "weight": 1.0, "required": True},
+    ]
+    assert graders[0].config["criteria"][0]["outcome"] == "Inline rubric"
+
+
+def test_composite_members_normalised_recursively(tmp_path: Path) -> None:
+    result = load_text(
+        tmp_path,
+        """
+        tests:
+          - id: t
+            input: hi
+            assertions:
+              - name: outer
+                type: composite
+                assert:
+                  - name: inner
+                    type: composite
+                    assertions: [{type: is_json}]
+                    aggregator: {type: weighted_average}
+                  - {type: code_judge, script: [echo, "1"]}
+                aggregator: {type: code_grader, path: ./agg.py}
+        """,
+    )
+    assert result.suite is not None
+    outer = result.suite.tests[0].graders[0]
+    inner, code = outer.config["assertions"]
+    assert inner["config"]["assertions"][0]["type"] == "is-json"
+    assert code["type"] == "code-grader" and code["config"]["command"] == ["echo", "1"]
+    assert outer.config["aggregator"] == {"type": "code_grader", "path": "./agg.py"}
+
+
+def test_unknown_grader_type_and_config_key_suggest_fixes(tmp_path: Path) -> None:
+    result = load_text(
+        tmp_path,
+        """
+        tests:
+          - id: t
+            input: hi
+            assertions:
+              - {type: llm_jduge, prompt: x}
+              - {type: contains, value: x, flag: i}
+        """,
+    )
+    by_code = {d.code: d for d in result.diagnostics}
+    assert by_code["E201"].hint == "did you mean `llm-grader`?"
+    assert (by_code["E201"].line, by_code["E201"].col) == (6, 16)
+    assert by_code["W105"].hint == "did you mean `flags`?"
+
+
+def test_grader_value_rules(tmp_path: Path) -> None:
+    result = load_text(
+        tmp_path,
+        """
+        tests:
+          - id: t
+            input: hi
+            assertions:
+              - {type: contains}
+              - {type: contains-all, value: []}
+              - {type: regex, value: "a", flags: gq}
+              - {type: contains, value: x, required: 2}
+              - {type: composite, assertions: [{type: contains, value: x}]}
+              - {type: rubrics}
+        """,
+    )
+    assert codes(result) == [
+        ("E102", 6, 9),
+        ("E101", 7, 37),
+        ("E103", 8, 42),
+        ("E108", 9, 49),
+        ("W106", 10, 9),
+        ("E102", 11, 9),
+    ]
+
+
+def test_template_relative_path_and_yml_template(tmp_path: Path) -> None:
+    (tmp_path / ".agentv" / "templates").mkdir(parents=True)
+    (tmp_path / ".agentv" / "templates" / "base.yml").write_text("assertions:\n  - type: is-json\n")
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "list.yaml").write_text("- type: equals\n  value: ok\n")
+    result = load_text(
+        tmp_path,
+        """
+        assertions:
+          - include: base
+          - include: ./shared/list.yaml
+        tests:
+          - {id: t, input: hi}
+        """,
+    )
+    assert result.suite is not None
+    assert [g.type for g in result.suite.tests[0].graders] == ["is-json", "equals"]
+    assert {Path(p).name for p in result.suite.dependencies} >= {"base.yml", "list.yaml"}
