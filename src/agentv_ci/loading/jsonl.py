@@ -80,7 +80,7 @@ def read_jsonl_cases(
                 raw = msgspec.json.decode(line)
             except msgspec.DecodeError as exc:
                 match = _BYTE.search(str(exc))
-                col = int(match.group(1)) + 1 if match else 1
+                col = int(match.group(1)) + 1 if match else len(line.rstrip()) + 1
                 message = str(exc).split(" (byte")[0]
                 ctx.report(
                     "E005",
