@@ -27,12 +27,12 @@ def test_each_problem_is_reported_at_its_own_line(tmp_path: Path) -> None:
     )
     result = load_suite(path, repo_root=tmp_path, env={})
     got = [(d.code, d.line, d.col) for d in result.diagnostics]
-    assert got == [("W101", 2, 45), ("E101", 3, 1), ("E101", 4, 25), ("E106", 5, 87), ("E105", 6, 1),
+    assert got == [("W101", 2, 45), ("E101", 3, 1), ("E101", 4, 25), ("E106", 5, 87), ("E105", 6, 8),
                    ("E005", 7, 28)]  # fmt: skip
     assert all(d.file == str(path) for d in result.diagnostics)
     assert result.suite is not None
     assert [t.id for t in result.suite.tests] == ["a", "b", "d", "e", "a"]
-    assert "did you mean `expected_output`?" == result.diagnostics[0].hint
+    assert result.diagnostics[0].hint == "did you mean `expected_output`?"
 
 
 def test_env_placeholders_in_jsonl_lines(tmp_path: Path) -> None:
@@ -47,7 +47,8 @@ def test_sidecar_settings_apply_and_line_execution_overrides(tmp_path: Path) -> 
     path = _dataset(
         tmp_path,
         ['{"id": "a", "criteria": "x", "input": "hi", "execution": {"target": "other"}}'],
-        "name: data\nexecution:\n  target: main\n  threshold: 0.6\nassertions:\n  - type: contains\n    value: hi\n",
+        "name: data\nexecution:\n  target: main\n  threshold: 0.6\n"
+        "assertions:\n  - type: contains\n    value: hi\n",
     )
     result = load_suite(path, repo_root=tmp_path, env={})
     assert result.suite is not None
