@@ -144,3 +144,17 @@ def test_lone_surrogate_in_model_text_does_not_lose_the_row(tmp_path: Path) -> N
     rows = read_results(path)
     assert [r.test_id for r in rows] == ["a", "b"]
     assert rows[0].output == "half an emoji ?!"
+
+
+def test_agentv_summary_json_with_other_shapes_is_tolerated(tmp_path: Path) -> None:
+    (tmp_path / "index.jsonl").write_bytes((DATA / "agentv_base.jsonl").read_bytes())
+    agentv_summary = {
+        "started_at": "2026-03-01T10:00:00Z",
+        "selection": ["not", "a", "map"],
+        "tool": {"name": "agentv"},
+    }
+    (tmp_path / "summary.json").write_text(json.dumps(agentv_summary))
+    loaded = load_run(tmp_path)
+    assert loaded.started_at == "2026-03-01T10:00:00Z"
+    assert loaded.selection == {} and loaded.tool == "agentv-ci"
+    assert len(loaded.results) == 4

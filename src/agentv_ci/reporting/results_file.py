@@ -311,9 +311,15 @@ def load_run(path: Path) -> RunSummary:
             raise LoadError(f"not valid JSON: {exc}", location=SourceLocation(str(summary_file))) from None
         if isinstance(raw, dict):
             known = set(RunSummary.__struct_fields__) - {"results"}
-            facts = {k: v for k, v in raw.items() if k in known}
+            facts = {k: v for k, v in raw.items() if k in known and _fits(k, v)}
+    base = msgspec.convert({"results": [], **facts}, RunSummary, strict=False)
+    return msgspec.structs.replace(base, results=results)
+
+
+def _fits(key: str, value: Any) -> bool:
+    """Whether a run fact converts (AgentV's own summary.json shares some names, not all shapes)."""
     try:
-        base = msgspec.convert({"results": [], **facts}, RunSummary, strict=False)
-        return msgspec.structs.replace(base, results=results)
-    except msgspec.ValidationError as exc:
-        raise LoadError(f"bad run facts: {exc}", location=SourceLocation(str(summary_file))) from None
+        msgspec.convert({"results": [], key: value}, RunSummary, strict=False)
+    except msgspec.ValidationError:
+        return False
+    return True
