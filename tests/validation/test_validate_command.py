@@ -1,0 +1,114 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+from typer.testing import CliRunner
+
+from agentv_ci.cli import app
+from tests.conftest import SHARED_SCHEMAS
+from tests.loading.corpus import INVALID, VALID
+
+runner = CliRunner()
+
+
+def _bad_file(tmp_path: Path) -> Path:
+    (tmp_path / ".git").mkdir()
+    path = tmp_path / "bad.eval.yaml"
+    path.write_text(
+        "tests:\n"
+        "  - id: a\n"
+        "    input: hi\n"
+        "    critera: typo\n"
+        "    assertions:\n"
+        "      - {type: regex, value: '('}\n"
+    )
+    return path
+
+
+def test_text_output_lists_every_problem_and_exits_2(tmp_path: Path) -> None:
+    path = _bad_file(tmp_path)
+    result = runner.invoke(app, ["validate", str(path)])
+    assert result.exit_code == 2
+    lines = result.output.splitlines()
+    assert f"{path}:4:5: warning[W101]: unknown key `critera` in a test" in lines
+    assert "  hint: did you mean `criteria`?" in lines
+    assert any(line.startswith(f"{path}:6:30: error[E106]: invalid regex") for line in lines)
+    assert lines[-1] == "1 file(s), 1 test(s): 1 error(s), 1 warning(s)"
+
+
+def test_valid_corpus_passes_and_warnings_gate_with_max_warnings() -> None:
+    ok = runner.invoke(app, ["validate", str(VALID / "v4-math"), str(VALID / "v4-vars")])
+    assert ok.exit_code == 0, ok.output
+    assert ok.output.strip().endswith("0 error(s), 0 warning(s)")
+    legacy = str(INVALID / "deprecated-forms" / "main.eval.yaml")
+    assert runner.invoke(app, ["validate", legacy]).exit_code == 0
+    assert runner.invoke(app, ["validate", legacy, "--max-warnings", "5"]).exit_code == 0
+    gated = runner.invoke(app, ["validate", legacy, "--max-warnings", "4"])
+    assert gated.exit_code == 2
+
+
+def test_strict_turns_unknown_keys_into_errors() -> None:
+    path = str(INVALID / "unknown-key" / "main.eval.yaml")
+    assert runner.invoke(app, ["validate", path]).exit_code == 0
+    strict = runner.invoke(app, ["validate", path, "--strict"])
+    assert strict.exit_code == 2
+    assert "error[W101]: unknown key `critera` in a test" in strict.output
+
+
+def test_json_format(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["validate", str(_bad_file(tmp_path)), "--format", "json"])
+    payload = json.loads(result.output)
+    assert (payload["errors"], payload["warnings"], payload["tests"]) == (1, 1, 1)
+    assert [(d["code"], d["line"], d["col"]) for d in payload["diagnostics"]] == [
+        ("W101", 4, 5),
+        ("E106", 6, 30),
+    ]
+
+
+def test_github_annotations(tmp_path: Path) -> None:
+    path = _bad_file(tmp_path)
+    result = runner.invoke(app, ["validate", str(path), "--format", "github"])
+    lines = result.output.splitlines()
+    assert lines[0] == (
+        f"::warning file={path},line=4,col=5,title=W101::"
+        "unknown key `critera` in a test%0Ahint: did you mean `criteria`?"
+    )
+    assert lines[1].startswith(f"::error file={path},line=6,col=30,title=E106::invalid regex")
+
+
+def test_sarif_output_is_valid_sarif_2_1_0(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["validate", str(_bad_file(tmp_path)), "--format", "sarif"])
+    log = json.loads(result.output)
+    schema = json.loads((SHARED_SCHEMAS / "sarif-schema-2.1.0.json").read_text())
+    jsonschema.Draft7Validator(schema).validate(log)
+    results = log["runs"][0]["results"]
+    assert [(r["ruleId"], r["level"]) for r in results] == [("W101", "warning"), ("E106", "error")]
+    region = results[1]["locations"][0]["physicalLocation"]["region"]
+    assert (region["startLine"], region["startColumn"]) == (6, 30)
+
+
+def test_bad_format_and_empty_directory_exit_2(tmp_path: Path) -> None:
+    assert runner.invoke(app, ["validate", str(tmp_path), "--format", "xml"]).exit_code == 2
+    empty = runner.invoke(app, ["validate", str(tmp_path)])
+    assert empty.exit_code == 2
+    assert "no eval files found" in empty.output
+
+
+@pytest.mark.parametrize(("target", "code"), [("invalid/syntax-error", 2), ("valid/v4-features", 0)])
+def test_real_exit_code_in_subprocess(target: str, code: int) -> None:
+    path = VALID.parent / target
+    out = subprocess.run(
+        [sys.executable, "-m", "agentv_ci", "validate", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.returncode == code, out.stdout + out.stderr
+    assert "Traceback" not in out.stdout + out.stderr
+    if code:
+        assert "error[E002]: YAML syntax error" in out.stdout
