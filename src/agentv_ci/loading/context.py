@@ -32,6 +32,8 @@ class LineLocator:
         self.text = text
 
     def locate(self, path: JsonPath, *, key: bool = False) -> SourceLocation:
+        if not path:
+            return SourceLocation(self.file, self.line, 1)
         col = 1
         for part in reversed(path):
             if isinstance(part, str):

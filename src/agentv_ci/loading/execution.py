@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from agentv_ci.loading.context import LoadContext, Node, type_name
 from agentv_ci.loading.keys import EXECUTION_DEPRECATED, EXECUTION_KEYS, REPEAT_KEYS, REPEAT_STRATEGIES
 from agentv_ci.model.suite import ExecutionSpec, RepeatSpec
 
 _NUMBER = (int, float)
+_UNSET_SPEC = ExecutionSpec()
 
 
 def _repeat(raw: Any, node: Node, ctx: LoadContext) -> RepeatSpec | None:
@@ -118,6 +121,8 @@ def parse_execution(
 
 def merge_execution(suite: ExecutionSpec, test: ExecutionSpec) -> ExecutionSpec:
     """Test values override suite values; `skip_defaults` is the test's own."""
+    if test == _UNSET_SPEC:
+        return msgspec.structs.replace(suite, skip_defaults=False)
     merged = ExecutionSpec(skip_defaults=test.skip_defaults)
     for field in (
         "target",

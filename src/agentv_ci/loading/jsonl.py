@@ -37,17 +37,13 @@ class JsonlCase(msgspec.Struct, forbid_unknown_fields=True):
     workspace: Any = _UNSET
 
 
-_FIELDS = JsonlCase.__struct_fields__
 _DECODER = msgspec.json.Decoder(JsonlCase)
 _BYTE = re.compile(r"\(byte (\d+)\)")
 
 
 def _as_dict(case: JsonlCase) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name in _FIELDS:
-        value = getattr(case, name)
-        if value is not _UNSET:
-            out[name] = value
+    """The fields that were present on the line (UNSET ones are dropped by `to_builtins`)."""
+    out: dict[str, Any] = msgspec.to_builtins(case)
     return out
 
 

@@ -5,9 +5,11 @@ Never raises for bad user input: every problem becomes a `Diagnostic`.
 
 from __future__ import annotations
 
+import gc
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -166,7 +168,7 @@ class _SuiteLoader:
                 ctx.error("E103", "`tests` is empty", root.child(tests_key))
             entries = expander.expand(tests_raw, root.child(tests_key))
 
-        built: list[tuple[Test, SourceLocation]] = []
+        built: list[tuple[Test, Node | SourceLocation]] = []
         for entry in entries:
             if isinstance(entry, RawCase):
                 made = builder.build(entry.data, entry.node)
@@ -257,20 +259,24 @@ class _SuiteLoader:
             out.append((msgspec.structs.replace(test, execution=execution), loc))
         return out
 
-    def _check_duplicates(self, built: list[tuple[Test, SourceLocation]]) -> None:
-        seen: dict[str, SourceLocation] = {}
-        for test, loc in built:
+    def _check_duplicates(self, built: list[tuple[Test, Node | SourceLocation]]) -> None:
+        seen: dict[str, Node | SourceLocation] = {}
+        for test, where in built:
             key = f"{test.suite}\x00{test.id}"
             if key in seen:
-                first = seen[key]
+                first = _location(seen[key])
                 self.ctx.report(
                     "E105",
                     f"duplicate test id {test.id!r} (first at {first})",
-                    loc,
+                    _location(where),
                     "test ids must be unique within a suite",
                 )
             else:
-                seen[key] = loc
+                seen[key] = where
+
+
+def _location(where: Node | SourceLocation) -> SourceLocation:
+    return where.loc() if isinstance(where, Node) else where
 
 
 def _select(
@@ -301,6 +307,19 @@ def _select(
     return out
 
 
+@contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Loading builds hundreds of thousands of long-lived, acyclic objects; pausing the cyclic GC
+    stops it from rescanning them over and over (a 100k-case JSONL loads about twice as fast)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def load_suite(
     path: Path, *, repo_root: Path | None = None, env: Mapping[str, str] | None = None
 ) -> LoadResult:
@@ -312,7 +331,8 @@ def load_suite(
     ctx = LoadContext(root, merged_env)
     for env_file in env_files:
         ctx.depend(env_file)
-    suite = _SuiteLoader(ctx).load(path)
+    with _no_cyclic_gc():
+        suite = _SuiteLoader(ctx).load(path)
     if suite is not None:
         suite.dependencies = list(ctx.dependencies)
     diagnostics = sorted(set(ctx.diagnostics), key=sort_key)

@@ -15,7 +15,6 @@ from agentv_ci.loading.messages import normalise_expected, normalise_input
 from agentv_ci.loading.paths import resolve_reference
 from agentv_ci.loading.rubrics import normalise_rubrics
 from agentv_ci.loading.workspace import merge_workspace, parse_workspace
-from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import ExecutionSpec, GraderSpec, Message, Test, Turn
 
 AGGREGATIONS = ("mean", "min", "max")
@@ -106,7 +105,7 @@ class TestBuilder:
         self.defaults = defaults
         self.graders = graders
 
-    def build(self, raw: Any, node: Node) -> tuple[Test, SourceLocation] | None:
+    def build(self, raw: Any, node: Node) -> tuple[Test, Node] | None:
         """The test and where its id was written; None when it is unusable (diagnostics recorded)."""
         ctx = self.ctx
         if not isinstance(raw, dict):
@@ -245,7 +244,7 @@ class TestBuilder:
             location=node.loc(),
         )
         self._choice(raw, "on_dependency_failure", DEPENDENCY_FAILURE, node)
-        return test, node.child("id").loc()
+        return test, node.child("id")
 
     def _suite_input(self, variables: dict[str, Any]) -> list[Message]:
         defaults = self.defaults
