@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from agentv_ci.model.result import GraderResult, TestResult
@@ -14,6 +15,7 @@ def test_label(result: TestResult) -> str:
     return f"{result.suite}/{result.test_id} [{result.target}]"
 
 
+@lru_cache(maxsize=1024)  # a run has few eval files and many tests
 def repo_relative(eval_path: str | None, repo_root: Path) -> str | None:
     """`eval_path` as a POSIX path relative to `repo_root` when it lies inside it (else as given)."""
     if not eval_path:
