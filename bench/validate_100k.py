@@ -62,7 +62,10 @@ def main() -> int:
         dataset = generate(directory, args.cases)
         generated = time.perf_counter() - start
         size_mb = dataset.stat().st_size / 1e6
-        print(f"generate: {args.cases} cases, {size_mb:.1f} MB in {generated:.2f} s (peak RSS {peak_rss_mb():.0f} MB)")
+        print(
+            f"generate: {args.cases} cases, {size_mb:.1f} MB in {generated:.2f} s "
+            f"(peak RSS {peak_rss_mb():.0f} MB)"
+        )
 
         start = time.perf_counter()
         from agentv_ci.validation.validator import validate_paths

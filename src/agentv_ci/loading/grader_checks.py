@@ -159,11 +159,13 @@ def check_plugin_config(spec: GraderSpec, node: Node, ctx: LoadContext) -> None:
         return
     if config_cls is None:
         return
+    # A grader whose Config has a `config` field takes extra keys as script/prompt config (AgentV).
+    open_config = "config" in names
     known: dict[str, Any] = {}
     for key, value in spec.config.items():
         if key in names:
             known[key] = value
-        else:
+        elif not open_config:
             suggestion = did_you_mean(key, names)
             hint = (
                 f"did you mean `{suggestion}`?" if suggestion else f"known keys: {', '.join(sorted(names))}"
