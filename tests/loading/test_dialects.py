@@ -236,3 +236,21 @@ def test_v4_features_conversation_metadata_and_skip_defaults() -> None:
     assert composite.graders[0].type == "composite"
     assert "llm-grader" not in [g.type for g in composite.graders]
     assert composite.execution.threshold == 0.5 and composite.execution.target == "default"
+
+
+def test_globs_and_suite_imports_with_select_and_external_workspace() -> None:
+    suite = _suite("v4-globs/globs.eval.yaml")
+    assert [(t.id, t.suite) for t in suite.tests] == [
+        ("glob-a", "glob-wrapper"),
+        ("glob-b", "glob-wrapper"),
+        ("one-smoke", "suite-one"),
+    ]
+    assert suite.workspace is None and suite.tests[0].workspace is None
+    imported = suite.tests[2].workspace
+    assert imported is not None and imported["repos"][0]["repo"] == "https://github.com/org/my-repo.git"
+
+
+def test_unreadable_file_gives_diagnostic_and_no_suite(tmp_path: Path) -> None:
+    result = load_suite(tmp_path / "missing.eval.yaml", env={})
+    assert result.suite is None
+    assert [(d.code, d.severity) for d in result.diagnostics] == [("E001", "error")]

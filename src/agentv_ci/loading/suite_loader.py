@@ -168,6 +168,8 @@ class _SuiteLoader:
                 ctx.error("E103", "`tests` is empty", root.child(tests_key))
             entries = expander.expand(tests_raw, root.child(tests_key))
 
+        if any(isinstance(e, IncludedSuite) for e in entries):
+            self._check_wrapper_workspace(data, root)
         built: list[tuple[Test, Node | SourceLocation]] = []
         for entry in entries:
             if isinstance(entry, RawCase):
@@ -192,6 +194,21 @@ class _SuiteLoader:
             dependencies=list(ctx.dependencies),
             location=root.loc(),
         )
+
+    def _check_wrapper_workspace(self, data: dict[str, Any], root: Node) -> None:
+        """A wrapper importing suites (`type: suite`) must not define a workspace (seed 004)."""
+        places = [root.child("workspace")] if "workspace" in data else []
+        for block in ("experiment", "execution"):
+            if isinstance(data.get(block), dict) and "workspace" in data[block]:
+                places.append(root.child(block).child("workspace"))
+        for node in places:
+            self.ctx.error(
+                "E113",
+                "a wrapper that imports suites (`type: suite`) must not define a workspace",
+                node,
+                key=True,
+                hint="imported suites own their task environment; move the workspace into them",
+            )
 
     def _name(self, data: dict[str, Any], root: Node, path: Path) -> str:
         for key in ("name", "suite"):
