@@ -180,6 +180,20 @@ class _SuiteLoader:
                 built += self._apply_include(entry, execution)
         self._check_duplicates(built)
         tags = data.get("tags")
+        if tags is not None and not (
+            (isinstance(tags, list) and all(isinstance(t, str) for t in tags)) or isinstance(tags, dict)
+        ):
+            ctx.error("E101", "tags must be a list of strings", root.child("tags"))
+        requires = data.get("requires")
+        if requires is not None and not (
+            isinstance(requires, dict) and all(isinstance(v, str) for v in requires.values())
+        ):
+            ctx.error(
+                "E101",
+                "requires must map tool names to version ranges",
+                root.child("requires"),
+                hint='e.g. requires: {agentv: ">=0.30.0"}',
+            )
         return Suite(
             name=name,
             path=str(path),
