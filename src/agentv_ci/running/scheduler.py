@@ -81,6 +81,8 @@ class Runner:
         self.warnings: list[str] = []
         self.workspaces = WorkspaceManager(options.run_id, self.warnings)
         self._configs: dict[Path, TargetsConfig] = {}
+        self._by_suite: dict[str, TargetsConfig] = {}
+        self._eval_paths: dict[str, Path] = {}
         self._targets: dict[tuple[Path | None, str], TargetPlugin] = {}
         self._fingerprints: dict[int, bytes] = {}
         self._callers: dict[tuple[Path | None, str], GraderTargetCaller | None] = {}
@@ -89,12 +91,26 @@ class Runner:
 
     # ------------------------------------------------------------------ setup
     def _config_for(self, suite_path: str) -> TargetsConfig:
-        directory = Path(suite_path).parent
-        config = self._configs.get(directory)
+        config = self._by_suite.get(suite_path)
         if config is None:
-            config = load_targets(Path(suite_path), explicit=self.options.targets_file, env=self.options.env)
-            self._configs[directory] = config
+            directory = Path(suite_path).parent
+            config = self._configs.get(directory)
+            if config is None:
+                config = load_targets(
+                    Path(suite_path), explicit=self.options.targets_file, env=self.options.env
+                )
+                self._configs[directory] = config
+            self._by_suite[suite_path] = config
         return config
+
+    def _eval_path(self, suite_path: str) -> Path:
+        """The eval path as results show it (relative to cwd when below it), computed once per suite."""
+        path = self._eval_paths.get(suite_path)
+        if path is None:
+            from agentv_ci.grading import relative_eval_path
+
+            path = self._eval_paths[suite_path] = Path(relative_eval_path(Path(suite_path)))
+        return path
 
     def prepare(self) -> None:
         """Load targets files and create every target (and the `--grader-target`) before any test runs:
@@ -220,9 +236,10 @@ class Runner:
         target = self._targets[(config.path, job.target)]
         caller = self._callers[(config.path, job.target)]
         test = job.test
-        eval_path = Path(job.suite.path)
+        eval_path = self._eval_path(job.suite.path)
         dry_run = self.options.dry_run
         workspace: Path | None = None
+        started_at = _now()
         has_workspace = test.workspace is not None or job.suite.workspace is not None
         try:
             if has_workspace:
@@ -284,8 +301,12 @@ class Runner:
         finally:
             if has_workspace:
                 await self.workspaces.leave(job.suite, test, workspace, keep=self.options.keep_workspaces)
+        changes: dict[str, object] = {}
+        if result.start_time is None:
+            changes["start_time"] = started_at
+            changes["end_time"] = _now()
         if attempt and result.attempt is None:
-            result = msgspec.structs.replace(result, attempt=attempt)
+            changes["attempt"] = attempt
         if not result.suite:
-            result = msgspec.structs.replace(result, suite=job.suite.name)
-        return result
+            changes["suite"] = job.suite.name
+        return msgspec.structs.replace(result, **changes) if changes else result
