@@ -7,6 +7,9 @@ from typing import Annotated
 
 import typer
 
+# SystemExit, not typer.Exit: `cli.run_app` runs typer with standalone_mode=False, where typer.Exit
+# (and typer's own KeyboardInterrupt -> Exit(130)) becomes a return value and the process exits 0.
+
 
 def run_command(
     paths: Annotated[list[Path], typer.Argument(help="Eval files or directories.", show_default=False)],
@@ -89,22 +92,25 @@ def run_command(
         threshold=threshold,
         timeout_s=timeout,
     )
-    outcome = execute_run(
-        RunRequest(
-            paths=paths,
-            output_dir=output,
-            plan=plan,
-            targets_file=targets_file,
-            grader_target=grader_target,
-            workers=workers,
-            dry_run=dry_run,
-            record=record,
-            cache=cache,
-            resume=resume,
-            budget_usd=budget_usd,
-            quiet=quiet,
-        )
+    request = RunRequest(
+        paths=paths,
+        output_dir=output,
+        plan=plan,
+        targets_file=targets_file,
+        grader_target=grader_target,
+        workers=workers,
+        dry_run=dry_run,
+        record=record,
+        cache=cache,
+        resume=resume,
+        budget_usd=budget_usd,
+        quiet=quiet,
     )
+    try:
+        outcome = execute_run(request)
+    except KeyboardInterrupt:
+        typer.echo("interrupted; finished results are on disk", err=True)
+        raise SystemExit(int(ExitCode.INTERRUPTED)) from None
     summary = outcome.summary
     options = GateOptions(
         threshold=threshold,
@@ -128,5 +134,5 @@ def run_command(
     typer.echo(render_console(summary, decision))
     typer.echo(f"results: {outcome.output_dir / 'index.jsonl'}")
     if no_fail:
-        raise typer.Exit(int(ExitCode.OK))
-    raise typer.Exit(int(decision.exit_code))
+        raise SystemExit(int(ExitCode.OK))
+    raise SystemExit(int(decision.exit_code))

@@ -1,0 +1,80 @@
+"""End to end: `python -m agentv_ci` in a subprocess on the bundled examples (no API key)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import REPO_ROOT
+
+EXAMPLES = REPO_ROOT / "examples"
+
+
+def _run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    environment.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "agentv_ci", *args],
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_examples_run_end_to_end_with_passes_and_failures(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    done = _run(
+        "run", str(EXAMPLES), "-o", str(out), "--junit", str(out / "junit.xml"),
+        "--sarif", str(out / "results.sarif"), "--markdown", str(out / "summary.md"),
+        cwd=tmp_path, env={"CI": "true"},
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr  # some examples fail on purpose: the gate fails
+    rows = [json.loads(line) for line in (out / "index.jsonl").read_text().splitlines()]
+    by_id = {(r["suite"], r["test_id"]): r for r in rows}
+    assert by_id[("basic", "arithmetic")]["execution_status"] == "ok"
+    assert by_id[("basic", "capital-germany")]["execution_status"] == "quality_failure"
+    assert by_id[("capitals-dataset", "japan")]["execution_status"] == "ok"
+    assert by_id[("workspace-hooks", "sees-hook-edit")]["execution_status"] == "ok"
+    row = by_id[("basic", "capital-germany")]
+    assert row["eval_path"].endswith("basic.eval.yaml") and row["line"] > 0
+    assert row["target"] == "toy-agent" and row["scores"][0]["type"] == "contains"
+    for name in ("summary.json", "junit.xml", "results.sarif", "summary.md"):
+        assert (out / name).is_file()
+    # CI=true: one plain line per test on stderr
+    assert "FAIL    basic/capital-germany [toy-agent]" in done.stderr
+    # --no-fail shows the same failures but exits 0
+    again = _run("run", str(EXAMPLES), "-o", str(tmp_path / "again"), "--no-fail", "-q", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "capital-germany" in again.stdout
+
+
+def test_dry_run_marks_results_and_needs_no_key(tmp_path: Path) -> None:
+    out = tmp_path / "dry"
+    done = _run(
+        "run", str(EXAMPLES), "--dry-run", "--target", "openai", "-o", str(out), "-q", "--no-fail",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in (out / "index.jsonl").read_text().splitlines()]
+    assert rows and all(r["dry_run"] for r in rows)
+    assert {r["target"] for r in rows} == {"openai"}
+    assert json.loads((out / "summary.json").read_text())["dry_run"] is True
+
+
+def test_missing_api_key_is_bad_input_before_anything_runs(tmp_path: Path) -> None:
+    out = tmp_path / "nokey"
+    done = _run("run", str(EXAMPLES / "basic.eval.yaml"), "--target", "openai", "-o", str(out), cwd=tmp_path)
+    assert done.returncode == 2
+    assert "OPENAI_API_KEY" in done.stderr
+    assert "targets.yaml:" in done.stderr
+    assert not (out / "index.jsonl").exists()
+
+
+def test_bad_flags_exit_2(tmp_path: Path) -> None:
+    assert _run("run", str(EXAMPLES), "--shard", "5/2", cwd=tmp_path).returncode == 2
+    assert _run("run", str(tmp_path / "missing"), cwd=tmp_path).returncode == 2
