@@ -39,3 +39,13 @@ def test_files_are_used_as_is_and_results_deduplicated(tmp_path: Path) -> None:
     suite = _touch(tmp_path / "s.eval.yaml")
     found = find_eval_files([odd, tmp_path, suite, tmp_path / "missing.eval.yaml"])
     assert found == sorted([odd.resolve(), suite.resolve(), (tmp_path / "missing.eval.yaml").absolute()])
+
+
+def test_jsonl_referenced_by_an_eval_file_is_not_run_twice(tmp_path: Path) -> None:
+    suite = _touch(tmp_path / "suite.eval.yaml", "tests: ./data.jsonl\n")
+    _touch(tmp_path / "data.jsonl", "{}\n")
+    _touch(tmp_path / "data.yaml", "name: data\n")
+    listed = _touch(tmp_path / "list.eval.yaml", "tests:\n  - file://other.jsonl\n")
+    _touch(tmp_path / "other.jsonl", "{}\n")
+    _touch(tmp_path / "other.yaml", "name: other\n")
+    assert find_eval_files([tmp_path]) == sorted([suite.resolve(), listed.resolve()])

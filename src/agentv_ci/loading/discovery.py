@@ -37,15 +37,54 @@ def _walk(directory: Path) -> list[Path]:
     return found
 
 
+def _case_references(eval_file: Path) -> set[Path]:
+    """JSONL files an eval file pulls in as raw cases (`tests: x.jsonl`, list strings, `type: tests`)."""
+    from agentv_ci.errors import LoadError
+    from agentv_ci.loading.yaml_source import parse_yaml
+
+    try:
+        data = parse_yaml(eval_file.read_text(encoding="utf-8"), str(eval_file)).data
+    except (OSError, UnicodeDecodeError, LoadError):
+        return set()
+    if not isinstance(data, dict):
+        return set()
+    raw = next((data[k] for k in ("tests", "evalcases", "eval_cases", "cases") if k in data), None)
+    refs: list[str] = []
+    if isinstance(raw, str):
+        refs.append(raw)
+    elif isinstance(raw, list):
+        for item in raw:
+            if isinstance(item, str):
+                refs.append(item)
+            elif (
+                isinstance(item, dict)
+                and item.get("type", "tests") == "tests"
+                and isinstance(item.get("include"), str)
+            ):
+                refs.append(item["include"])
+    found: set[Path] = set()
+    for ref in refs:
+        ref = ref[len("file://") :] if ref.startswith("file://") else ref
+        if ref.endswith(".jsonl") and not any(ch in ref for ch in "*?["):
+            found.add((eval_file.parent / ref).resolve())
+    return found
+
+
 def _referenced_by_others(files: list[Path]) -> set[Path]:
-    """JSONL datasets whose sidecar is itself an eval file in the list (the sidecar runs them)."""
+    """JSONL datasets that another discovered eval file already runs: through its sidecar being an eval
+    file, or because an eval file's `tests` points at it."""
     present = set(files)
+    jsonl = [p for p in files if p.suffix == ".jsonl"]
+    if not jsonl:
+        return set()
     referenced: set[Path] = set()
+    for path in jsonl:
+        sidecar = jsonl_sidecar(path)
+        if sidecar is not None and sidecar.resolve() in present:
+            referenced.add(path)
     for path in files:
-        if path.suffix == ".jsonl":
-            sidecar = jsonl_sidecar(path)
-            if sidecar is not None and sidecar.resolve() in present:
-                referenced.add(path)
+        if path.suffix != ".jsonl":
+            referenced |= _case_references(path) & set(jsonl)
     return referenced
 
 
