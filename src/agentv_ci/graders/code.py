@@ -56,8 +56,9 @@ class CodeGrader:
         self.spec = spec
         where = spec.config_locations.get("command", spec.location)
         what = f"code-grader {spec.name!r}"
-        self.argv = command_argv(config.command if config.command is not None else config.script, what=what,
-                                 where=where)  # fmt: skip
+        self.argv = command_argv(
+            config.command if config.command is not None else config.script, what=what, where=where
+        )
         self.cwd = (base_dir / config.cwd).resolve() if config.cwd else base_dir
         self.timeout_s = config.timeout_seconds or DEFAULT_TIMEOUT_S
         if self.timeout_s <= 0:

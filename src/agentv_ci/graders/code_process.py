@@ -7,11 +7,13 @@ import asyncio
 import contextlib
 import os
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 OUTPUT_CAP = 1024 * 1024  # bytes of stdout/stderr kept
 _CHUNK = 64 * 1024
+_REAP_GRACE_S = 5.0  # after a kill, how long the pipes may take to close
 
 
 class ScriptFailure(Exception):
@@ -31,21 +33,21 @@ def _kill_group(process: asyncio.subprocess.Process) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
-async def _read_capped(stream: asyncio.StreamReader, *, fail_over_cap: bool, what: str) -> tuple[bytes, bool]:
-    """Read a pipe to EOF keeping at most OUTPUT_CAP bytes. Over the cap: raise (stdout: the
-    protocol answer is unusable) or keep draining and report truncation (stderr: diagnostics only)."""
+async def _read_capped(stream: asyncio.StreamReader, on_overflow: Callable[[], None]) -> tuple[bytes, bool]:
+    """Read a pipe to EOF keeping at most OUTPUT_CAP bytes; past the cap, call `on_overflow` once and
+    keep draining (a pipe left unread would stall the child and keep the transport open)."""
     kept = bytearray()
-    truncated = False
+    overflowed = False
     while True:
         chunk = await stream.read(_CHUNK)
         if not chunk:
-            return bytes(kept), truncated
+            return bytes(kept), overflowed
         room = OUTPUT_CAP - len(kept)
         if len(chunk) > room:
-            if fail_over_cap:
-                raise ScriptFailure(f"wrote more than {OUTPUT_CAP // 1024} KiB to {what}")
             kept.extend(chunk[:room])
-            truncated = True
+            if not overflowed:
+                overflowed = True
+                on_overflow()
         else:
             kept.extend(chunk)
 
@@ -54,7 +56,8 @@ async def run_script(
     argv: list[str], *, stdin: bytes, cwd: Path, timeout_s: float, env: dict[str, str] | None = None
 ) -> ScriptRun:
     """Run `argv` in a new session (process group). Raises ScriptFailure with a clear message on a
-    spawn failure, a timeout (the whole group is killed) or more than OUTPUT_CAP bytes on stdout."""
+    spawn failure, a timeout (the whole group is killed) or more than OUTPUT_CAP bytes on stdout
+    (the group is killed as soon as the cap is passed)."""
     try:
         process = await asyncio.create_subprocess_exec(
             *argv,
@@ -67,36 +70,47 @@ async def run_script(
         )
     except (OSError, ValueError) as exc:
         raise ScriptFailure(f"could not start {argv[0]!r} in {cwd}: {exc}") from None
-    assert process.stdin and process.stdout and process.stderr
+    stdin_pipe, stdout_pipe, stderr_pipe = process.stdin, process.stdout, process.stderr
+    assert stdin_pipe is not None and stdout_pipe is not None and stderr_pipe is not None
 
     async def feed() -> None:
-        assert process.stdin
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            process.stdin.write(stdin)
-            await process.stdin.drain()
+            stdin_pipe.write(stdin)
+            await stdin_pipe.drain()
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            process.stdin.close()
+            stdin_pipe.close()
 
     async def communicate() -> tuple[tuple[bytes, bool], tuple[bytes, bool], int]:
-        assert process.stdout and process.stderr
         out, err, _ = await asyncio.gather(
-            _read_capped(process.stdout, fail_over_cap=True, what="stdout"),
-            _read_capped(process.stderr, fail_over_cap=False, what="stderr"),
+            _read_capped(stdout_pipe, lambda: _kill_group(process)),
+            _read_capped(stderr_pipe, lambda: None),
             feed(),
         )
         return out, err, await process.wait()
 
+    task = asyncio.ensure_future(communicate())
     try:
-        (out, _), (err, err_truncated), code = await asyncio.wait_for(communicate(), timeout_s)
-    except TimeoutError:
-        raise ScriptFailure(f"timed out after {timeout_s:g}s (process group killed)") from None
-    finally:
-        if process.returncode is None:
+        done, _ = await asyncio.wait({task}, timeout=timeout_s)
+        timed_out = not done
+        if timed_out:
             _kill_group(process)
-            with contextlib.suppress(ProcessLookupError):
-                await process.wait()
-        else:
-            _kill_group(process)  # stray children left in the group
+            done, _ = await asyncio.wait({task}, timeout=_REAP_GRACE_S)
+        if not done:  # something outside the group still holds the pipes
+            task.cancel()
+            transport = getattr(process, "_transport", None)
+            if transport is not None:
+                transport.close()
+            raise ScriptFailure(f"timed out after {timeout_s:g}s (process group killed)")
+        (out, overflowed), (err, err_truncated), code = task.result()
+    except asyncio.CancelledError:
+        _kill_group(process)
+        task.cancel()
+        raise
+    _kill_group(process)  # stray children left in the group
+    if timed_out:
+        raise ScriptFailure(f"timed out after {timeout_s:g}s (process group killed)")
+    if overflowed:
+        raise ScriptFailure(f"wrote more than {OUTPUT_CAP // 1024} KiB to stdout (process group killed)")
     return ScriptRun(
         exit_code=code,
         stdout=out.decode("utf-8", errors="replace"),

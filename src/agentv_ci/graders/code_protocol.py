@@ -129,9 +129,12 @@ def _checks(data: dict[str, Any]) -> tuple[list[AssertionResult], list[float]]:
         text = item.get("text") or item.get("id") or "check"
         evidence = item.get("evidence") or item.get("reason")
         assertions.append(
-            AssertionResult(str(text), bool(passed) if passed is not None else value >= 0.8,
-                            str(evidence) if evidence else None)
-        )  # fmt: skip
+            AssertionResult(
+                str(text),
+                bool(passed) if passed is not None else value >= 0.8,
+                str(evidence) if evidence else None,
+            )
+        )
     return assertions, scores
 
 

@@ -13,16 +13,15 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from agentv_ci.errors import ConfigError, GraderError
+from agentv_ci.errors import ConfigError
 from agentv_ci.graders import llm_prompts as prompts
-from agentv_ci.graders.judge_replies import JudgeReplyError, parse_checks, parse_freeform
-from agentv_ci.graders.outcome import GRADER_PASS_BAR, excerpt, scored
+from agentv_ci.graders.judge_calls import ask_judge, require_caller
+from agentv_ci.graders.judge_replies import parse_checks, parse_freeform
+from agentv_ci.graders.outcome import GRADER_PASS_BAR, scored
 from agentv_ci.graders.rubric_items import normalise_rubrics, score_checklist, score_ranges
 from agentv_ci.model.result import AssertionResult, GraderResult, TokenUsage
-from agentv_ci.model.suite import GraderSpec, Message
-from agentv_ci.plugins import GraderTargetCaller, GraderTargetRequest, GradingContext
-
-ATTEMPTS = 3
+from agentv_ci.model.suite import GraderSpec
+from agentv_ci.plugins import GradingContext
 
 
 class LlmGraderConfig(msgspec.Struct):
@@ -77,14 +76,6 @@ def load_prompt(raw: Any, spec: GraderSpec, base_dir: Path) -> tuple[str | None,
     return raw, []
 
 
-def _add_usage(total: TokenUsage | None, extra: TokenUsage | None) -> TokenUsage | None:
-    if extra is None:
-        return total
-    if total is None:
-        return TokenUsage(input=extra.input, output=extra.output, cached=extra.cached)
-    return TokenUsage(input=total.input + extra.input, output=total.output + extra.output)
-
-
 class LlmGrader:
     """`llm-grader`: a grader model scores the answer (freeform, rubric checklist or score ranges)."""
 
@@ -121,50 +112,18 @@ class LlmGrader:
         return prompts.rubric_prompt(values, self.rubrics, score_ranges=self.mode == "score_ranges"), system
 
     async def grade(self, ctx: GradingContext) -> GraderResult:
-        caller = ctx.call_grader_target
-        if caller is None:
-            raise GraderError(
-                f"llm-grader {self.spec.name!r}: no grader target configured",
-                hint="set `grader_target` on the target in targets.yaml, or pass --grader-target NAME",
-            )
+        what = f"{self.spec.type} {self.spec.name!r}"
+        caller = require_caller(ctx.call_grader_target, what)
         prompt, system = self._prompt(ctx)
-        messages = [Message(role="user", content=prompt)]
-        usage: TokenUsage | None = None
-        problem = ""
-        reply = ""
-        for _ in range(ATTEMPTS):
-            reply, usage = await self._ask(caller, messages, system, usage)
-            try:
-                return self._interpret(reply, usage, ctx)
-            except (JudgeReplyError, ValueError) as exc:
-                problem = str(exc)
-        repair = [
-            *messages,
-            Message(role="assistant", content=reply),
-            Message(role="user", content=prompts.REPAIR_TEMPLATE.format(problem=problem, reply=reply)),
-        ]
-        reply, usage = await self._ask(caller, repair, system, usage)
-        try:
-            return self._interpret(reply, usage, ctx)
-        except (JudgeReplyError, ValueError) as exc:
-            raise GraderError(
-                f"llm-grader {self.spec.name!r}: the grader model's reply could not be parsed after "
-                f"{ATTEMPTS} attempts and a repair request: {exc}; last reply: {excerpt(reply, 300)!r}"
-            ) from None
-
-    async def _ask(
-        self, caller: GraderTargetCaller, messages: list[Message], system: str, usage: TokenUsage | None
-    ) -> tuple[str, TokenUsage | None]:
-        request = GraderTargetRequest(
-            messages=messages, system=system, target=self.config.target, temperature=self.config.temperature
+        return await ask_judge(
+            caller,
+            prompt,
+            system,
+            lambda reply, usage: self._interpret(reply, usage, ctx),
+            what=what,
+            target=self.config.target,
+            temperature=self.config.temperature,
         )
-        response = await caller(request)
-        text = response.text
-        if not text:
-            from agentv_ci.prompting import final_answer
-
-            text = final_answer(response.messages)
-        return text, _add_usage(usage, response.token_usage)
 
     def _interpret(self, reply: str, usage: TokenUsage | None, ctx: GradingContext) -> GraderResult:
         details: dict[str, Any] = {"mode": self.mode}
@@ -190,6 +149,11 @@ class LlmGrader:
         details.update(extra)
         if not assertions:
             reasoning = extra.get("reasoning") or extra.get("overall_reasoning")
-            assertions = [AssertionResult(text=f"Grader score {score:.2f}", passed=score >= GRADER_PASS_BAR,
-                                          evidence=str(reasoning) if reasoning else None)]  # fmt: skip
+            assertions = [
+                AssertionResult(
+                    text=f"Grader score {score:.2f}",
+                    passed=score >= GRADER_PASS_BAR,
+                    evidence=str(reasoning) if reasoning else None,
+                )
+            ]
         return scored(self.spec, score, assertions, details=details, token_usage=usage)

@@ -61,9 +61,18 @@ OPERATOR_GUIDANCE = {
 
 _VARIABLE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 OUTPUT_VARIABLES = frozenset(
-    {"output", "expected_output", "answer", "candidate_answer", "output_text", "reference_answer",
-     "expected_output_text", "output_messages", "expected_messages"}
-)  # fmt: skip
+    {
+        "output",
+        "expected_output",
+        "answer",
+        "candidate_answer",
+        "output_text",
+        "reference_answer",
+        "expected_output_text",
+        "output_messages",
+        "expected_messages",
+    }
+)
 
 
 def _json(value: Any) -> str:

@@ -1,0 +1,197 @@
+"""Metric graders (AgentV `latency`, `cost`, `token-usage`, `execution-metrics`): they read what the
+target reported. A missing datum is a failed check with a clear assertion, never a crash or a pass."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+import msgspec
+
+from agentv_ci.errors import ConfigError
+from agentv_ci.graders.outcome import check, scored
+from agentv_ci.graders.tool_calls import has_trace, tool_calls_of
+from agentv_ci.model.result import AssertionResult, GraderResult, TargetResponse
+from agentv_ci.model.suite import GraderSpec
+from agentv_ci.plugins import GradingContext
+
+EXPLORATION_TOOLS = frozenset(
+    {"read", "grep", "glob", "search", "list", "Read", "Grep", "Glob", "WebSearch", "WebFetch"}
+)
+
+
+def _fmt(value: float) -> str:
+    return f"{value:g}"
+
+
+class LatencyConfig(msgspec.Struct):
+    """`threshold`: the maximum duration in milliseconds."""
+
+    threshold: float | None = None
+
+
+class Latency:
+    """`latency`: passes when the target's duration is at most `threshold` ms."""
+
+    Config: ClassVar[type[msgspec.Struct]] = LatencyConfig
+
+    def __init__(self, spec: GraderSpec, config: LatencyConfig, *, base_dir: Path) -> None:
+        if config.threshold is None or config.threshold < 0:
+            raise ConfigError(
+                f"latency grader {spec.name!r} needs `threshold` (ms, >= 0)", location=spec.location
+            )
+        self.spec = spec
+        self.threshold = config.threshold
+
+    async def grade(self, ctx: GradingContext) -> GraderResult:
+        duration = ctx.response.duration_ms
+        if duration is None:
+            return check(self.spec, False, "No duration data reported by the target")
+        passed = duration <= self.threshold
+        op = "<=" if passed else ">"
+        return check(self.spec, passed, f"Duration {_fmt(duration)}ms {op} {_fmt(self.threshold)}ms")
+
+
+class CostConfig(msgspec.Struct):
+    """`budget`: the maximum cost in USD."""
+
+    budget: float | None = None
+
+
+class Cost:
+    """`cost`: passes when the target's cost is at most `budget` USD."""
+
+    Config: ClassVar[type[msgspec.Struct]] = CostConfig
+
+    def __init__(self, spec: GraderSpec, config: CostConfig, *, base_dir: Path) -> None:
+        if config.budget is None or config.budget < 0:
+            raise ConfigError(f"cost grader {spec.name!r} needs `budget` (USD, >= 0)", location=spec.location)
+        self.spec = spec
+        self.budget = config.budget
+
+    async def grade(self, ctx: GradingContext) -> GraderResult:
+        cost = ctx.response.cost_usd
+        if cost is None:
+            return check(self.spec, False, "No cost data reported by the target")
+        passed = cost <= self.budget
+        op = "<=" if passed else ">"
+        return check(self.spec, passed, f"Cost ${_fmt(cost)} {op} ${_fmt(self.budget)}")
+
+
+class TokenUsageConfig(msgspec.Struct):
+    """At least one of `max_total` (input + output + cached), `max_input`, `max_output`."""
+
+    max_total: int | None = None
+    max_input: int | None = None
+    max_output: int | None = None
+
+
+class TokenUsageGrader:
+    """`token-usage`: passes when every limit that is set holds."""
+
+    Config: ClassVar[type[msgspec.Struct]] = TokenUsageConfig
+
+    def __init__(self, spec: GraderSpec, config: TokenUsageConfig, *, base_dir: Path) -> None:
+        if config.max_total is None and config.max_input is None and config.max_output is None:
+            raise ConfigError(
+                f"token-usage grader {spec.name!r} needs one of max_total, max_input, max_output",
+                location=spec.location,
+            )
+        self.spec = spec
+        self.config = config
+
+    async def grade(self, ctx: GradingContext) -> GraderResult:
+        usage = ctx.response.token_usage
+        if usage is None:
+            return check(self.spec, False, "No token usage reported by the target")
+        limits = [
+            ("total", usage.total, self.config.max_total),
+            ("input", usage.input, self.config.max_input),
+            ("output", usage.output, self.config.max_output),
+        ]
+        assertions = [
+            AssertionResult(
+                f"{name} tokens {actual} {'<=' if actual <= limit else '>'} {limit}", actual <= limit
+            )
+            for name, actual, limit in limits
+            if limit is not None
+        ]
+        passed = all(a.passed for a in assertions)
+        return scored(self.spec, 1.0 if passed else 0.0, assertions)
+
+
+class ExecutionMetricsConfig(msgspec.Struct):
+    """Limits on the run; at least one must be set."""
+
+    max_tool_calls: int | None = None
+    max_llm_calls: int | None = None
+    max_tokens: int | None = None
+    max_input_tokens: int | None = None
+    max_output_tokens: int | None = None
+    max_cost_usd: float | None = None
+    max_duration_ms: float | None = None
+    target_exploration_ratio: float | None = None
+    exploration_tolerance: float = 0.2
+
+
+def _llm_calls(response: TargetResponse) -> int | None:
+    if response.llm_call_count is not None:
+        return response.llm_call_count
+    if not response.messages:
+        return None
+    return sum(1 for m in response.messages if m.role == "assistant")
+
+
+class ExecutionMetrics:
+    """`execution-metrics`: score = fraction of the configured checks that pass (a missing datum fails
+    its check). Exploration ratio = read/search-type tool calls / all tool calls, within tolerance."""
+
+    Config: ClassVar[type[msgspec.Struct]] = ExecutionMetricsConfig
+
+    def __init__(self, spec: GraderSpec, config: ExecutionMetricsConfig, *, base_dir: Path) -> None:
+        limits = [f for f in ExecutionMetricsConfig.__struct_fields__ if f != "exploration_tolerance"]
+        if all(getattr(config, f) is None for f in limits):
+            raise ConfigError(
+                f"execution-metrics grader {spec.name!r} needs at least one of {', '.join(limits)}",
+                location=spec.location,
+            )
+        self.spec = spec
+        self.config = config
+
+    def _ceiling(self, name: str, actual: float | None, limit: float | None) -> AssertionResult | None:
+        if limit is None:
+            return None
+        if actual is None:
+            return AssertionResult(f"{name}: no data reported by the target (limit {_fmt(limit)})", False)
+        passed = actual <= limit
+        return AssertionResult(f"{name} {_fmt(actual)} {'<=' if passed else '>'} {_fmt(limit)}", passed)
+
+    async def grade(self, ctx: GradingContext) -> GraderResult:
+        response = ctx.response
+        config = self.config
+        usage = response.token_usage
+        calls = tool_calls_of(response) if has_trace(response) else None
+        checks = [
+            self._ceiling("tool calls", None if calls is None else len(calls), config.max_tool_calls),
+            self._ceiling("llm calls", _llm_calls(response), config.max_llm_calls),
+            self._ceiling("tokens", None if usage is None else usage.input + usage.output, config.max_tokens),
+            self._ceiling("input tokens", None if usage is None else usage.input, config.max_input_tokens),
+            self._ceiling("output tokens", None if usage is None else usage.output, config.max_output_tokens),
+            self._ceiling("cost usd", response.cost_usd, config.max_cost_usd),
+            self._ceiling("duration ms", response.duration_ms, config.max_duration_ms),
+        ]
+        assertions = [c for c in checks if c is not None]
+        if config.target_exploration_ratio is not None:
+            target, tolerance = config.target_exploration_ratio, config.exploration_tolerance
+            if not calls:
+                assertions.append(AssertionResult("exploration ratio: no tool calls to measure", False))
+            else:
+                ratio = sum(1 for c in calls if c.tool in EXPLORATION_TOOLS) / len(calls)
+                passed = abs(ratio - target) <= tolerance + 1e-9
+                assertions.append(
+                    AssertionResult(
+                        f"exploration ratio {ratio:.2f} vs target {target:g} ± {tolerance:g}", passed
+                    )
+                )
+        score = sum(1 for a in assertions if a.passed) / len(assertions)
+        return scored(self.spec, score, assertions)
