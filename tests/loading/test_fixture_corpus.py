@@ -62,3 +62,13 @@ def test_every_check_has_an_invalid_fixture() -> None:
     )
     assert required <= codes
     assert INVALID.is_dir()
+
+
+def test_load_suites_discovers_and_collects_everything() -> None:
+    from agentv_ci.loading.suite_loader import load_suites
+
+    suites, diagnostics = load_suites([VALID, INVALID / "syntax-error"], env={})
+    assert len(suites) == len(VALID_FILES)
+    assert [d.code for d in diagnostics if d.severity == "error"] == ["E002"]
+    names = {s.name for s in suites}
+    assert {"code-review", "large-eval", "math-tests", "refunds", "v4-features"} <= names

@@ -183,3 +183,36 @@ def test_template_relative_path_and_yml_template(tmp_path: Path) -> None:
     assert result.suite is not None
     assert [g.type for g in result.suite.tests[0].graders] == ["is-json", "equals"]
     assert {Path(p).name for p in result.suite.dependencies} >= {"base.yml", "list.yaml"}
+
+
+def test_directly_registered_grader_plugin_is_known_and_its_config_checked(tmp_path: Path) -> None:
+    import msgspec
+
+    from agentv_ci.plugins import GRADERS_NAMESPACE, register_for_tests
+
+    class WordCountConfig(msgspec.Struct):
+        max_words: int = 100
+
+    class WordCount:
+        Config = WordCountConfig
+
+        def __init__(self, spec: object, config: object, *, base_dir: Path) -> None:
+            self.config = config
+
+        async def grade(self, ctx: object) -> object:
+            raise NotImplementedError
+
+    register_for_tests(GRADERS_NAMESPACE, "word-count-test", WordCount)
+    result = load_text(
+        tmp_path,
+        """
+        tests:
+          - id: t
+            input: hi
+            assertions:
+              - {type: word_count_test, max_words: many}
+              - {type: word-count-test, max_word: 3}
+        """,
+    )
+    assert [(d.code, d.line) for d in result.diagnostics] == [("W102", 6), ("E202", 6), ("W105", 7)]
+    assert "Expected `int`" in result.diagnostics[1].message

@@ -27,6 +27,17 @@ def known_grader_types() -> frozenset[str]:
     return frozenset(p.name for p in list_plugins(GRADERS_NAMESPACE))
 
 
+def _registered_directly(kind: str) -> bool:
+    """A grader registered with `plugins.register_for_tests` (no entry point)."""
+    from agentv_ci.errors import ConfigError
+    from agentv_ci.plugins import GRADERS_NAMESPACE, load_plugin_class
+
+    try:
+        return load_plugin_class(GRADERS_NAMESPACE, kind) is not None
+    except ConfigError:
+        return False
+
+
 def _auto_name(kind: str, raw: dict[str, Any]) -> str:
     value = raw.get("value")
     if kind == "contains" and isinstance(value, str):
@@ -93,7 +104,7 @@ def _resolve_type(raw: dict[str, Any], node: Node, ctx: LoadContext) -> tuple[st
         return None
     canonical = canonical_grader_type(written)
     known = known_grader_types()
-    if canonical not in known:
+    if canonical not in known and not _registered_directly(canonical):
         suggestion = did_you_mean(written, sorted(known | LEGACY_GRADER_NAMES))
         if suggestion:
             suggestion = canonical_grader_type(suggestion)
