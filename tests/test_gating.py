@@ -160,3 +160,16 @@ def test_max_regression_on_suite_mean_beyond_its_standard_error() -> None:
     decision = decide(noisy, GateOptions(max_regression=0.02), base9)
     assert decision.exit_code == ExitCode.OK
     assert len(decision.notes) == 3  # the three drops are reported as possible regressions
+
+
+def test_rejudge_makes_reports_agree_with_the_threshold_flag() -> None:
+    from agentv_ci.gating import rejudge
+
+    summary = run(bad("a", 0.7), ok("b", 0.85), err("c"))
+    lenient = rejudge(summary, 0.6)
+    assert [(r.verdict, r.execution_status, r.threshold) for r in lenient.results[:2]] == [
+        ("pass", "ok", 0.6),
+        ("pass", "ok", 0.6),
+    ]
+    assert lenient.results[2] == summary.results[2]  # errors stay errors
+    assert rejudge(summary, None) is summary

@@ -34,7 +34,7 @@ from agentv_ci.reporting.totals import Totals, outcome_of, totals_by_suite, tota
 if TYPE_CHECKING:
     from agentv_ci.compare import Comparison
 
-__all__ = ["GateDecision", "GateOptions", "decide", "regression_reasons"]
+__all__ = ["GateDecision", "GateOptions", "decide", "regression_reasons", "rejudge"]
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,27 @@ class GateDecision:
                 + (f" (+{len(self.reasons) - 1} more)" if len(self.reasons) > 1 else "")
             )
         return line
+
+
+def rejudge(summary: RunSummary, threshold: float | None) -> RunSummary:
+    """The summary with every conclusive result re-judged against `threshold` (verdict, status and
+    the threshold itself), so reports written from a results file agree with `--threshold`."""
+    if threshold is None:
+        return summary
+    from msgspec.structs import replace
+
+    def one(result: TestResult) -> TestResult:
+        if result.execution_status not in ("ok", "quality_failure") or result.verdict == "skip":
+            return result
+        passed = result.score >= threshold
+        return replace(
+            result,
+            threshold=threshold,
+            verdict="pass" if passed else "fail",
+            execution_status="ok" if passed else "quality_failure",
+        )
+
+    return replace(summary, results=[one(r) for r in summary.results])
 
 
 def _label(result: TestResult) -> str:

@@ -89,3 +89,11 @@ def test_report_in_process_prints_the_console_table(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["report", str(green), "--max-regression", "0.1"])
     assert isinstance(result.exception, UsageError)  # cli.run_app turns it into exit 2 (see above)
     assert result.exception.exit_code == 2
+
+
+def test_threshold_flag_also_changes_the_junit_report(tmp_path: Path) -> None:
+    low = _write(tmp_path / "low.jsonl", TestResult("a", "s", "m", 0.7, "quality_failure"))
+    out = _cli("report", str(low), "--threshold", "0.6", "--junit", str(tmp_path / "j.xml"))
+    assert out.returncode == 0, out.stdout
+    case = ET.parse(tmp_path / "j.xml").getroot().find("testsuite/testcase")
+    assert case is not None and case.find("failure") is None

@@ -52,14 +52,14 @@ def report_command(
 ) -> None:
     """Rebuild JUnit/SARIF/Markdown and apply the gates to a finished run; exit per the gates."""
     from agentv_ci.errors import UsageError
-    from agentv_ci.gating import GateOptions, decide
+    from agentv_ci.gating import GateOptions, decide, rejudge
     from agentv_ci.reporting import write_reports
     from agentv_ci.reporting.console import render_console
     from agentv_ci.reporting.results_file import load_run
 
     if max_regression is not None and baseline is None:
         raise UsageError("--max-regression needs --baseline", hint="pass the baseline run's index.jsonl")
-    summary = load_run(results)
+    summary = rejudge(load_run(results), threshold)  # reports agree with --threshold
     base = load_run(baseline) if baseline is not None else None
     options = GateOptions(
         threshold=threshold,
