@@ -173,3 +173,8 @@ def test_rejudge_makes_reports_agree_with_the_threshold_flag() -> None:
     ]
     assert lenient.results[2] == summary.results[2]  # errors stay errors
     assert rejudge(summary, None) is summary
+
+
+def test_dry_run_is_flagged_in_the_notes() -> None:
+    decision = decide(run(ok("a"), dry_run=True), GateOptions())
+    assert decision.notes == ["dry run: answers are placeholders, so scores say nothing about quality"]

@@ -206,6 +206,8 @@ def decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | Non
             inconclusive.append(f"{len(errored)} test(s) had execution errors: {names}")
         if summary.budget_exhausted and not_run:
             inconclusive.append(f"budget exhausted: {not_run} test(s) not run")
+    if summary.dry_run:
+        notes.append("dry run: answers are placeholders, so scores say nothing about quality")
     if errored and not options.fail_on_error:
         notes.append(f"{len(errored)} execution error(s) ignored (--no-fail-on-error)")
 

@@ -83,3 +83,22 @@ def test_reporter_plugin_writes_file(tmp_path: Path) -> None:
     assert root.tag == "testsuites" and root.get("tests") == "6"
     case = next(c for c in root.iter("testcase") if c.get("name") == "greets [mock]")
     assert case.get("file") == "evals/smoke.eval.yaml"  # absolute eval path made repo-relative
+
+
+def test_reader_invariants_hold() -> None:
+    # dorny/test-reporter and GitLab: non-empty names, unique classname+name, numeric time, counts = children
+    root = ET.fromstring(render_junit(sample_summary(FAKE_REPO), FAKE_REPO))
+    total = 0
+    for suite in root.iter("testsuite"):
+        cases = suite.findall("testcase")
+        total += len(cases)
+        assert (suite.get("name") or "").strip()
+        assert int(suite.get("tests") or -1) == len(cases)
+        assert int(suite.get("failures") or -1) == sum(1 for c in cases if c.find("failure") is not None)
+        assert int(suite.get("errors") or -1) == sum(1 for c in cases if c.find("error") is not None)
+        assert int(suite.get("skipped") or -1) == sum(1 for c in cases if c.find("skipped") is not None)
+        keys = [(c.get("classname"), c.get("name")) for c in cases]
+        assert len(set(keys)) == len(keys)
+        for case in cases:
+            float(case.get("time") or "x")
+    assert int(root.get("tests") or -1) == total
