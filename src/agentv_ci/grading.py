@@ -3,19 +3,30 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 
 from agentv_ci.graders.invoke import run_grader_spec
 from agentv_ci.graders.outcome import answer_text
-from agentv_ci.model.result import ExecutionStatus, GraderResult, TargetResponse, TestResult, Verdict
+from agentv_ci.model.result import (
+    ExecutionStatus,
+    GraderResult,
+    TargetResponse,
+    TestResult,
+    Verdict,
+)
 from agentv_ci.model.suite import GraderSpec, Test
 from agentv_ci.plugins import GraderTargetCaller, GradingContext
 from agentv_ci.prompting import render_input
 from agentv_ci.scoring import combine_grader_results
 
-__all__ = ["IMPLICIT_GRADER_NAME", "OUTPUT_CAP", "grade_test", "graders_for", "relative_eval_path"]
+__all__ = [
+    "IMPLICIT_GRADER_NAME",
+    "OUTPUT_CAP",
+    "grade_test",
+    "graders_for",
+    "relative_eval_path",
+]
 
 OUTPUT_CAP = 20_000
 INPUT_CAP = 2_000
@@ -39,10 +50,11 @@ def _cap(text: str, limit: int) -> str:
 
 def relative_eval_path(eval_path: Path) -> str:
     """The eval path relative to the working directory when it lies below it (stable in CI)."""
+    resolved = eval_path.resolve()
     try:
-        return os.path.relpath(eval_path.resolve(), Path.cwd()) if eval_path.is_absolute() else str(eval_path)
+        return str(resolved.relative_to(Path.cwd().resolve()))
     except ValueError:
-        return str(eval_path)
+        return str(resolved)
 
 
 def _status(results: list[GraderResult], verdict: Verdict) -> ExecutionStatus:

@@ -1,11 +1,59 @@
-"""`agentv-ci grade` (not implemented yet)."""
+"""`agentv-ci grade EVAL --responses FILE.jsonl`: grade recorded answers offline (no target is called).
+
+One JSON object per line: `{test_id, output|text, messages?, tool_calls?, token_usage?, cost_usd?,
+duration_ms?, target?}`. Results go to `DIR/index.jsonl`. Exit 0 all passed, 1 a test is below its
+threshold, 2 bad input, 3 graders errored (and nothing failed).
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
 
+# SystemExit, not typer.Exit: `cli.run_app` runs typer with standalone_mode=False, where typer.Exit
+# becomes a return value and the process would exit 0.
 
-def grade_command() -> None:
-    """Not implemented yet."""
-    typer.echo("agentv-ci grade: not implemented yet", err=True)
-    raise typer.Exit(4)
+
+def grade_command(
+    eval_path: Annotated[Path, typer.Argument(help="The eval file.", show_default=False)],
+    responses: Annotated[
+        Path,
+        typer.Option("--responses", help="Recorded answers (JSONL).", show_default=False),
+    ],
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Results dir (index.jsonl).")] = None,
+    threshold: Annotated[float | None, typer.Option("--threshold", help="Per-test pass bar 0..1.")] = None,
+    grader_target: Annotated[
+        str | None, typer.Option("--grader-target", help="Target answering every llm-grader.")
+    ] = None,
+    targets_file: Annotated[Path | None, typer.Option("--targets", help="targets.yaml path.")] = None,
+    three_way: Annotated[
+        bool, typer.Option("--three-way", help="Also show pass/borderline/fail (0.8 / 0.6).")
+    ] = False,
+) -> None:
+    """Grade recorded answers against an eval file's graders, offline."""
+    import asyncio
+
+    from agentv_ci.errors import ExitCode, UsageError
+    from agentv_ci.graders.recorded import run_offline_grading
+
+    if threshold is not None and not 0 <= threshold <= 1:
+        raise UsageError(f"--threshold must be between 0 and 1, got {threshold}")
+    outcome = asyncio.run(
+        run_offline_grading(
+            eval_path,
+            responses,
+            output=output,
+            threshold=threshold,
+            grader_target=grader_target,
+            targets_file=targets_file,
+        )
+    )
+    for line in outcome.lines(three_way=three_way):
+        typer.echo(line)
+    if outcome.any_failed:
+        raise SystemExit(int(ExitCode.GATE_FAILED))
+    if outcome.any_errored:
+        raise SystemExit(int(ExitCode.INCONCLUSIVE))
+    raise SystemExit(int(ExitCode.OK))

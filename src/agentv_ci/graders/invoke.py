@@ -36,6 +36,8 @@ async def run_grader_spec(spec: GraderSpec, ctx: GradingContext, *, base_dir: Pa
         result = await grader.grade(ctx)
     except AgentvCiError as exc:
         message = f"{exc.location}: {exc.message}" if exc.location else exc.message
+        if exc.hint:
+            message += f" (hint: {exc.hint})"
         result = errored(spec, message)
     except Exception as exc:  # a plugin bug must not stop the other graders or the run
         result = errored(spec, f"{type(exc).__name__}: {exc}")

@@ -30,7 +30,7 @@ def add_usage(total: TokenUsage | None, extra: TokenUsage | None) -> TokenUsage 
 def require_caller(caller: GraderTargetCaller | None, what: str) -> GraderTargetCaller:
     if caller is None:
         raise GraderError(
-            f"{what}: no grader target configured",
+            f"no grader target configured for {what}",
             hint="set `grader_target` on the target in targets.yaml, or pass --grader-target NAME",
         )
     return caller

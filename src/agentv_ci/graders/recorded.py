@@ -1,0 +1,276 @@
+"""Grading recorded answers offline (`agentv-ci grade`): read a responses JSONL file, grade each line
+against its test, write `index.jsonl`. No target is called; llm-graders use a grader target when one is
+configured (`--grader-target`, or the eval target's `grader_target` in targets.yaml)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from agentv_ci.errors import LoadError
+from agentv_ci.model.result import TargetResponse, TestResult, TokenUsage
+from agentv_ci.model.source import SourceLocation
+from agentv_ci.model.suite import Message, Suite, Test, ToolCall
+from agentv_ci.plugins import GraderTargetCaller
+from agentv_ci.prompting import final_answer
+
+
+class RecordedResponse(msgspec.Struct):
+    """One line of a `--responses` file: a recorded answer to one test."""
+
+    test_id: str
+    response: TargetResponse
+    line: int
+    target: str | None = None
+
+
+def _tool_call(raw: Any, where: SourceLocation) -> ToolCall:
+    if not isinstance(raw, dict):
+        raise LoadError("a tool call must be an object", location=where)
+    name = raw.get("tool", raw.get("name"))
+    function = raw.get("function")
+    if name is None and isinstance(function, dict):
+        name, arguments = function.get("name"), function.get("arguments")
+        raw = {**raw, "input": json.loads(arguments) if isinstance(arguments, str) else arguments}
+    if not isinstance(name, str):
+        raise LoadError("a tool call needs a `tool` (or `name`)", location=where)
+    fields = {
+        k: raw[k] for k in ("id", "status", "start_time", "end_time", "duration_ms", "output") if k in raw
+    }
+    return msgspec.convert(
+        {"tool": name, "input": raw.get("input", raw.get("args", raw.get("arguments"))), **fields}, ToolCall
+    )
+
+
+def _recorded(data: dict[str, Any], where: SourceLocation) -> RecordedResponse:
+    test_id = data.get("test_id", data.get("id"))
+    if not isinstance(test_id, str) or not test_id:
+        raise LoadError("each line needs a `test_id`", location=where)
+    text = data.get("output", data.get("text"))
+    messages = msgspec.convert(data.get("messages") or [], list[Message])
+    if isinstance(text, list):  # an AgentV-style output message list
+        messages, text = msgspec.convert(text, list[Message]), None
+    if text is not None and not isinstance(text, str):
+        text = json.dumps(text, ensure_ascii=False)
+    calls = [_tool_call(c, where) for c in data.get("tool_calls") or []]
+    if calls:
+        messages = [*messages, Message(role="assistant", content="", tool_calls=calls)]
+    if text and not any(m.role == "assistant" and m.content for m in messages):
+        messages = [*messages, Message(role="assistant", content=text)]
+    usage = data.get("token_usage")
+    response = TargetResponse(
+        text=text or final_answer(messages),
+        messages=messages,
+        token_usage=msgspec.convert(usage, TokenUsage) if isinstance(usage, dict) else None,
+        cost_usd=data.get("cost_usd"),
+        duration_ms=data.get("duration_ms"),
+        file_changes=data.get("file_changes"),
+        llm_call_count=data.get("llm_call_count"),
+    )
+    target = data.get("target")
+    return RecordedResponse(test_id, response, where.line, target if isinstance(target, str) else None)
+
+
+def read_responses(path: Path) -> list[RecordedResponse]:
+    """Parse a responses JSONL file; a bad line raises `LoadError` at `file:line`."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LoadError(f"cannot read responses file: {exc}", location=SourceLocation(str(path))) from None
+    found: list[RecordedResponse] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = SourceLocation(str(path), number, 1)
+        try:
+            data = json.loads(line)
+        except ValueError as exc:
+            col = getattr(exc, "colno", 1)
+            raise LoadError(
+                f"invalid JSON: {exc}",
+                location=SourceLocation(str(path), number, col),
+                hint="one JSON object per line",
+            ) from None
+        if not isinstance(data, dict):
+            raise LoadError("each line must be a JSON object", location=where)
+        try:
+            found.append(_recorded(data, where))
+        except (msgspec.ValidationError, ValueError) as exc:
+            raise LoadError(f"invalid response: {exc}", location=where) from None
+    return found
+
+
+# --------------------------------------------------------------------------- the offline session
+
+JUDGE_TYPES = frozenset({"llm-grader", "rubrics", "composite"})
+CONCURRENCY = 8
+
+
+def uses_grader_model(test: Test) -> bool:
+    """Whether grading `test` may call a grader model (llm-graders, rubrics, composites, or the
+    implicit llm-grader from `criteria`)."""
+    if not test.graders:
+        return bool(test.criteria)
+    return any(g.type in JUDGE_TYPES for g in test.graders)
+
+
+@dataclass
+class OfflineOutcome:
+    """What `agentv-ci grade` reports."""
+
+    results: list[TestResult]
+    output_dir: Path
+    unanswered: list[str] = field(default_factory=list)
+
+    @property
+    def all_errored(self) -> bool:
+        return bool(self.results) and all(r.execution_status == "execution_error" for r in self.results)
+
+    @property
+    def any_failed(self) -> bool:
+        return any(r.verdict == "fail" and r.execution_status != "execution_error" for r in self.results)
+
+    @property
+    def any_errored(self) -> bool:
+        return any(r.execution_status == "execution_error" for r in self.results)
+
+    def lines(self, *, three_way: bool = False) -> list[str]:
+        from agentv_ci.scoring import three_way_verdict
+
+        out: list[str] = []
+        for r in self.results:
+            label = "ERROR" if r.execution_status == "execution_error" else r.verdict.upper()
+            extra = f" [{three_way_verdict(r.score)}]" if three_way and label != "ERROR" else ""
+            out.append(f"{label:<5} {r.test_id}  score={r.score:.2f} threshold={r.threshold:g}{extra}")
+            if r.error:
+                out.append(f"      {r.error}")
+            else:
+                out.extend(f"      - {a.text}" for g in r.scores for a in g.assertions if not a.passed)
+        passed = sum(1 for r in self.results if r.verdict == "pass")
+        errors = sum(1 for r in self.results if r.execution_status == "execution_error")
+        failed = len(self.results) - passed - errors
+        skipped = sum(1 for r in self.results if r.verdict == "skip")
+        summary = f"{len(self.results)} graded: {passed} passed, {failed - skipped} failed, {errors} errors"
+        if skipped:
+            summary += f", {skipped} skipped"
+        if self.unanswered:
+            summary += f"; {len(self.unanswered)} tests without a recorded answer"
+        out.append(summary)
+        out.append(f"results: {self.output_dir / 'index.jsonl'}")
+        return out
+
+
+def _check_answers(recorded: list[RecordedResponse], suite: Suite, responses_path: Path) -> None:
+    known = {t.id for t in suite.tests}
+    for item in recorded:
+        if item.test_id not in known:
+            sample = ", ".join(sorted(known)[:5]) or "none"
+            raise LoadError(
+                f"unknown test id {item.test_id!r} (not in {suite.path})",
+                location=SourceLocation(str(responses_path), item.line, 1),
+                hint=f"known ids: {sample}",
+            )
+
+
+async def run_offline_grading(
+    eval_path: Path,
+    responses_path: Path,
+    *,
+    output: Path | None,
+    threshold: float | None,
+    grader_target: str | None,
+    targets_file: Path | None,
+) -> OfflineOutcome:
+    """Load the suite and the recorded answers, grade every answer, write `index.jsonl`."""
+    from agentv_ci.grading import grade_test
+    from agentv_ci.loading.suite_loader import load_suite
+    from agentv_ci.reporting.results_file import ResultsWriter
+    from agentv_ci.scoring import effective_threshold
+
+    loaded = load_suite(eval_path)
+    problems = [d for d in loaded.diagnostics if d.severity == "error"]
+    if loaded.suite is None or problems:
+        rendered = "\n".join(d.render() for d in problems or loaded.diagnostics)
+        raise LoadError(f"{eval_path} has errors:\n{rendered}", hint=f"run `agentv-ci validate {eval_path}`")
+    suite = loaded.suite
+    recorded = read_responses(responses_path)
+    if not recorded:
+        raise LoadError("no recorded answers", location=SourceLocation(str(responses_path)))
+    _check_answers(recorded, suite, responses_path)
+    tests = {t.id: t for t in suite.tests}
+    callers = _GraderCallers(eval_path, grader_target=grader_target, targets_file=targets_file)
+    if grader_target or targets_file or any(uses_grader_model(tests[r.test_id]) for r in recorded):
+        callers.load()
+    limit = asyncio.Semaphore(CONCURRENCY)
+
+    async def grade_one(item: RecordedResponse, attempt: int) -> TestResult:
+        test = tests[item.test_id]
+        target = item.target or test.execution.target or suite.execution.target or "recorded"
+        async with limit:
+            return await grade_test(
+                test,
+                item.response,
+                target=target,
+                eval_path=Path(suite.path),
+                threshold=effective_threshold(threshold, test, suite),
+                call_grader_target=callers.for_target(target),
+                attempt=attempt,
+            )
+
+    seen: dict[str, int] = {}
+    jobs = []
+    for item in recorded:
+        seen[item.test_id] = seen.get(item.test_id, -1) + 1
+        jobs.append(grade_one(item, seen[item.test_id]))
+    try:
+        results = list(await asyncio.gather(*jobs))
+    finally:
+        await callers.aclose()
+    if output is None:
+        from agentv_ci.running.session import timestamp_dir
+
+        output = timestamp_dir()
+    with ResultsWriter(output / "index.jsonl") as writer:
+        for result in results:
+            writer.append(result)
+    answered = {r.test_id for r in recorded}
+    return OfflineOutcome(results, output, [t.id for t in suite.tests if t.id not in answered])
+
+
+class _GraderCallers:
+    """One grader caller per eval target, created on first use (targets.yaml read once)."""
+
+    def __init__(self, eval_path: Path, *, grader_target: str | None, targets_file: Path | None) -> None:
+        self.eval_path = eval_path
+        self.grader_target = grader_target
+        self.targets_file = targets_file
+        self.targets: Any = None
+        self.callers: dict[str, Any] = {}
+
+    def load(self) -> None:
+        from agentv_ci.targets.config import load_targets
+
+        self.targets = load_targets(self.eval_path, explicit=self.targets_file)
+
+    def for_target(self, target: str) -> GraderTargetCaller | None:
+        if self.targets is None:
+            return None
+        if target not in self.callers:
+            from agentv_ci.targets.grader_caller import make_grader_caller
+
+            eval_target = target if target in self.targets.targets else None
+            self.callers[target] = make_grader_caller(
+                self.targets, eval_target=eval_target, override=self.grader_target, dry_run=False
+            )
+        caller: GraderTargetCaller | None = self.callers[target]
+        return caller
+
+    async def aclose(self) -> None:
+        for caller in self.callers.values():
+            if caller is not None:
+                await caller.aclose()

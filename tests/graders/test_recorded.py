@@ -1,0 +1,195 @@
+"""`agentv-ci grade`: recorded answers graded offline (in-process CLI, a real subprocess, a real judge)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentv_ci.cli import app
+from agentv_ci.errors import LoadError
+from agentv_ci.graders.recorded import read_responses
+from tests.fakes.llm_server import FakeLlmServer
+
+EVAL = """\
+name: capitals
+tests:
+  - id: france
+    input: What is the capital of France?
+    assertions:
+      - type: contains
+        value: Paris
+  - id: japan
+    input: Capital of Japan?
+    execution:
+      threshold: 0.5
+    assertions:
+      - type: equals
+        value: Tokyo
+  - id: agent
+    input: Look up the refund policy
+    assertions:
+      - type: tool-trajectory
+        mode: in_order
+        expected:
+          - tool: search
+          - tool: read
+      - type: execution-metrics
+        max_tool_calls: 3
+        max_cost_usd: 0.05
+  - id: judged
+    criteria: Greets the user by name
+    input: Hi, I'm Ada
+"""
+
+
+def write(tmp_path: Path, *rows: object, eval_text: str = EVAL) -> tuple[Path, Path]:
+    eval_path = tmp_path / "EVAL.yaml"
+    eval_path.write_text(eval_text, encoding="utf-8")
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in rows) + "\n")
+    return eval_path, responses
+
+
+def grade_cli(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["grade", *args])
+    if isinstance(result.exception, SystemExit):
+        return int(result.exception.code or 0), result.output
+    if result.exception is not None:
+        raise result.exception
+    return result.exit_code, result.output
+
+
+def rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in (path / "index.jsonl").read_text().splitlines()]
+
+
+def test_grades_recorded_answers_and_writes_index(tmp_path: Path) -> None:
+    eval_path, responses = write(
+        tmp_path,
+        {"test_id": "france", "output": "It is Paris.", "cost_usd": 0.001, "duration_ms": 12},
+        {
+            "test_id": "agent",
+            "text": "Refunds within 30 days.",
+            "cost_usd": 0.01,
+            "tool_calls": [
+                {"tool": "search", "input": {"q": "refund"}},
+                {"name": "read", "arguments": {"p": 1}},
+            ],
+        },
+    )
+    code, output = grade_cli(str(eval_path), "--responses", str(responses), "-o", str(tmp_path / "out"))
+    assert code == 0, output
+    assert "PASS  france  score=1.00" in output and "PASS  agent  score=1.00" in output
+    assert "2 graded: 2 passed, 0 failed, 0 errors; 2 tests without a recorded answer" in output
+    written = rows(tmp_path / "out")
+    assert [r["test_id"] for r in written] == ["france", "agent"]
+    assert written[0]["cost_usd"] == 0.001 and written[0]["output"] == "It is Paris."
+    assert written[0]["suite"] == "capitals" and written[0]["line"] == 3
+
+
+def test_a_failing_answer_exits_1_and_honours_the_test_threshold(tmp_path: Path) -> None:
+    eval_path, responses = write(
+        tmp_path, {"test_id": "france", "output": "Lyon"}, {"test_id": "japan", "output": "Kyoto"}
+    )
+    code, output = grade_cli(str(eval_path), "--responses", str(responses), "-o", str(tmp_path / "out"))
+    assert code == 1
+    assert "FAIL  france  score=0.00 threshold=0.8" in output and "threshold=0.5" in output
+    assert 'Output does not contain "Paris"' in output
+    code, _ = grade_cli(
+        str(eval_path), "--responses", str(responses), "-o", str(tmp_path / "o2"), "--threshold", "0"
+    )
+    assert code == 0  # the CLI threshold wins over the test's
+
+
+def test_only_errors_exits_3(tmp_path: Path) -> None:
+    eval_path, responses = write(tmp_path, {"test_id": "judged", "output": "Hello Ada"})
+    code, output = grade_cli(str(eval_path), "--responses", str(responses), "-o", str(tmp_path / "out"))
+    assert code == 3
+    assert "ERROR judged" in output and "no grader target configured" in output
+    assert rows(tmp_path / "out")[0]["execution_status"] == "execution_error"
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (['{"test_id": "france", "output": "x"}', "{not json"], "responses.jsonl:2:2: error: invalid JSON"),
+        (['{"output": "x"}'], "responses.jsonl:1:1: error: each line needs a `test_id`"),
+        (["[1, 2]"], "responses.jsonl:1:1: error: each line must be a JSON object"),
+        (['{"test_id": "nope", "output": "x"}'], "unknown test id 'nope'"),
+        (['{"test_id": "france", "tool_calls": [{"input": {}}]}'], "needs a `tool`"),
+        (
+            ['{"test_id": "france", "token_usage": {"input": "many"}}'],
+            "responses.jsonl:1:1: error: invalid response",
+        ),
+    ],
+)
+def test_bad_responses_are_reported_at_file_line(tmp_path: Path, lines: list[str], message: str) -> None:
+    eval_path, responses = write(tmp_path, *lines)
+    with pytest.raises(LoadError) as caught:
+        if "unknown" in message:
+            grade_cli(str(eval_path), "--responses", str(responses))
+        else:
+            read_responses(responses)
+    assert message in caught.value.render()
+
+
+def test_real_process_exit_codes(tmp_path: Path) -> None:
+    eval_path, responses = write(tmp_path, {"test_id": "france", "output": "Paris"})
+    command = [
+        sys.executable,
+        "-m",
+        "agentv_ci",
+        "grade",
+        str(eval_path),
+        "--responses",
+        str(responses),
+        "-o",
+        str(tmp_path / "out"),
+    ]
+    ok = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert ok.returncode == 0, ok.stderr
+    responses.write_text('{"test_id": "france", "output": "Paris"}\n{oops\n')
+    bad = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2
+    assert "responses.jsonl:2:2: error: invalid JSON" in bad.stderr and "Traceback" not in bad.stderr
+    responses.write_text('{"test_id": "france", "output": "Lyon"}\n')
+    assert subprocess.run(command, capture_output=True, text=True, timeout=60).returncode == 1
+
+
+def test_llm_grader_through_a_grader_target(tmp_path: Path, llm_server: FakeLlmServer) -> None:
+    llm_server.responder = lambda call: (
+        '{"score": 0.9, "assertions": [{"text": "greets Ada", "passed": true}]}'
+    )
+    eval_path, responses = write(tmp_path, {"test_id": "judged", "output": "Hello Ada!"})
+    (tmp_path / "targets.yaml").write_text(
+        "targets:\n  - name: judge\n    provider: openai\n    model: judge-model\n    api_key: test\n"
+        f"    base_url: {llm_server.base_url}\n    max_retries: 0\n"
+    )
+    code, output = grade_cli(
+        str(eval_path),
+        "--responses",
+        str(responses),
+        "-o",
+        str(tmp_path / "out"),
+        "--grader-target",
+        "judge",
+        "--targets",
+        str(tmp_path / "targets.yaml"),
+    )
+    assert code == 0, output
+    assert "PASS  judged  score=0.90" in output
+    prompt = llm_server.calls[0].body["messages"][-1]["content"]
+    assert "Greets the user by name" in prompt and "Hello Ada!" in prompt
+
+
+def test_three_way_labels(tmp_path: Path) -> None:
+    eval_path, responses = write(tmp_path, {"test_id": "japan", "output": "Tokyo"})
+    code, output = grade_cli(
+        str(eval_path), "--responses", str(responses), "-o", str(tmp_path / "o"), "--three-way"
+    )
+    assert code == 0 and "[pass]" in output
