@@ -347,6 +347,9 @@ def _no_cyclic_gc() -> Iterator[None]:
     try:
         yield
     finally:
+        # Move what survived into the permanent generation: re-enabling would otherwise start with one
+        # collection over every object just built. Refcounting still frees them when dropped.
+        gc.freeze()
         if was_enabled:
             gc.enable()
 

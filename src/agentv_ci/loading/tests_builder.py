@@ -127,7 +127,9 @@ class TestBuilder:
             variables = {}
 
         exec_raw = raw.get("execution")
-        test_exec = parse_execution(exec_raw, node.child("execution"), ctx)
+        test_exec = (
+            ExecutionSpec() if exec_raw is None else parse_execution(exec_raw, node.child("execution"), ctx)
+        )
         if "run" in raw:
             test_exec = parse_execution(raw["run"], node.child("run"), ctx, test_exec)
         skip = test_exec.skip_defaults
@@ -166,7 +168,11 @@ class TestBuilder:
                 blocks.append({"type": "text", "value": input_raw})
             messages = [Message(role="user", content=blocks)]
         else:
-            messages = normalise_input(input_raw, node.child(input_key or "input"), ctx)
+            messages = (
+                [Message(role="user", content=input_raw)]
+                if isinstance(input_raw, str)
+                else normalise_input(input_raw, node.child(input_key or "input"), ctx)
+            )
         if not skip:
             messages = self._suite_input(variables) + messages
 
@@ -218,7 +224,9 @@ class TestBuilder:
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             ctx.error("E101", "tags must be a list of strings", node.child("tags"))
             tags = []
-        workspace = parse_workspace(raw.get("workspace"), node.child("workspace"), ctx)
+        workspace = (
+            parse_workspace(raw["workspace"], node.child("workspace"), ctx) if "workspace" in raw else None
+        )
         test = Test(
             id=test_id,
             input=messages,
