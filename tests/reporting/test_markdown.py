@@ -104,8 +104,9 @@ def test_details_are_truncated_before_anything_else() -> None:
 def test_reporter_plugin_uses_decision_and_selection_from_extras(tmp_path: Path) -> None:
     summary = RunSummary([TestResult("t", "s", "m", 1.0, "ok", verdict="pass", output=HOSTILE)])
     out = tmp_path / "summary.md"
-    options = ReportOptions(path=out, repo_root=tmp_path, extras={"selection": {"a.yaml": "picked by hand"}})
+    selection = {str(tmp_path / "evals" / "a.yaml"): "picked by hand"}
+    options = ReportOptions(path=out, repo_root=tmp_path, extras={"selection": selection})
     MarkdownReporter().write(summary, options)
     text = out.read_text(encoding="utf-8")
     assert text.startswith("✅ **agentv-ci: PASSED: 1/1 tests passed")
-    assert "picked by hand" in text
+    assert "- `evals/a.yaml`: picked by hand" in text  # absolute selection paths shown repo-relative

@@ -10,12 +10,13 @@ Model text is escaped: no raw HTML, no @mentions, no `::` workflow commands.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.plugins import ReportOptions
 from agentv_ci.reporting.console import format_cost, format_duration
-from agentv_ci.reporting.details import attempts_text, failing_graders, grader_failure_text
+from agentv_ci.reporting.details import attempts_text, failing_graders, grader_failure_text, repo_relative
 from agentv_ci.reporting.totals import Totals, outcome_of, totals_by_suite, totals_of
 from agentv_ci.text_safety import clean_text, escape_markdown_inline, excerpt, fenced_block
 
@@ -112,10 +113,11 @@ def _changes(comparison: Comparison) -> list[str]:
     return lines
 
 
-def _selection(selection: dict[str, str]) -> list[str]:
+def _selection(selection: dict[str, str], repo_root: Path | None) -> list[str]:
     lines = [f"#### Why these evals ran ({len(selection)})", ""]
     for path in sorted(selection)[:_MAX_SELECTION]:
-        lines.append(f"- `{clean_text(path).replace('`', '')}`: {_esc(selection[path])}")
+        shown = (repo_relative(path, repo_root) if repo_root is not None else None) or path
+        lines.append(f"- `{clean_text(shown).replace('`', '')}`: {_esc(selection[path])}")
     if len(selection) > _MAX_SELECTION:
         lines.append(f"- … {len(selection) - _MAX_SELECTION} more")
     return lines
@@ -156,6 +158,7 @@ def render_markdown(
     comparison: Comparison | None = None,
     selection: dict[str, str] | None = None,
     limit: int = MAX_CHARS,
+    repo_root: Path | None = None,
 ) -> str:
     """The summary body (a pure function of its inputs, always shorter than `limit`)."""
     blocks: list[str] = [_verdict_line(decision)]
@@ -173,7 +176,7 @@ def render_markdown(
         blocks.append("\n".join(_changes(comparison)))
     chosen = selection if selection is not None else summary.selection
     if chosen:
-        blocks.append("\n".join(_selection(chosen)))
+        blocks.append("\n".join(_selection(chosen, repo_root)))
     body = "\n\n".join(blocks)
     body = _fit(body, limit - 200)
     worst = _worst(summary)
@@ -212,15 +215,19 @@ class MarkdownReporter:
     """
 
     def write(self, summary: RunSummary, options: ReportOptions) -> None:
-        options.path.write_text(
-            render_markdown_for(summary, options.extras, options.baseline), encoding="utf-8"
-        )
+        text = render_markdown_for(summary, options.extras, options.baseline, repo_root=options.repo_root)
+        options.path.write_text(text, encoding="utf-8")
 
 
-def render_markdown_for(summary: RunSummary, extras: dict[str, Any], baseline: RunSummary | None) -> str:
+def render_markdown_for(
+    summary: RunSummary, extras: dict[str, Any], baseline: RunSummary | None, *, repo_root: Path | None = None
+) -> str:
+    """`render_markdown` with the decision and selection taken from reporter extras."""
     from agentv_ci.compare import compare_runs
     from agentv_ci.gating import GateOptions, decide
 
     decision = extras.get("decision") or decide(summary, GateOptions(), baseline)
     comparison = compare_runs(baseline.results, summary.results) if baseline is not None else None
-    return render_markdown(summary, decision, comparison=comparison, selection=extras.get("selection"))
+    return render_markdown(
+        summary, decision, comparison=comparison, selection=extras.get("selection"), repo_root=repo_root
+    )
