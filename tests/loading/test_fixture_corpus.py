@@ -55,8 +55,11 @@ def test_every_check_has_an_invalid_fixture() -> None:
             "E301",
             "E302",
             "E303",
+            "E304",
+            "E113",
             "W101",
             "W102",
+            "W104",
             "W105",
         ]
     )
