@@ -228,6 +228,7 @@ _ORDER = {
 def _fmt(value: float | None, signed: bool = False) -> str:
     if value is None:
         return "-"
+    value = round(value, 3) + 0.0  # no "-0.000" for a -0.0001 delta
     return f"{value:+.3f}" if signed else f"{value:.3f}"
 
 

@@ -54,7 +54,7 @@ def _delta_cell(comparison: Comparison | None, suite: str) -> str:
     if stats is None or stats.mean_delta is None:
         return "-"
     se = f" ± {stats.stderr:.3f}" if stats.stderr is not None else ""
-    return f"{stats.mean_delta:+.3f}{se}"
+    return f"{round(stats.mean_delta, 3) + 0.0:+.3f}{se}"
 
 
 def _row(t: Totals, comparison: Comparison | None, *, bold: bool = False) -> str:
@@ -102,7 +102,7 @@ def _changes(comparison: Comparison) -> list[str]:
         for t in changed[:_MAX_CHANGE_ROWS]:
             base = "-" if t.base_score is None else f"{t.base_score:.3f}"
             head = "-" if t.head_score is None else f"{t.head_score:.3f}"
-            delta = "-" if t.delta is None else f"{t.delta:+.3f}"
+            delta = "-" if t.delta is None else f"{round(t.delta, 3) + 0.0:+.3f}"
             lines.append(
                 f"| {t.status} | {_esc(t.label)} | {base} | {head} | {delta} | {_esc(t.describe())} |"
             )
