@@ -216,3 +216,28 @@ def test_directly_registered_grader_plugin_is_known_and_its_config_checked(tmp_p
     )
     assert [(d.code, d.line) for d in result.diagnostics] == [("W102", 6), ("E202", 6), ("W105", 7)]
     assert "Expected `int`" in result.diagnostics[1].message
+
+
+def test_auto_names_follow_agentv_4_42_4(tmp_path: Path) -> None:
+    result = load_text(
+        tmp_path,
+        """
+        tests:
+          - id: t
+            input: hi
+            assertions:
+              - {type: icontains-any, value: [alice, bob]}
+              - {type: starts-with, value: "  Hello"}
+              - {type: equals, value: nope}
+              - {type: skill-trigger, skill: pdf-tools}
+              - {type: latency, threshold: 100}
+        """,
+    )
+    assert result.suite is not None
+    assert [g.name for g in result.suite.tests[0].graders] == [
+        "icontains-any-2",
+        "starts-with-  Hello",
+        "equals-nope",
+        "skill-trigger-pdf-tools",
+        "latency",
+    ]

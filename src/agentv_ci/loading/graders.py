@@ -39,11 +39,17 @@ def _registered_directly(kind: str) -> bool:
 
 
 def _auto_name(kind: str, raw: dict[str, Any]) -> str:
+    """AgentV v4.42.4 names: `<type>-<value>` (regex: first 30 chars), `<type>-<count>` for list values,
+    `skill-trigger-<skill>`, else the type."""
     value = raw.get("value")
-    if kind == "contains" and isinstance(value, str):
-        return f"contains-{value}"
     if kind == "regex" and isinstance(value, str):
         return f"regex-{value[:30]}"
+    if isinstance(value, str) and value:
+        return f"{kind}-{value}"
+    if isinstance(value, list) and value:
+        return f"{kind}-{len(value)}"
+    if kind == "skill-trigger" and isinstance(raw.get("skill"), str):
+        return f"skill-trigger-{raw['skill']}"
     return kind
 
 
