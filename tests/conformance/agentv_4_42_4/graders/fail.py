@@ -1,0 +1,1 @@
+import sys; print("bad answer"); sys.exit(1)
