@@ -4,6 +4,7 @@ cache, budget stop, replay recording and workspaces. Every finished result goes 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -39,8 +40,18 @@ class RunnerOptions:
     keep_workspaces: bool = False
 
 
+_clock: list[tuple[int, str]] = [(-1, "")]
+
+
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """ISO-8601 UTC with milliseconds; formatted once per millisecond (thousands of tests share one)."""
+    millis = time.time_ns() // 1_000_000
+    last_millis, text = _clock[0]
+    if millis != last_millis:
+        text = datetime.fromtimestamp(millis / 1000, UTC).isoformat(timespec="milliseconds")
+        text = text.replace("+00:00", "Z")
+        _clock[0] = (millis, text)
+    return text
 
 
 def unfinished_result(
