@@ -64,7 +64,8 @@ def run_app(argv: list[str] | None = None) -> None:
     """Entry point with the error boundary: expected errors print without a traceback and exit
     with their code; a bug exits 4 with the traceback saved to a log file."""
     try:
-        app(args=argv, standalone_mode=False)
+        # With standalone_mode=False the vendored Click returns a `typer.Exit` code instead of raising.
+        returned = app(args=argv, standalone_mode=False)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except AgentvCiError as exc:
@@ -87,4 +88,4 @@ def run_app(argv: list[str] | None = None) -> None:
         path = _save_traceback()
         typer.echo(f"internal error: {name}: {exc}\n  a traceback was saved to {path}", err=True)
         sys.exit(int(ExitCode.INTERNAL))
-    sys.exit(0)
+    sys.exit(returned if isinstance(returned, int) else 0)
