@@ -246,3 +246,15 @@ def test_deprecated_script_key_still_runs(tmp_path: Path) -> None:
     spec = GraderSpec(type="code-grader", name="c", config={"script": ["sh", "-c", "echo ok"]})
     result = run_spec(spec, make_ctx("x", eval_path=tmp_path / "EVAL.yaml"), base_dir=tmp_path)
     assert result.score == 1.0 and result.assertions[0].text == "ok"
+
+
+def test_unicode_answer_round_trips_through_the_script(tmp_path: Path) -> None:
+    body = (
+        "import json, sys\n"
+        "p = json.loads(sys.stdin.buffer.read().decode('utf-8'))\n"
+        "ok = p['output'] == 'café ☕ 日本'\n"
+        "sys.stdout.buffer.write(json.dumps({'score': 1 if ok else 0, "
+        "'assertions': [{'text': 'naïve ✓', 'passed': ok}]}, ensure_ascii=False).encode('utf-8'))\n"
+    )
+    result = run_code(tmp_path, script(tmp_path, body), output="café ☕ 日本")
+    assert result.score == 1.0 and result.assertions[0].text == "naïve ✓"

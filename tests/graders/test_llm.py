@@ -342,3 +342,22 @@ def test_grader_target_http_error_is_a_grader_error(llm_server: FakeLlmServer) -
     llm_server.fail_next(500, times=5)
     result = judge(llm_server, llm())
     assert result.error is not None and result.score == 0.0
+
+
+def test_dry_run_mock_judge_answer_scores_rubrics_without_checks(tmp_path: Path) -> None:
+    from agentv_ci.graders.invoke import run_grader_spec
+    from agentv_ci.targets.mock import DRY_RUN_ANSWER, MockConfig, MockTarget
+
+    mock = MockTarget("judge", MockConfig(response=DRY_RUN_ANSWER, dry_run=True), base_dir=tmp_path)
+
+    async def caller(request: GraderTargetRequest) -> TargetResponse:
+        call = TargetRequest(test=EvalTest(id="g"), messages=request.messages, prompt="", eval_path=tmp_path)
+        return await mock.invoke(call)
+
+    ctx = make_ctx("anything", test=QUESTION_TEST, caller=caller)
+    ctx.dry_run = True
+    result = asyncio.run(run_grader_spec(llm(rubrics=RUBRICS), ctx, base_dir=tmp_path))
+    assert result.error is None and result.score == 1.0
+    ctx.dry_run = False  # outside dry-run, a checklist reply without checks is not a score
+    result = asyncio.run(run_grader_spec(llm(rubrics=RUBRICS), ctx, base_dir=tmp_path))
+    assert result.error is not None and "no check matched" in result.error
