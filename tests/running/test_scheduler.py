@@ -132,3 +132,12 @@ def test_dry_run_swaps_targets_and_marks_results(tmp_path: Path) -> None:
     results = _run([make_suite(tmp_path, "d", 2)], RunnerOptions(dry_run=True))
     assert all(r.dry_run for r in results)
     assert CountingTarget.calls == []
+
+
+def test_target_workers_limit_calls_in_flight(tmp_path: Path) -> None:
+    write_targets(
+        tmp_path, "targets:\n  - name: t\n    provider: counting\n    delay_s: 0.02\n    workers: 2\n"
+    )
+    results = _run([make_suite(tmp_path, "lim", 8)], RunnerOptions(workers=6))
+    assert len(results) == 8 and all(r.execution_status == "ok" for r in results)
+    assert CountingTarget.max_in_flight == 2

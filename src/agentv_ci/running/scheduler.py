@@ -97,7 +97,7 @@ class Runner:
         self._targets: dict[tuple[Path | None, str], TargetPlugin] = {}
         self._fingerprints: dict[int, bytes] = {}
         self._callers: dict[tuple[Path | None, str], GraderTargetCaller | None] = {}
-        self._job_config: dict[int, TargetsConfig] = {}
+        self._limits: dict[int, asyncio.Semaphore] = {}
         self.not_run = 0
 
     # ------------------------------------------------------------------ setup
@@ -113,6 +113,13 @@ class Runner:
                 self._configs[directory] = config
             self._by_suite[suite_path] = config
         return config
+
+    def _target_workers(self, config: TargetsConfig, name: str) -> int | None:
+        """A target's own `workers:` in targets.yaml: at most that many calls to it in flight."""
+        if self.options.dry_run or name not in config.targets:
+            return None
+        value = config.resolve(name).fields.get("workers")
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
     def _eval_path(self, suite_path: str) -> Path:
         """The eval path as results show it (relative to cwd when below it), computed once per suite."""
@@ -134,6 +141,9 @@ class Runner:
             key = (config.path, job.target)
             if key not in self._targets:
                 self._targets[key] = create_target(job.target, config, dry_run=self.options.dry_run)
+                limit = self._target_workers(config, job.target)
+                if limit is not None:
+                    self._limits[id(self._targets[key])] = asyncio.Semaphore(limit)
                 self._callers[key] = make_grader_caller(
                     config,
                     eval_target=job.target,
@@ -208,6 +218,13 @@ class Runner:
                 break
         return aggregate_attempts(attempts, job.strategy)
 
+    @staticmethod
+    async def _call(job: Job, request: TargetRequest, target: TargetPlugin) -> TargetResponse:
+        if job.timeout_s:
+            async with asyncio.timeout(job.timeout_s):
+                return await target.invoke(request)
+        return await target.invoke(request)
+
     async def _invoke(self, job: Job, request: TargetRequest, target: TargetPlugin) -> TargetResponse:
         cache = self.options.cache if not self.options.dry_run else None
         key: str | None = None
@@ -219,11 +236,12 @@ class Runner:
             hit = cache.get(key)
             if hit is not None:
                 return hit
-        if job.timeout_s:
-            async with asyncio.timeout(job.timeout_s):
-                response = await target.invoke(request)
+        limit = self._limits.get(id(target))
+        if limit is not None:
+            async with limit:
+                response = await self._call(job, request, target)
         else:
-            response = await target.invoke(request)
+            response = await self._call(job, request, target)
         self.options.budget.add(response.cost_usd)
         if cache is not None and key is not None:
             cache.put(key, response)
