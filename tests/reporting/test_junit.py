@@ -4,13 +4,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import xmlschema
 
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.plugins import ReportOptions
 from agentv_ci.reporting.junit import JunitReporter, render_junit
 from tests.reporting.golden import FAKE_REPO, assert_golden
 from tests.reporting.sample_runs import sample_summary
-from tests.reporting.xsd_check import validate
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 EXTENDED_XSD = SCHEMAS / "junit-10-agentv.xsd"
@@ -23,17 +23,23 @@ def test_junit_matches_golden() -> None:
 def test_junit_validates_against_extended_xsd() -> None:
     if not EXTENDED_XSD.is_file():
         pytest.skip(f"schema not vendored at {EXTENDED_XSD}")
-    assert validate(render_junit(sample_summary(FAKE_REPO), FAKE_REPO), EXTENDED_XSD) == []
+    schema = xmlschema.XMLSchema(str(EXTENDED_XSD))
+    errors = list(schema.iter_errors(render_junit(sample_summary(FAKE_REPO), FAKE_REPO)))
+    assert errors == []
 
 
-def test_xsd_checker_rejects_what_the_plain_schema_rejects() -> None:
-    # The checker must actually catch problems, or the test above proves nothing.
+def test_only_our_extensions_differ_from_the_upstream_schema() -> None:
+    # Against the unmodified Jenkins xUnit XSD, the only complaints are the optional testcase
+    # `file`/`line` attributes and testcase `<properties>` that the extended copy adds.
     original = Path(__file__).resolve().parents[3] / "shared" / "schemas" / "junit-10.xsd"
     if not original.is_file():
         pytest.skip(f"upstream schema absent at {original}")
-    problems = validate(render_junit(sample_summary(FAKE_REPO), FAKE_REPO), original)
-    assert any("@file: attribute not declared" in p for p in problems)
-    assert any("/testcase/properties: child not allowed" in p for p in problems)
+    schema = xmlschema.XMLSchema(str(original))
+    errors = list(schema.iter_errors(render_junit(sample_summary(FAKE_REPO), FAKE_REPO)))
+    assert errors, "the extensions should be visible to the upstream schema"
+    for error in errors:
+        reason = str(error.reason or "")
+        assert "file" in reason or "line" in reason or "properties" in reason, reason
 
 
 def test_one_case_per_test_and_target_with_outcomes() -> None:
