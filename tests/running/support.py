@@ -22,6 +22,7 @@ class CountingConfig(msgspec.Struct):
     answer: str = "yes"
     fail_ids: list[str] = []
     flaky_answers: list[str] = []  # answer per attempt number
+    echo: bool = False  # answer "echo: <last user message>"
 
 
 class CountingTarget:
@@ -29,6 +30,7 @@ class CountingTarget:
 
     Config: ClassVar[type[msgspec.Struct]] = CountingConfig
     calls: ClassVar[list[tuple[str, str, int]]] = []
+    requests: ClassVar[list[TargetRequest]] = []
     in_flight: ClassVar[int] = 0
     max_in_flight: ClassVar[int] = 0
     suites_in_flight: ClassVar[dict[str, int]] = {}
@@ -41,12 +43,14 @@ class CountingTarget:
     @classmethod
     def reset(cls) -> None:
         cls.calls = []
+        cls.requests = []
         cls.in_flight = cls.max_in_flight = cls.max_suites_in_flight = 0
         cls.suites_in_flight = {}
 
     async def invoke(self, request: TargetRequest) -> TargetResponse:
         cls = type(self)
         cls.calls.append((request.test.suite, request.test.id, request.attempt))
+        cls.requests.append(request)
         cls.in_flight += 1
         suite = request.test.suite
         cls.suites_in_flight[suite] = cls.suites_in_flight.get(suite, 0) + 1
@@ -61,6 +65,8 @@ class CountingTarget:
         if request.test.id in self.config.fail_ids:
             raise TargetError(f"refused {request.test.id}")
         answer = self.config.answer
+        if self.config.echo:
+            answer = "echo: " + str([m.content for m in request.messages if m.role == "user"][-1])
         if self.config.flaky_answers:
             answer = self.config.flaky_answers[request.attempt % len(self.config.flaky_answers)]
         return TargetResponse(

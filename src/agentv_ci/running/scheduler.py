@@ -14,10 +14,12 @@ import msgspec
 
 from agentv_ci.errors import AgentvCiError, TargetError
 from agentv_ci.model.result import TargetResponse, TestResult
+from agentv_ci.model.suite import Message, Test
 from agentv_ci.plugins import GraderTargetCaller, TargetPlugin, TargetRequest
 from agentv_ci.prompting import render_input
 from agentv_ci.running.budget import Budget
 from agentv_ci.running.cache import ResponseCache, cache_key, target_fingerprint
+from agentv_ci.running.conversation import run_conversation
 from agentv_ci.running.plan import Job
 from agentv_ci.running.workspace import HookError, WorkspaceManager
 from agentv_ci.targets.config import TargetsConfig, load_targets
@@ -273,28 +275,38 @@ class Runner:
         try:
             if has_workspace:
                 workspace = await self.workspaces.enter(job.suite, test)
-            request = TargetRequest(
-                test=test,
-                messages=test.input,
-                prompt=render_input(test.input, inline_files=getattr(target, "inline_files", True)),
-                eval_path=eval_path,
-                attempt=attempt,
-                timeout_s=job.timeout_s,
-                workspace_path=workspace,
-                files=test.input_files,
-            )
-            response = await self._invoke(job, request, target)
-            result = await grade_test(
-                test,
-                response,
-                target=job.target,
-                eval_path=eval_path,
-                threshold=job.threshold,
-                call_grader_target=caller,
-                dry_run=dry_run,
-                attempt=attempt,
-                workspace_path=workspace,
-            )
+            inline = getattr(target, "inline_files", True)
+
+            async def invoke(asked: Test, messages: list[Message], turn: int) -> TargetResponse:
+                request = TargetRequest(
+                    test=asked,
+                    messages=messages,
+                    prompt=render_input(messages, inline_files=inline),
+                    eval_path=eval_path,
+                    attempt=attempt,
+                    timeout_s=job.timeout_s,
+                    workspace_path=workspace,
+                    files=test.input_files,
+                )
+                return await self._invoke(job, request, target)
+
+            async def grade(graded: Test, response: TargetResponse) -> TestResult:
+                return await grade_test(
+                    graded,
+                    response,
+                    target=job.target,
+                    eval_path=eval_path,
+                    threshold=job.threshold,
+                    call_grader_target=caller,
+                    dry_run=dry_run,
+                    attempt=attempt,
+                    workspace_path=workspace,
+                )
+
+            if test.mode == "conversation" and test.turns:
+                result = await run_conversation(test, threshold=job.threshold, invoke=invoke, grade=grade)
+            else:
+                result = await grade(test, await invoke(test, test.input, 0))
         except HookError as exc:
             result = unfinished_result(
                 job,
