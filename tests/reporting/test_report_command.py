@@ -39,8 +39,9 @@ def test_report_rebuilds_every_file_from_agentv_index(tmp_path: Path) -> None:
     suites = ET.parse(tmp_path / "junit.xml").getroot().findall("testsuite")
     assert [s.get("name") for s in suites] == ["geography"]
     ocean = next(c for c in suites[0].iter("testcase") if c.get("name") == "ocean-count [gpt]")
-    props = {p.get("name"): p.get("value") for p in ocean.iter("property")}
-    assert (props["passed_attempts"], props["total_attempts"]) == ("0", "5")  # 5 AgentV rows -> 1 case
+    props = {p.get("name"): p.get("value") for p in suites[0].find("properties").iter("property")}
+    counts = (props["ocean-count [gpt].passed_attempts"], props["ocean-count [gpt].total_attempts"])
+    assert counts == ("0", "5")  # 5 AgentV rows -> 1 case
     sarif = json.loads((tmp_path / "r.sarif").read_text())
     uris = {
         r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]

@@ -1,12 +1,13 @@
 """JUnit XML reporter (through junit-xml).
 
 One `<testsuite>` per eval suite, one `<testcase>` per test x target (repeats aggregated into one
-case: attempts and pass counts go to case `<properties>`). `<failure>` for quality failures with the
+case; each case's score, threshold, attempt pass counts, cost and tokens go to the suite's
+`<properties>` as `<case name>.<key>`, because the XSD allows no properties on a testcase). `<failure>` for quality failures with the
 failing assertions, `<error>` for execution errors, `<skipped>` for tests that did not run.
 All text is sanitised first (junit-xml emits invalid XML for lone surrogates and keeps ANSI noise).
 
-The output validates against Jenkins' `junit-10.xsd` extended with optional testcase `file`/`line`
-attributes and testcase `<properties>` (what mikepenz/action-junit-report and pytest read).
+The output validates against Jenkins' `junit-10.xsd` extended with the optional testcase `file`/`line`
+attributes (what mikepenz/action-junit-report and dorny/test-reporter read to annotate the eval file).
 """
 
 from __future__ import annotations
@@ -104,16 +105,17 @@ def render_junit(summary: RunSummary, repo_root: Path) -> str:
     for result in summary.results:
         by_suite.setdefault(result.suite, []).append(result)
     suites = []
-    properties: dict[str, dict[str, str]] = {}
     for suite_name in sorted(by_suite):
         cases = []
         seen: dict[str, int] = {}
+        suite_properties = {"tool": f"{summary.tool} {summary.version}".strip()}
         for result in sorted(by_suite[suite_name], key=lambda r: (r.test_id, r.target)):
             name = _case_name(result)
             seen[name] = seen.get(name, 0) + 1
             if seen[name] > 1:  # never emit duplicate names (readers treat them as retries)
                 name = f"{name} #{seen[name]}"
-            properties[f"{clean_text(suite_name)}\0{name}"] = _case_properties(result)
+            for key, value in _case_properties(result).items():
+                suite_properties[f"{name}.{key}"] = value
             cases.append(_build_case(result, summary, repo_root, name))
         eval_paths = sorted({p for r in by_suite[suite_name] if (p := repo_relative(r.eval_path, repo_root))})
         suites.append(
@@ -122,15 +124,15 @@ def render_junit(summary: RunSummary, repo_root: Path) -> str:
                 cases,
                 timestamp=summary.started_at,
                 file=eval_paths[0] if len(eval_paths) == 1 else None,
-                properties={"tool": f"{summary.tool} {summary.version}".strip()},
+                properties=suite_properties,
             )
         )
     raw = to_xml_report_string(suites, prettyprint=False, encoding="utf-8")
-    return _finish(raw, properties)
+    return _finish(raw)
 
 
-def _finish(raw: str, properties: dict[str, dict[str, str]]) -> str:
-    """Drop attributes the XSD rejects, add case properties, indent."""
+def _finish(raw: str) -> str:
+    """Drop attributes the XSD rejects, give every case a time, indent."""
     root = ET.fromstring(raw)
     root.set("name", "agentv-ci")
     root.attrib.pop("disabled", None)
@@ -138,12 +140,6 @@ def _finish(raw: str, properties: dict[str, dict[str, str]]) -> str:
         suite.attrib.pop("disabled", None)
         for case in suite.iter("testcase"):
             case.set("time", f"{float(case.get('time') or 0):.3f}")  # junit-xml omits 0; readers want it
-            props = properties.get(f"{case.get('classname')}\0{case.get('name')}")
-            if props:
-                element = ET.Element("properties")
-                for key, value in props.items():
-                    ET.SubElement(element, "property", name=key, value=value)
-                case.insert(0, element)
     ET.indent(root, space="  ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
