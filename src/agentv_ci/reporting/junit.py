@@ -2,8 +2,9 @@
 
 One `<testsuite>` per eval suite, one `<testcase>` per test x target (repeats aggregated into one
 case; each case's score, threshold, attempt pass counts, cost and tokens go to the suite's
-`<properties>` as `<case name>.<key>`, because the XSD allows no properties on a testcase). `<failure>` for quality failures with the
-failing assertions, `<error>` for execution errors, `<skipped>` for tests that did not run.
+`<properties>` as `<case name>.<key>`, because the XSD allows no properties on a testcase).
+`<failure>` for quality failures with the failing assertions, `<error>` for execution errors,
+`<skipped>` for tests that did not run.
 All text is sanitised first (junit-xml emits invalid XML for lone surrogates and keeps ANSI noise).
 
 The output validates against Jenkins' `junit-10.xsd` extended with the optional testcase `file`/`line`
