@@ -40,6 +40,10 @@ def test_examples_run_end_to_end_with_passes_and_failures(tmp_path: Path) -> Non
     assert by_id[("basic", "capital-germany")]["execution_status"] == "quality_failure"
     assert by_id[("capitals-dataset", "japan")]["execution_status"] == "ok"
     assert by_id[("workspace-hooks", "sees-hook-edit")]["execution_status"] == "ok"
+    assert by_id[("basic", "capital-france")]["execution_status"] == "ok"  # contains + code-grader
+    assert by_id[("agent-trajectory", "weather-lookup")]["execution_status"] == "ok"  # replay + tools
+    assert by_id[("agent-trajectory", "refund-flow")]["execution_status"] == "quality_failure"
+    assert not [r for r in rows if r["execution_status"] == "execution_error"]
     row = by_id[("basic", "capital-germany")]
     assert row["eval_path"].endswith("basic.eval.yaml") and row["line"] > 0
     assert row["target"] == "toy-agent" and row["scores"][0]["type"] == "contains"
