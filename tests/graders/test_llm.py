@@ -361,3 +361,20 @@ def test_dry_run_mock_judge_answer_scores_rubrics_without_checks(tmp_path: Path)
     ctx.dry_run = False  # outside dry-run, a checklist reply without checks is not a score
     result = asyncio.run(run_grader_spec(llm(rubrics=RUBRICS), ctx, base_dir=tmp_path))
     assert result.error is not None and "no check matched" in result.error
+
+
+def test_executable_prompt_generator(llm_server: FakeLlmServer, tmp_path: Path) -> None:
+    import sys
+
+    (tmp_path / "make_prompt.py").write_text(
+        "import json, sys\n"
+        "p = json.load(sys.stdin)\n"
+        "print(f\"Grade strictly ({p['config']['tone']}): {p['output']}\")\n"
+    )
+    llm_server.responder = lambda call: '{"score": 0.5}'
+    prompt = {"command": [sys.executable, "make_prompt.py"], "config": {"tone": "harsh"}}
+    result = judge(llm_server, llm(prompt=prompt), base_dir=tmp_path)
+    assert result.error is None and result.score == 0.5
+    assert system_and_user(llm_server.calls[0])[1] == "Grade strictly (harsh): The capital is Paris.\n"
+    failing = judge(llm_server, llm(prompt={"command": "echo oops >&2; exit 1"}), base_dir=tmp_path)
+    assert failing.error is not None and "prompt script exited 1: oops" in failing.error

@@ -8,16 +8,21 @@ score ranges (`checks[].score` 0..10). Replies are parsed tolerantly; an unreada
 
 from __future__ import annotations
 
+import json
+import tempfile
 from pathlib import Path
 from typing import Any, ClassVar
 
 import msgspec
 
-from agentv_ci.errors import ConfigError
+from agentv_ci.errors import ConfigError, GraderError
 from agentv_ci.graders import llm_prompts as prompts
+from agentv_ci.graders.code import DEFAULT_TIMEOUT_S, command_argv
+from agentv_ci.graders.code_process import ScriptFailure, run_script
+from agentv_ci.graders.code_protocol import build_payload
 from agentv_ci.graders.judge_calls import ask_judge, require_caller
 from agentv_ci.graders.judge_replies import parse_checks, parse_freeform
-from agentv_ci.graders.outcome import GRADER_PASS_BAR, scored
+from agentv_ci.graders.outcome import GRADER_PASS_BAR, excerpt, scored
 from agentv_ci.graders.rubric_items import normalise_rubrics, score_checklist, score_ranges
 from agentv_ci.model.result import AssertionResult, GraderResult, TokenUsage
 from agentv_ci.model.suite import GraderSpec
@@ -43,12 +48,7 @@ def load_prompt(raw: Any, spec: GraderSpec, base_dir: Path) -> tuple[str | None,
     if raw is None or raw == "":
         return None, []
     if isinstance(raw, dict):
-        raise ConfigError(
-            f"llm-grader {spec.name!r}: executable prompt generators (`prompt: {{command: ...}}`) "
-            "are not supported",
-            location=where,
-            hint="render the prompt into a file and use `prompt: file://path`",
-        )
+        return None, []  # an executable prompt generator: see `PromptScript`
     if not isinstance(raw, str):
         raise ConfigError(f"llm-grader {spec.name!r}: `prompt` must be a string", location=where)
     if raw.startswith("file://"):
@@ -76,6 +76,51 @@ def load_prompt(raw: Any, spec: GraderSpec, base_dir: Path) -> tuple[str | None,
     return raw, []
 
 
+class PromptScript:
+    """`prompt: {command: [...], config: {...}}`: a script that writes the grader prompt to stdout.
+    It reads the code-grader stdin payload (with `config`), runs like a code-grader (cwd = the eval
+    file's directory, own process group, timeout, output cap)."""
+
+    def __init__(self, argv: list[str], config: dict[str, Any], base_dir: Path, timeout_s: float) -> None:
+        self.argv = argv
+        self.config = config
+        self.base_dir = base_dir
+        self.timeout_s = timeout_s
+
+    @classmethod
+    def from_config(cls, raw: Any, spec: GraderSpec, base_dir: Path) -> PromptScript | None:
+        if not isinstance(raw, dict):
+            return None
+        where = spec.config_locations.get("prompt", spec.location)
+        argv = command_argv(
+            raw.get("command", raw.get("script")), what=f"llm-grader {spec.name!r} prompt", where=where
+        )
+        config = raw.get("config") if isinstance(raw.get("config"), dict) else {}
+        cwd = base_dir / raw["cwd"] if isinstance(raw.get("cwd"), str) else base_dir
+        return cls(argv, dict(config or {}), cwd, float(raw.get("timeout_seconds") or DEFAULT_TIMEOUT_S))
+
+    async def render(self, ctx: GradingContext, name: str) -> str:
+        with tempfile.TemporaryDirectory(prefix="agentv-ci-prompt-") as spill:
+            payload = build_payload(
+                ctx.test,
+                ctx.response,
+                config=self.config,
+                workspace_path=ctx.workspace_path,
+                spill_dir=Path(spill),
+            )
+            stdin = json.dumps(payload, ensure_ascii=False, default=str).encode()
+            try:
+                run = await run_script(self.argv, stdin=stdin, cwd=self.base_dir, timeout_s=self.timeout_s)
+            except ScriptFailure as exc:
+                raise GraderError(f"llm-grader {name!r}: prompt script failed: {exc}") from None
+        if run.exit_code != 0 or not run.stdout.strip():
+            detail = run.stderr.strip() or run.stdout.strip() or "no output"
+            raise GraderError(
+                f"llm-grader {name!r}: prompt script exited {run.exit_code}: {excerpt(detail, 300)}"
+            )
+        return run.stdout
+
+
 class LlmGrader:
     """`llm-grader`: a grader model scores the answer (freeform, rubric checklist or score ranges)."""
 
@@ -88,6 +133,7 @@ class LlmGrader:
         where = spec.config_locations.get("rubrics", spec.location)
         self.rubrics = normalise_rubrics(self._rubric_source(config), where)
         self.template, self.warnings = load_prompt(config.prompt, spec, base_dir)
+        self.prompt_script = PromptScript.from_config(config.prompt, spec, base_dir)
         if any("score_ranges" in r for r in self.rubrics):
             self.mode = "score_ranges"
         elif self.rubrics:
@@ -98,13 +144,15 @@ class LlmGrader:
     def _rubric_source(self, config: Any) -> list[Any] | None:
         return config.rubrics  # type: ignore[no-any-return]
 
-    def _prompt(self, ctx: GradingContext) -> tuple[str, str]:
+    async def _prompt(self, ctx: GradingContext) -> tuple[str, str]:
         values = prompts.template_variables(ctx.test, ctx.response, self.rubrics)
         system = {
             "freeform": prompts.FREEFORM_SYSTEM,
             "checklist": prompts.CHECKLIST_SYSTEM,
             "score_ranges": prompts.SCORE_RANGE_SYSTEM,
         }[self.mode]
+        if self.prompt_script is not None:
+            return await self.prompt_script.render(ctx, self.spec.name), system
         if self.template is not None:
             return prompts.render_template(self.template, values), system
         if self.mode == "freeform":
@@ -114,7 +162,7 @@ class LlmGrader:
     async def grade(self, ctx: GradingContext) -> GraderResult:
         what = f"{self.spec.type} {self.spec.name!r}"
         caller = require_caller(ctx.call_grader_target, what)
-        prompt, system = self._prompt(ctx)
+        prompt, system = await self._prompt(ctx)
         return await ask_judge(
             caller,
             prompt,
