@@ -105,13 +105,18 @@ class JsonHttpClient:
             for _ in range(count)
         ]
         self._busy = [0] * count
+        self._urls: dict[tuple[str, tuple[tuple[str, str], ...]], httpx.URL] = {}
 
     async def _post_once(
         self, path: str, body: bytes, params: Mapping[str, str] | None
     ) -> tuple[int, Any, bytes]:
-        url = self._base.join(path.lstrip("/"))
-        if params:
-            url = url.copy_merge_params(dict(params))
+        key = (path, tuple(sorted(params.items())) if params else ())
+        url = self._urls.get(key)
+        if url is None:
+            url = self._base.join(path.lstrip("/"))
+            if params:
+                url = url.copy_merge_params(dict(params))
+            self._urls[key] = url
         request = httpx.Request(
             "POST", url, content=body, headers=self._headers, extensions={"timeout": self._timeout}
         )
