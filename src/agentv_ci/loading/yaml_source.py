@@ -2,7 +2,8 @@
 and a mark for every node (json-path -> line:col).
 
 Only `true`/`false` are booleans; dates and times stay strings; integers follow YAML 1.2
-(`010`, `0x1F`, `1_000`, `12:30` stay strings instead of YAML 1.1's silent conversions).
+(`010`, `0x1F`, `1_000`, `12:30` stay strings instead of YAML 1.1's silent conversions); floats follow
+YAML 1.2 too (`1e-3` is a number, as in AgentV's JS parser).
 """
 
 from __future__ import annotations
@@ -21,7 +22,12 @@ JsonPath = tuple[PathKey, ...]
 
 _Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-_DROPPED_TAGS = {"tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:int"}
+_DROPPED_TAGS = {
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:timestamp",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+}
 
 # A document may hold at most this many nodes per character of source (plus a floor): a plain
 # document has fewer nodes than characters, so only alias expansion can exceed it.
@@ -42,6 +48,16 @@ EvalYamlLoader.add_implicit_resolver(
 # YAML 1.2 core schema ints: decimal (optionally signed), 0o octal, 0x hex. No 1.1 sexagesimal/underscores.
 EvalYamlLoader.add_implicit_resolver(
     "tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?(?:0|[1-9][0-9]*))$"), list("-+0123456789")
+)
+# YAML 1.2 core schema floats (as JS `yaml` reads them): `1e-3`, `5E2`, `.5`, `1.` are numbers, which
+# YAML 1.1 left as strings because it wants a dot and a signed exponent.
+EvalYamlLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(
+        r"^(?:[-+]?(?:(?:\.[0-9]+|[0-9]+\.[0-9]*)(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+)"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
+    list("-+0123456789."),
 )
 
 
