@@ -3,6 +3,7 @@ docs/eval-format.md): canonical kebab-case types, common fields lifted, the rest
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -57,8 +58,8 @@ def _common_fields(raw: dict[str, Any], node: Node, ctx: LoadContext) -> dict[st
     fields: dict[str, Any] = {}
     weight = raw.get("weight", 1.0)
     if ctx.expect_type(weight, (int, float), "weight", node.child("weight"), "a number"):
-        if weight < 0:
-            ctx.error("E107", f"weight must be >= 0, got {weight}", node.child("weight"))
+        if not math.isfinite(weight) or weight < 0:
+            ctx.error("E107", f"weight must be a finite number >= 0, got {weight}", node.child("weight"))
         fields["weight"] = float(weight)
     if "required" in raw:
         required = raw["required"]
@@ -143,6 +144,9 @@ class GraderNormaliser:
         for i, item in enumerate(raw):
             child = node.child(i)
             if isinstance(item, str):
+                if not item.strip():
+                    ctx.warn("W106", "an empty assertion string is ignored", child)
+                    continue
                 if string_slot < 0:
                     string_slot = len(out)
                     out.append(None)

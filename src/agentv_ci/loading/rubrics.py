@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from agentv_ci.loading.context import LoadContext, Node, type_name
@@ -83,8 +84,10 @@ def normalise_rubric(raw: Any, index: int, node: Node, ctx: LoadContext) -> dict
     }
     weight = raw.get("weight", 1.0)
     if ctx.expect_type(weight, (int, float), "rubric weight", node.child("weight"), "a number"):
-        if weight < 0:
-            ctx.error("E107", f"rubric weight must be >= 0, got {weight}", node.child("weight"))
+        if not math.isfinite(weight) or weight < 0:
+            ctx.error(
+                "E107", f"rubric weight must be a finite number >= 0, got {weight}", node.child("weight")
+            )
         item["weight"] = float(weight)
     required = raw.get("required", True)
     if ctx.expect_type(required, (bool,), "rubric required", node.child("required"), "true or false"):
