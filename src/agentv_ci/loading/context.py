@@ -79,8 +79,8 @@ class Node:
         return Path(self.doc.file).parent
 
 
-def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
-    matches = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+def did_you_mean(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> str | None:
+    matches = difflib.get_close_matches(word, list(candidates), n=1, cutoff=cutoff)
     return matches[0] if matches else None
 
 

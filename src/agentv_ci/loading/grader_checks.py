@@ -8,6 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 from agentv_ci.loading.context import LoadContext, Node, did_you_mean, type_name
+from agentv_ci.loading.keys import GRADER_COMMON
 from agentv_ci.loading.paths import resolve_reference
 from agentv_ci.model.suite import GraderSpec
 
@@ -162,21 +163,23 @@ def check_plugin_config(spec: GraderSpec, node: Node, ctx: LoadContext) -> None:
     # A grader whose Config has a `config` field takes extra keys as script/prompt config (AgentV).
     open_config = "config" in names
     known: dict[str, Any] = {}
+    # The common fields (weight, required, ...) live on GraderSpec, not in the plugin Config, but a
+    # misspelt one lands here and must be suggested too.
+    candidates = (*names, *(c for c in GRADER_COMMON if c not in names))
     for key, value in spec.config.items():
         if key in names:
             known[key] = value
-        elif not open_config:
-            suggestion = did_you_mean(key, names)
-            hint = (
-                f"did you mean `{suggestion}`?" if suggestion else f"known keys: {', '.join(sorted(names))}"
-            )
-            ctx.warn(
-                "W105",
-                f"unknown key `{key}` for grader type `{spec.type}`",
-                node.child(key),
-                key=True,
-                hint=hint,
-            )
+            continue
+        common = did_you_mean(key, GRADER_COMMON, cutoff=0.8)
+        if open_config and common is None:
+            continue  # extra keys of code-/llm-graders are script/prompt config
+        suggestion = common or did_you_mean(key, candidates)
+        hint = (
+            f"did you mean `{suggestion}`?" if suggestion else f"known keys: {', '.join(sorted(candidates))}"
+        )
+        ctx.warn(
+            "W105", f"unknown key `{key}` for grader type `{spec.type}`", node.child(key), key=True, hint=hint
+        )
     try:
         convert_config(
             config_cls,
