@@ -9,6 +9,26 @@ from agentv_ci.loading.keys import BLOCK_TYPES, MESSAGE_KEYS, ROLES
 from agentv_ci.loading.paths import resolve_reference
 from agentv_ci.model.suite import Message, ToolCall
 
+# AgentV's validator warns about these inside message content: agentic providers render transcripts with
+# them, so a literal marker in a prompt can fake a turn (prompt injection) or confuse the provider.
+ROLE_MARKERS = ("@[System]:", "@[User]:", "@[Assistant]:", "@[Tool]:")
+
+
+def check_role_markers(text: str, node: Node, ctx: LoadContext) -> None:
+    """W107 for every role marker (any case) inside a content string."""
+    if "@[" not in text:
+        return
+    lowered = text.lower()
+    for marker in ROLE_MARKERS:
+        if marker.lower() in lowered:
+            ctx.warn(
+                "W107",
+                f"content contains the role marker `{marker}`",
+                node,
+                hint="it may confuse agentic providers or act as a prompt injection; rephrase it, "
+                "or use separate messages with `role:` for a scripted conversation",
+            )
+
 
 def _is_message(value: Any) -> bool:
     return isinstance(value, dict) and "role" in value
@@ -32,6 +52,10 @@ def _block(block: Any, node: Node, ctx: LoadContext) -> Any:
     if "value" not in block and not (kind == "text" and "text" in block):
         ctx.error("E102", f"`{kind}` content block is missing `value`", node)
         return block
+    if kind == "text":
+        key = "value" if "value" in block else "text"
+        if isinstance(block[key], str):
+            check_role_markers(block[key], node.child(key), ctx)
     if kind == "file":
         value = block["value"]
         if not isinstance(value, str):
@@ -53,8 +77,14 @@ def _block(block: Any, node: Node, ctx: LoadContext) -> Any:
 
 
 def _content(content: Any, node: Node, ctx: LoadContext) -> Any:
-    if isinstance(content, list) and all(isinstance(b, dict) for b in content):
-        return [_block(b, node.child(i), ctx) for i, b in enumerate(content)]
+    if isinstance(content, str):
+        check_role_markers(content, node, ctx)
+    elif isinstance(content, list):
+        for i, item in enumerate(content):
+            if isinstance(item, str):
+                check_role_markers(item, node.child(i), ctx)
+        if all(isinstance(b, dict) for b in content):
+            return [_block(b, node.child(i), ctx) for i, b in enumerate(content)]
     return content
 
 
@@ -116,6 +146,7 @@ def normalise_input(raw: Any, node: Node, ctx: LoadContext) -> list[Message]:
     if raw is None:
         return []
     if isinstance(raw, str):
+        check_role_markers(raw, node, ctx)
         return [Message(role="user", content=raw)]
     if isinstance(raw, dict):
         if _is_message(raw):
@@ -130,6 +161,7 @@ def normalise_input(raw: Any, node: Node, ctx: LoadContext) -> list[Message]:
                 if msg:
                     out.append(msg)
             elif isinstance(item, str):
+                check_role_markers(item, node.child(i), ctx)
                 out.append(Message(role="user", content=item))
             else:
                 ctx.error(
@@ -148,6 +180,7 @@ def normalise_expected(raw: Any, node: Node, ctx: LoadContext) -> list[Message]:
     if raw is None:
         return []
     if isinstance(raw, str):
+        check_role_markers(raw, node, ctx)
         return [Message(role="assistant", content=raw)]
     if isinstance(raw, dict) and _is_message(raw):
         msg = message(raw, node, ctx)

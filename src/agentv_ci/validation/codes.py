@@ -45,6 +45,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "W104": ("warning", "pattern matched no files"),
     "W105": ("warning", "unknown grader config key"),
     "W106": ("warning", "suspicious value"),
+    "W107": ("warning", "role marker in content"),
 }
 
 # Warnings that become errors under `--strict`.
