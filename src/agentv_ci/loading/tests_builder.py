@@ -11,12 +11,13 @@ from agentv_ci.loading.execution import merge_execution, parse_execution
 from agentv_ci.loading.graders import GraderNormaliser
 from agentv_ci.loading.interpolate import substitute_vars
 from agentv_ci.loading.keys import TEST_DEPRECATED, TEST_KEYS, TURN_KEYS
-from agentv_ci.loading.messages import normalise_expected, normalise_input
+from agentv_ci.loading.messages import check_role_markers, normalise_expected, normalise_input
 from agentv_ci.loading.paths import resolve_reference
 from agentv_ci.loading.rubrics import normalise_rubrics
 from agentv_ci.loading.workspace import merge_workspace, parse_workspace
 from agentv_ci.model.suite import ExecutionSpec, GraderSpec, Message, Test, Turn
 
+_CONVERSATION_ONLY = ("turns", "aggregation", "on_turn_failure", "window_size")
 AGGREGATIONS = ("mean", "min", "max")
 TURN_FAILURE = ("continue", "stop")
 DEPENDENCY_FAILURE = ("skip", "fail", "run")
@@ -147,6 +148,8 @@ class TestBuilder:
 
         input_key = "input" if "input" in raw else ("input_messages" if "input_messages" in raw else None)
         input_raw = substitute_vars(raw[input_key], variables) if input_key else None
+        if input_key and isinstance(input_raw, str):
+            check_role_markers(input_raw, node.child(input_key), ctx)
         own_files: list[tuple[str, Path]] | None = None
         if "input_files" in raw:
             own_files = resolve_input_files(
@@ -193,6 +196,7 @@ class TestBuilder:
             ctx.error("E103", f"mode must be `conversation`, got {mode!r}", node.child("mode"))
         if mode == "conversation" and not turns:
             ctx.error("E102", "a conversation test needs `turns`", node.child("mode"))
+        self._check_conversation_fields(raw, node, mode == "conversation")
         input_written = input_raw not in (None, "", [], {})
         if not messages and not turns and not input_written:
             ctx.error(
@@ -300,10 +304,9 @@ class TestBuilder:
                 self.ctx.error("E101", f"a turn must be a mapping, got {type_name(turn)}", child)
                 continue
             self.ctx.check_keys(turn, child, TURN_KEYS, "a conversation turn")
-            messages = normalise_input(
-                substitute_vars(turn.get("input"), variables), child.child("input"), self.ctx
-            )
-            if not messages:
+            turn_input = substitute_vars(turn.get("input"), variables)
+            messages = normalise_input(turn_input, child.child("input"), self.ctx)
+            if not messages or (isinstance(turn_input, str) and not turn_input.strip()):
                 self.ctx.error("E111", f"conversation turn {i + 1} has an empty input", child)
             expected = normalise_expected(
                 substitute_vars(turn.get("expected_output"), variables),
@@ -318,6 +321,29 @@ class TestBuilder:
                 Turn(input=messages, expected_output=expected, graders=graders, location=child.loc())
             )
         return turns
+
+    def _check_conversation_fields(self, raw: dict[str, Any], node: Node, conversation: bool) -> None:
+        """AgentV's cross-field rules: live-conversation fields only with `mode: conversation`, and a
+        conversation grades per-turn `expected_output`, never a top-level one."""
+        if conversation:
+            if "expected_output" in raw and isinstance(raw.get("turns"), list):
+                self.ctx.error(
+                    "E113",
+                    "a top-level `expected_output` is not allowed with `mode: conversation`",
+                    node.child("expected_output"),
+                    key=True,
+                    hint="put `expected_output` on each turn instead",
+                )
+            return
+        for key in _CONVERSATION_ONLY:
+            if key in raw:
+                self.ctx.error(
+                    "E113",
+                    f"`{key}` requires `mode: conversation`",
+                    node.child(key),
+                    key=True,
+                    hint="add `mode: conversation` (live turns), or put a scripted history in `input`",
+                )
 
     def _optional_str(self, raw: dict[str, Any], key: str, node: Node) -> str | None:
         value = raw.get(key)
