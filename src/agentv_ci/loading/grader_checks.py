@@ -58,6 +58,26 @@ def _looks_like_script(arg: str) -> bool:
     return arg.startswith(("./", "../")) or (arg.endswith(_SCRIPT_SUFFIXES) and not arg.startswith("-"))
 
 
+def depend_on_command_files(command: Any, node: Node, ctx: LoadContext, cwd: Any = None) -> None:
+    """Record the script files a hook or preprocessor command names (those that exist, relative to the
+    eval file or to the command's `cwd`) as suite dependencies, so changing them selects the suite."""
+    if isinstance(command, str):
+        try:
+            argv = shlex.split(command)
+        except ValueError:
+            return
+    elif isinstance(command, list):
+        argv = [a for a in command if isinstance(a, str)]
+    else:
+        return
+    base = node.base_dir / cwd if isinstance(cwd, str) and cwd else node.base_dir
+    for arg in argv:
+        if _looks_like_script(arg) and not any(ch in arg for ch in "$*{}"):
+            path = resolve_reference(arg, base, ctx.repo_root)
+            if path.is_file():
+                ctx.depend(path)
+
+
 def check_command_files(command: Any, node: Node, ctx: LoadContext) -> None:
     """A code-grader's script arguments that look like files must exist."""
     if isinstance(command, str):

@@ -6,6 +6,7 @@ from typing import Any
 
 from agentv_ci.loading.context import LoadContext, Node, type_name
 from agentv_ci.loading.documents import read_document
+from agentv_ci.loading.grader_checks import depend_on_command_files
 from agentv_ci.loading.keys import WORKSPACE_HOOK_KEYS, WORKSPACE_HOOKS, WORKSPACE_KEYS, WORKSPACE_REPO_KEYS
 from agentv_ci.loading.paths import resolve_reference
 
@@ -28,6 +29,8 @@ def _hook(raw: Any, node: Node, ctx: LoadContext) -> dict[str, Any] | None:
         ctx.error("E102", "workspace hook needs a `command`", node)
     elif not isinstance(hook["command"], str | list):
         ctx.error("E101", "hook command must be a string or a list of strings", node.child("command"))
+    else:
+        depend_on_command_files(hook["command"], node, ctx, hook.get("cwd"))
     if "timeout_ms" in hook and not (isinstance(hook["timeout_ms"], int) and hook["timeout_ms"] > 0):
         ctx.error("E110", "timeout_ms must be a positive integer", node.child("timeout_ms"))
     if "reset" in hook and hook["reset"] not in RESETS:
