@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agentv_ci.loading.suite_loader import load_suite
 from tests.loading.helpers import codes, load_text
 
 
@@ -174,3 +175,54 @@ def test_nan_and_infinite_weights_are_rejected(tmp_path: Path) -> None:
         """,
     )
     assert codes(result) == [("E107", 7, 17), ("E107", 11, 21)]
+
+
+def test_hook_and_preprocessor_scripts_are_suite_dependencies(tmp_path: Path) -> None:
+    (tmp_path / "scripts").mkdir()
+    for name in ("setup.sh", "teardown.sh", "each.py", "to_text.py"):
+        (tmp_path / "scripts" / name).write_text("#\n")
+    result = load_text(
+        tmp_path,
+        """\
+        workspace:
+          hooks:
+            before_all:
+              command: ["bash", "./scripts/setup.sh"]
+            after_all:
+              script: ./scripts/teardown.sh
+            before_each: python scripts/each.py --fast
+        preprocessors:
+          - type: xlsx
+            command: ["python", "./scripts/to_text.py"]
+        tests:
+          - id: t
+            input: hi
+            criteria: c
+        """,
+    )
+    assert result.suite is not None
+    deps = set(result.suite.dependencies)
+    for name in ("setup.sh", "teardown.sh", "each.py", "to_text.py"):
+        assert str(tmp_path / "scripts" / name) in deps, name
+
+
+def test_suite_imported_with_type_suite_uses_its_own_env_chain(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("TOKEN=parent\nSHARED=root\n")
+    child = tmp_path / "child"
+    child.mkdir()
+    (child / ".env").write_text("TOKEN=child\n")
+    (child / "child.eval.yaml").write_text(
+        "tests:\n  - id: k\n    input: 'tok=${{ TOKEN }} shared=${{ SHARED }}'\n    criteria: c\n"
+    )
+    main = tmp_path / "main.eval.yaml"
+    main.write_text(
+        "tests:\n"
+        "  - include: ./child/child.eval.yaml\n    type: suite\n"
+        "  - id: m\n    input: 'tok=${{ TOKEN }}'\n    criteria: c\n"
+    )
+    result = load_suite(main, repo_root=tmp_path, env={"SHARED": "process"})
+    assert result.diagnostics == []
+    assert result.suite is not None
+    inputs = {t.id: t.input[0].content for t in result.suite.tests}
+    assert inputs == {"k": "tok=child shared=process", "m": "tok=parent"}
+    assert str(child / ".env") in result.suite.dependencies

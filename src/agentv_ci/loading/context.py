@@ -103,9 +103,12 @@ def type_name(value: Any) -> str:
 class LoadContext:
     """Diagnostics, dependencies and environment for loading one suite."""
 
-    def __init__(self, repo_root: Path, env: Mapping[str, str]) -> None:
+    def __init__(
+        self, repo_root: Path, env: Mapping[str, str], process_env: Mapping[str, str] | None = None
+    ) -> None:
         self.repo_root = repo_root
-        self.env = env
+        self.env = env  # process env merged over the `.env` chain of the file being loaded
+        self.process_env = env if process_env is None else process_env
         self.diagnostics: list[Diagnostic] = []
         self.dependencies: dict[str, None] = {}
 

@@ -20,6 +20,7 @@ from agentv_ci.loading.context import LoadContext, Node, type_name
 from agentv_ci.loading.discovery import find_eval_files, jsonl_sidecar
 from agentv_ci.loading.documents import parse_document, read_text
 from agentv_ci.loading.execution import merge_execution, parse_execution
+from agentv_ci.loading.grader_checks import depend_on_command_files
 from agentv_ci.loading.graders import GraderNormaliser
 from agentv_ci.loading.interpolate import build_env
 from agentv_ci.loading.keys import SUITE_DEPRECATED, SUITE_KEYS, TESTS_ALIASES
@@ -258,10 +259,11 @@ class _SuiteLoader:
             self.ctx.error("E101", "preprocessors must be a list of mappings", root.child("preprocessors"))
             return []
         for i, item in enumerate(raw):
+            node = root.child("preprocessors").child(i)
             if "command" not in item:
-                self.ctx.error(
-                    "E102", "a preprocessor needs a `command`", root.child("preprocessors").child(i)
-                )
+                self.ctx.error("E102", "a preprocessor needs a `command`", node)
+            else:
+                depend_on_command_files(item["command"], node, self.ctx)
         return list(raw)
 
     def _child_tests(
@@ -272,7 +274,16 @@ class _SuiteLoader:
             chain = " -> ".join(p.name for p in (*stack, resolved))
             self.ctx.report("E302", f"include cycle: {chain}", where)
             return []
-        child = self.load(resolved, stack, where)
+        # An imported suite is a suite of its own: its `${{ VAR }}` come from its own `.env` chain.
+        ctx = self.ctx
+        child_env, env_files = build_env(resolved.parent, ctx.repo_root, ctx.process_env)
+        for env_file in env_files:
+            ctx.depend(env_file)
+        saved_env, ctx.env = ctx.env, child_env
+        try:
+            child = self.load(resolved, stack, where)
+        finally:
+            ctx.env = saved_env
         if child is None:
             return []
         return [(t, t.location or where) for t in child.tests]
@@ -361,8 +372,9 @@ def load_suite(
     error diagnostic and `suite=None`."""
     path = Path(path)
     root = repo_root if repo_root is not None else find_repo_root(path.absolute().parent)
-    merged_env, env_files = build_env(path.absolute().parent, root, os.environ if env is None else env)
-    ctx = LoadContext(root, merged_env)
+    process_env = os.environ if env is None else env
+    merged_env, env_files = build_env(path.absolute().parent, root, process_env)
+    ctx = LoadContext(root, merged_env, process_env)
     for env_file in env_files:
         ctx.depend(env_file)
     with _no_cyclic_gc():
