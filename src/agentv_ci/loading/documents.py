@@ -22,9 +22,23 @@ def read_text(path: Path, ctx: LoadContext, where: SourceLocation | None = None)
         )
     except IsADirectoryError:
         ctx.report("E001", f"expected a file, found a directory: {path}", where or SourceLocation(str(path)))
-    except (OSError, UnicodeDecodeError) as exc:
-        ctx.report("E001", f"cannot read {path}: {exc}", where or SourceLocation(str(path)))
+    except UnicodeDecodeError as exc:
+        ctx.report(
+            "E001",
+            f"file is not valid UTF-8 (byte 0x{exc.object[exc.start]:02x})",
+            _byte_location(path, exc.object, exc.start),
+            "save the file as UTF-8",
+        )
+    except OSError as exc:
+        ctx.report("E001", f"cannot read {path}: {exc.strerror or exc}", where or SourceLocation(str(path)))
     return None
+
+
+def _byte_location(path: Path, data: bytes, offset: int) -> SourceLocation:
+    """line:col (in characters) of byte `offset`."""
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    col = len(data[line_start:offset].decode("utf-8", errors="replace")) + 1
+    return SourceLocation(str(path), data.count(b"\n", 0, offset) + 1, col)
 
 
 def yaml_error_code(message: str) -> str:
