@@ -143,7 +143,10 @@ def parse_yaml(text: str, file: str) -> MarkedDocument:
         mark = exc.problem_mark or exc.context_mark
         loc = SourceLocation(file, mark.line + 1, mark.column + 1) if mark else SourceLocation(file)
         problem = exc.problem or exc.context or "invalid YAML"
-        raise LoadError(f"YAML syntax error: {problem}", location=loc, hint=_syntax_hint(problem)) from None
+        hint = _syntax_hint(problem)
+        if hint is None and mark is not None and _char_at(text, mark.line, mark.column) == "\t":
+            hint = "YAML does not allow tabs for indentation; use spaces"
+        raise LoadError(f"YAML syntax error: {problem}", location=loc, hint=hint) from None
     except yaml.YAMLError as exc:
         raise LoadError(f"YAML error: {exc}", location=SourceLocation(file)) from None
     except RecursionError:
@@ -151,6 +154,13 @@ def parse_yaml(text: str, file: str) -> MarkedDocument:
     finally:
         loader.dispose()
     return MarkedDocument(data, marks, key_marks, file)
+
+
+def _char_at(text: str, line: int, column: int) -> str:
+    lines = text.splitlines()
+    if line < len(lines) and column < len(lines[line]):
+        return lines[line][column]
+    return ""
 
 
 def _syntax_hint(problem: str) -> str | None:
