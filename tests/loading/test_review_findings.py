@@ -226,3 +226,27 @@ def test_suite_imported_with_type_suite_uses_its_own_env_chain(tmp_path: Path) -
     inputs = {t.id: t.input[0].content for t in result.suite.tests}
     assert inputs == {"k": "tok=child shared=process", "m": "tok=parent"}
     assert str(child / ".env") in result.suite.dependencies
+
+
+def test_non_utf8_file_points_at_the_bad_byte_with_a_hint(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.eval.yaml"
+    path.write_bytes(b"tests:\n  - id: a\n    input: caf\xe9\n    criteria: c\n")
+    result = load_suite(path, repo_root=tmp_path, env={})
+    assert result.suite is None
+    got = [(d.code, d.line, d.col, d.message, d.hint) for d in result.diagnostics]
+    assert got == [
+        ("E001", 3, 15, "file is not valid UTF-8 (byte 0xe9)", "save the file as UTF-8"),
+    ]
+
+
+def test_tab_indentation_gets_a_hint(tmp_path: Path) -> None:
+    result = load_text(tmp_path, "tests:\n\t- id: a\n")
+    got = [(d.code, d.line, d.col, d.hint) for d in result.diagnostics]
+    assert got == [("E002", 2, 1, "YAML does not allow tabs for indentation; use spaces")]
+
+
+def test_prompt_md_that_is_not_utf8_is_reported_not_silently_empty(tmp_path: Path) -> None:
+    (tmp_path / "PROMPT.md").write_bytes(b"Summarise \xff\n")
+    result = load_text(tmp_path, "tests:\n  - id: a\n    criteria: c\n")
+    got = [(Path(d.file).name, d.code, d.line, d.col) for d in result.diagnostics]
+    assert got == [("PROMPT.md", "E001", 1, 11)]

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from agentv_ci.loading.context import LoadContext, Node, type_name
+from agentv_ci.loading.documents import read_text
 from agentv_ci.loading.execution import merge_execution, parse_execution
 from agentv_ci.loading.graders import GraderNormaliser
 from agentv_ci.loading.interpolate import substitute_vars
@@ -91,11 +92,8 @@ def resolve_input_files(raw: Any, node: Node, ctx: LoadContext) -> list[tuple[st
 
 
 def _read_prompt(path: Path, ctx: LoadContext) -> str:
-    ctx.depend(path)
-    try:
-        return path.read_text(encoding="utf-8").replace("\r\n", "\n")
-    except (OSError, UnicodeDecodeError):
-        return ""
+    text = read_text(path, ctx)  # unreadable or not UTF-8 -> E001 at the prompt file
+    return "" if text is None else text.replace("\r\n", "\n")
 
 
 class TestBuilder:
