@@ -250,3 +250,20 @@ def test_prompt_md_that_is_not_utf8_is_reported_not_silently_empty(tmp_path: Pat
     result = load_text(tmp_path, "tests:\n  - id: a\n    criteria: c\n")
     got = [(Path(d.file).name, d.code, d.line, d.col) for d in result.diagnostics]
     assert got == [("PROMPT.md", "E001", 1, 11)]
+
+
+def test_a_test_without_id_still_has_its_other_problems_reported(tmp_path: Path) -> None:
+    result = load_text(
+        tmp_path,
+        """\
+        tests:
+          - input: hi
+            assertions:
+              - type: regex
+                value: "("
+          - id: 7
+            criteria: c
+        """,
+    )
+    assert codes(result) == [("E102", 2, 5), ("E106", 5, 16), ("E111", 6, 5), ("E101", 6, 9)]
+    assert result.suite is not None and result.suite.tests == []

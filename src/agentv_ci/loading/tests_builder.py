@@ -112,14 +112,23 @@ class TestBuilder:
             return None
         ctx.check_keys(raw, node, TEST_KEYS, "a test", TEST_DEPRECATED)
         test_id = raw.get("id")
+        usable = True
         if test_id is None:
             ctx.error("E102", "test is missing `id`", node, hint="add `id: <unique-name>`")
-            return None
-        if not isinstance(test_id, str) or not test_id.strip():
+            usable = False
+        elif not isinstance(test_id, str) or not test_id.strip():
             ctx.error(
                 "E101", f"test id must be a non-empty string, got {type_name(test_id)}", node.child("id")
             )
+            usable = False
+        if not usable:
+            # Still check the rest of the test so every problem is reported at once; then drop it.
+            self._build(raw, node, "(no id)")
             return None
+        return self._build(raw, node, test_id)
+
+    def _build(self, raw: dict[str, Any], node: Node, test_id: str) -> tuple[Test, Node]:
+        ctx = self.ctx
         variables = raw.get("vars") or {}
         if not isinstance(variables, dict):
             ctx.error("E101", f"vars must be a mapping, got {type_name(variables)}", node.child("vars"))
