@@ -112,20 +112,17 @@ class TestBuilder:
             return None
         ctx.check_keys(raw, node, TEST_KEYS, "a test", TEST_DEPRECATED)
         test_id = raw.get("id")
-        usable = True
+        if isinstance(test_id, str) and test_id.strip():
+            return self._build(raw, node, test_id)
         if test_id is None:
             ctx.error("E102", "test is missing `id`", node, hint="add `id: <unique-name>`")
-            usable = False
-        elif not isinstance(test_id, str) or not test_id.strip():
+        else:
             ctx.error(
                 "E101", f"test id must be a non-empty string, got {type_name(test_id)}", node.child("id")
             )
-            usable = False
-        if not usable:
-            # Still check the rest of the test so every problem is reported at once; then drop it.
-            self._build(raw, node, "(no id)")
-            return None
-        return self._build(raw, node, test_id)
+        # Still check the rest of the test so every problem is reported at once; then drop it.
+        self._build(raw, node, "(no id)")
+        return None
 
     def _build(self, raw: dict[str, Any], node: Node, test_id: str) -> tuple[Test, Node]:
         ctx = self.ctx
