@@ -141,3 +141,13 @@ def test_target_workers_limit_calls_in_flight(tmp_path: Path) -> None:
     results = _run([make_suite(tmp_path, "lim", 8)], RunnerOptions(workers=6))
     assert len(results) == 8 and all(r.execution_status == "ok" for r in results)
     assert CountingTarget.max_in_flight == 2
+
+
+def test_fail_on_error_halts_the_rest(tmp_path: Path) -> None:
+    write_targets(tmp_path, "targets:\n  - name: t\n    provider: counting\n    fail_ids: [h-1]\n")
+    suite = make_suite(tmp_path, "h", 4)
+    suite.execution.fail_on_error = True
+    results = _run([suite], RunnerOptions(workers=1))
+    assert [r.execution_status for r in results] == ["ok", "execution_error", "not_run", "not_run"]
+    assert results[-1].failure_reason_code == "error_threshold_exceeded"
+    assert "h/h-1" in (results[-1].error or "")

@@ -101,6 +101,7 @@ class Runner:
         self._callers: dict[tuple[Path | None, str], GraderTargetCaller | None] = {}
         self._limits: dict[int, asyncio.Semaphore] = {}
         self.not_run = 0
+        self.halted_by: str | None = None  # set by `execution.fail_on_error` on the first execution error
 
     # ------------------------------------------------------------------ setup
     def _config_for(self, suite_path: str) -> TargetsConfig:
@@ -166,6 +167,16 @@ class Runner:
         await self.workspaces.close()
 
     # ------------------------------------------------------------------ run
+    def _stop_reason(self) -> tuple[str, str] | None:
+        """Why no new test may start: (reason code, message), or None."""
+        budget = self.options.budget
+        if budget.exhausted:
+            message = f"not run: budget of ${budget.limit_usd:g} exhausted (spent ${budget.spent_usd:.4f})"
+            return "budget_exceeded", message
+        if self.halted_by is not None:
+            return "error_threshold_exceeded", f"not run: halted after an execution error in {self.halted_by}"
+        return None
+
     async def run(self) -> None:
         self.prepare()
         pending = iter(self.jobs)
@@ -173,27 +184,30 @@ class Runner:
 
         async def worker() -> None:
             for job in pending:
-                if self.options.budget.exhausted:
+                if self._stop_reason() is not None:
                     skipped.append(job)
                     return
-                self.sink(await self.run_job(job))
+                result = await self.run_job(job)
+                self.sink(result)
+                fail_on_error = job.test.execution.fail_on_error
+                if fail_on_error is None:
+                    fail_on_error = job.suite.execution.fail_on_error
+                if result.execution_status == "execution_error" and fail_on_error and self.halted_by is None:
+                    self.halted_by = f"{result.suite}/{result.test_id} (execution.fail_on_error)"
 
         try:
             count = max(1, min(self.options.workers, len(self.jobs)))
             await asyncio.gather(*(worker() for _ in range(count)))
-            limit = self.options.budget.limit_usd
             for job in [*skipped, *pending]:
+                reason, error = self._stop_reason() or ("not_run", "not run")
                 self.not_run += 1
-                error = (
-                    f"not run: budget of ${limit:g} exhausted (spent ${self.options.budget.spent_usd:.4f})"
-                )
                 self.sink(
                     unfinished_result(
                         job,
                         status="not_run",
                         error=error,
                         stage=None,
-                        reason="budget_exceeded",
+                        reason=reason,
                         dry_run=self.options.dry_run,
                     )
                 )
