@@ -7,7 +7,7 @@ import pytest
 
 from agentv_ci.errors import ConfigError
 from agentv_ci.model.result import TestResult
-from agentv_ci.model.suite import RepeatSpec
+from agentv_ci.model.suite import GraderSpec, RepeatSpec
 from agentv_ci.running.budget import Budget
 from agentv_ci.running.cache import ResponseCache
 from agentv_ci.running.plan import PlanOptions, plan_jobs
@@ -151,3 +151,20 @@ def test_fail_on_error_halts_the_rest(tmp_path: Path) -> None:
     assert [r.execution_status for r in results] == ["ok", "execution_error", "not_run", "not_run"]
     assert results[-1].failure_reason_code == "error_threshold_exceeded"
     assert "h/h-1" in (results[-1].error or "")
+
+
+def test_grader_target_without_key_fails_before_running_only_if_needed(tmp_path: Path) -> None:
+    write_targets(
+        tmp_path,
+        "targets:\n  - name: t\n    provider: counting\n    grader_target: judge\n"
+        "  - name: judge\n    provider: anthropic\n    api_key: ${{ JUDGE_KEY }}\n",
+    )
+    plain = make_suite(tmp_path, "plain", 1)
+    assert _run([plain], RunnerOptions(env={}))[0].execution_status == "ok"  # no llm-grader: no key needed
+    judged = make_suite(tmp_path, "judged", 1)
+    judged.tests[0].graders.append(GraderSpec(type="llm-grader", name="judge"))
+    CountingTarget.reset()
+    runner = Runner(plan_jobs([judged], PlanOptions()), RunnerOptions(env={}), lambda r: None)
+    with pytest.raises(ConfigError, match="JUDGE_KEY"):
+        asyncio.run(runner.run())
+    assert CountingTarget.calls == []

@@ -26,6 +26,7 @@ from agentv_ci.targets.config import TargetsConfig, load_targets
 from agentv_ci.targets.replay import ReplayRecorder
 
 ResultSink = Callable[[TestResult], None]
+MODEL_GRADERS = frozenset({"llm-grader", "rubrics"})  # graders that ask a grader target
 
 
 @dataclass
@@ -101,6 +102,7 @@ class Runner:
         self._callers: dict[tuple[Path | None, str], GraderTargetCaller | None] = {}
         self._limits: dict[int, asyncio.Semaphore] = {}
         self.not_run = 0
+        self._checked: set[tuple[int, str]] = set()
         self.halted_by: str | None = None  # set by `execution.fail_on_error` on the first execution error
 
     # ------------------------------------------------------------------ setup
@@ -153,6 +155,27 @@ class Runner:
                     override=self.options.grader_target,
                     dry_run=self.options.dry_run,
                 )
+            self._check_grader_targets(job, config, self._callers[key])
+
+    def _check_grader_targets(
+        self, job: Job, config: TargetsConfig, caller: GraderTargetCaller | None
+    ) -> None:
+        """Create the grader targets this job's llm-graders will ask, so that an unknown grader target
+        or its missing API key fails before the run, not halfway through it."""
+        from agentv_ci.grading import graders_for
+        from agentv_ci.targets.grader_caller import GraderCaller
+
+        if not isinstance(caller, GraderCaller) or caller.dry_run:
+            return
+        specs = [*graders_for(job.test), *(g for turn in job.test.turns for g in turn.graders)]
+        for spec in specs:
+            if spec.type not in MODEL_GRADERS:
+                continue
+            own = spec.config.get("target")
+            name = caller.override or (own if isinstance(own, str) and own else None) or caller.default
+            if name and name != job.target and (id(caller), name) not in self._checked:
+                self._checked.add((id(caller), name))
+                caller.instance(name)
 
     async def aclose(self) -> None:
         for target in self._targets.values():
