@@ -6,26 +6,29 @@ from __future__ import annotations
 import glob as globlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
 from agentv_ci.loading.context import LoadContext, Node, type_name
 from agentv_ci.loading.documents import read_document
+from agentv_ci.loading.execution import parse_execution
 from agentv_ci.loading.jsonl import read_jsonl_cases
 from agentv_ci.loading.keys import INCLUDE_ENTRY_KEYS, TESTS_ALIASES
 from agentv_ci.loading.paths import resolve_relative, strip_file_scheme
 from agentv_ci.model.source import SourceLocation
-from agentv_ci.model.suite import Test
+from agentv_ci.model.suite import ExecutionSpec, Test
 
 _GLOB_CHARS = frozenset("*?[")
 
 
 @dataclass
 class RawCase:
-    """A test as written, with where it was written."""
+    """A test as written, with where it was written (and the `run:` of the include that pulled it in)."""
 
     data: Any
     node: Node
+    run: ExecutionSpec | None = None
 
 
 @dataclass
@@ -151,14 +154,15 @@ class CaseExpander:
             return []
         if kind == "tests":
             entries = self._from_reference(ref, node.child("include"))
+            select = check_select(raw.get("select"), node.child("select"), ctx)
+            if select is not None:
+                entries = [e for e in entries if not isinstance(e, RawCase) or _raw_selected(e.data, select)]
             if "run" in raw:
+                # Checked once, where it is written; the builder layers it under each case's own settings.
+                run = parse_execution(raw["run"], node.child("run"), ctx)
                 for entry in entries:
-                    if (
-                        isinstance(entry, RawCase)
-                        and isinstance(entry.data, dict)
-                        and "run" not in entry.data
-                    ):
-                        entry.data = {**entry.data, "run": raw["run"]}
+                    if isinstance(entry, RawCase):
+                        entry.run = run
             return entries
         out: list[CaseEntry] = []
         for path in self._paths(ref, node.child("include")):
@@ -175,3 +179,44 @@ class CaseExpander:
                 )
             )
         return out
+
+
+SELECT_KEYS = ("test_ids", "tags", "metadata")
+
+
+def check_select(select: Any, node: Node, ctx: LoadContext) -> dict[str, Any] | None:
+    """An include's `select:` mapping (unknown keys warn), or None when absent or unusable."""
+    if select is None:
+        return None
+    if not isinstance(select, dict):
+        ctx.error("E101", f"select must be a mapping, got {type_name(select)}", node)
+        return None
+    ctx.check_keys(select, node, SELECT_KEYS, "select")
+    return select
+
+
+def is_selected(test_id: str, tags: list[str], metadata: dict[str, Any], select: dict[str, Any]) -> bool:
+    """`test_ids` are globs (any matches), `tags` any-of, `metadata` all key/values equal."""
+    ids = select.get("test_ids")
+    if ids is not None and not any(
+        fnmatchcase(test_id, str(p)) for p in (ids if isinstance(ids, list) else [ids])
+    ):
+        return False
+    wanted = select.get("tags")
+    if wanted is not None and not set(wanted if isinstance(wanted, list) else [wanted]) & set(tags):
+        return False
+    meta = select.get("metadata")
+    return not (isinstance(meta, dict) and any(metadata.get(k) != v for k, v in meta.items()))
+
+
+def _raw_selected(data: Any, select: dict[str, Any]) -> bool:
+    if not isinstance(data, dict):
+        return True  # reported by the builder
+    tags = data.get("tags")
+    metadata = data.get("metadata")
+    return is_selected(
+        str(data.get("id", "")),
+        [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else [],
+        metadata if isinstance(metadata, dict) else {},
+        select,
+    )

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from agentv_ci.loading.cases import CaseExpander, IncludedSuite, RawCase
+from agentv_ci.loading.cases import CaseExpander, IncludedSuite, RawCase, check_select, is_selected
 from agentv_ci.loading.context import LoadContext, Node, type_name
 from agentv_ci.loading.discovery import find_eval_files, jsonl_sidecar
 from agentv_ci.loading.documents import parse_document, read_text
@@ -174,7 +174,7 @@ class _SuiteLoader:
         built: list[tuple[Test, Node | SourceLocation]] = []
         for entry in entries:
             if isinstance(entry, RawCase):
-                made = builder.build(entry.data, entry.node)
+                made = builder.build(entry.data, entry.node, entry.run)
                 if made is not None:
                     built.append(made)
             else:
@@ -324,29 +324,10 @@ def _location(where: Node | SourceLocation) -> SourceLocation:
 def _select(
     tests: list[tuple[Test, SourceLocation]], select: Any, node: Node, ctx: LoadContext
 ) -> list[tuple[Test, SourceLocation]]:
-    if select is None:
+    checked = check_select(select, node, ctx)
+    if checked is None:
         return tests
-    if not isinstance(select, dict):
-        ctx.error("E101", "select must be a mapping", node)
-        return tests
-    ctx.check_keys(select, node, ("test_ids", "tags", "metadata"), "select")
-    ids = select.get("test_ids")
-    tags = select.get("tags")
-    meta = select.get("metadata")
-    from fnmatch import fnmatchcase
-
-    out = []
-    for test, loc in tests:
-        if ids is not None and not any(
-            fnmatchcase(test.id, str(p)) for p in (ids if isinstance(ids, list) else [ids])
-        ):
-            continue
-        if tags is not None and not set(tags if isinstance(tags, list) else [tags]) & set(test.tags):
-            continue
-        if isinstance(meta, dict) and any(test.metadata.get(k) != v for k, v in meta.items()):
-            continue
-        out.append((test, loc))
-    return out
+    return [(t, loc) for t, loc in tests if is_selected(t.id, t.tags, t.metadata, checked)]
 
 
 @contextmanager

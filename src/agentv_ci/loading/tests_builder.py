@@ -104,7 +104,7 @@ class TestBuilder:
         self.defaults = defaults
         self.graders = graders
 
-    def build(self, raw: Any, node: Node) -> tuple[Test, Node] | None:
+    def build(self, raw: Any, node: Node, run: ExecutionSpec | None = None) -> tuple[Test, Node] | None:
         """The test and where its id was written; None when it is unusable (diagnostics recorded)."""
         ctx = self.ctx
         if not isinstance(raw, dict):
@@ -113,7 +113,7 @@ class TestBuilder:
         ctx.check_keys(raw, node, TEST_KEYS, "a test", TEST_DEPRECATED)
         test_id = raw.get("id")
         if isinstance(test_id, str) and test_id.strip():
-            return self._build(raw, node, test_id)
+            return self._build(raw, node, test_id, run)
         if test_id is None:
             ctx.error("E102", "test is missing `id`", node, hint="add `id: <unique-name>`")
         else:
@@ -121,10 +121,12 @@ class TestBuilder:
                 "E101", f"test id must be a non-empty string, got {type_name(test_id)}", node.child("id")
             )
         # Still check the rest of the test so every problem is reported at once; then drop it.
-        self._build(raw, node, "(no id)")
+        self._build(raw, node, "(no id)", run)
         return None
 
-    def _build(self, raw: dict[str, Any], node: Node, test_id: str) -> tuple[Test, Node]:
+    def _build(
+        self, raw: dict[str, Any], node: Node, test_id: str, run: ExecutionSpec | None
+    ) -> tuple[Test, Node]:
         ctx = self.ctx
         variables = raw.get("vars") or {}
         if not isinstance(variables, dict):
@@ -135,6 +137,8 @@ class TestBuilder:
         test_exec = (
             ExecutionSpec() if exec_raw is None else parse_execution(exec_raw, node.child("execution"), ctx)
         )
+        if run is not None:  # an include's `run:` sits under the test's own execution and run
+            test_exec = merge_execution(run, test_exec)
         if "run" in raw:
             test_exec = parse_execution(raw["run"], node.child("run"), ctx, test_exec)
         skip = test_exec.skip_defaults
