@@ -267,3 +267,65 @@ def test_a_test_without_id_still_has_its_other_problems_reported(tmp_path: Path)
     )
     assert codes(result) == [("E102", 2, 5), ("E106", 5, 16), ("E111", 6, 5), ("E101", 6, 9)]
     assert result.suite is not None and result.suite.tests == []
+
+
+def test_include_run_block_is_checked_once_at_its_own_location(tmp_path: Path) -> None:
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "a.yaml").write_text("- id: a\n  input: hi\n  criteria: c\n")
+    (tmp_path / "cases" / "b.yaml").write_text(
+        "- id: b\n  input: hi\n  criteria: c\n  run: {timeout_seconds: 9}\n"
+    )
+    result = load_text(
+        tmp_path,
+        """\
+        tests:
+          - include: ./cases/*.yaml
+            type: tests
+            run: {threshold: 2, bogus: 1, target: fast}
+        """,
+    )
+    got = [(Path(d.file).name, d.code, d.line, d.col) for d in result.diagnostics]
+    assert got == [("suite.eval.yaml", "E108", 4, 22), ("suite.eval.yaml", "W101", 4, 25)]
+    assert result.suite is not None
+    by_id = {t.id: t.execution for t in result.suite.tests}
+    # the include's run applies to every case; a case's own run overrides only what it sets
+    assert by_id["a"].target == "fast" and by_id["b"].target == "fast"
+    assert by_id["b"].timeout_seconds == 9
+
+
+def test_select_filters_tests_included_with_type_tests(tmp_path: Path) -> None:
+    (tmp_path / "cases.yaml").write_text(
+        "- id: smoke-1\n  input: hi\n  criteria: c\n  tags: [smoke]\n"
+        "- id: slow-1\n  input: hi\n  criteria: c\n  metadata: {tier: 2}\n"
+        "- id: smoke-2\n  input: hi\n  criteria: c\n"
+    )
+    result = load_text(
+        tmp_path,
+        """\
+        tests:
+          - include: ./cases.yaml
+            type: tests
+            select: {test_ids: ["smoke-*"]}
+          - include: ./cases.yaml
+            select: {metadata: {tier: 2}, tgas: [x]}
+        """,
+    )
+    assert codes(result) == [("W101", 6, 35)]
+    assert result.suite is not None
+    assert [t.id for t in result.suite.tests] == ["smoke-1", "smoke-2", "slow-1"]
+
+
+def test_experiment_sandbox_and_nan_budget_are_checked(tmp_path: Path) -> None:
+    result = load_text(
+        tmp_path,
+        """\
+        experiment:
+          sandbox: kvm
+          budget_usd: .nan
+        tests:
+          - id: a
+            input: hi
+            criteria: c
+        """,
+    )
+    assert codes(result) == [("E103", 2, 12), ("E110", 3, 15)]

@@ -63,6 +63,9 @@ def _targets(raw: Any, node: Node, ctx: LoadContext) -> list[str] | None:
     return names
 
 
+SANDBOXES = ("auto", "docker", "vercel")
+
+
 def parse_execution(
     raw: Any, node: Node, ctx: LoadContext, spec: ExecutionSpec | None = None
 ) -> ExecutionSpec:
@@ -110,9 +113,15 @@ def parse_execution(
     if "budget_usd" in raw:
         value = raw["budget_usd"]
         if ctx.expect_type(value, _NUMBER, "budget_usd", node.child("budget_usd"), "a number"):
-            if value <= 0:
+            if not value > 0:
                 ctx.error("E110", f"budget_usd must be > 0, got {value}", node.child("budget_usd"))
             spec.budget_usd = float(value)
+    if "sandbox" in raw and raw["sandbox"] not in SANDBOXES:
+        ctx.error(
+            "E103",
+            f"sandbox must be one of {', '.join(SANDBOXES)}, got {raw['sandbox']!r}",
+            node.child("sandbox"),
+        )
     for key in ("cache", "fail_on_error", "skip_defaults"):
         if key in raw and ctx.expect_type(raw[key], (bool,), key, node.child(key), "true or false"):
             setattr(spec, key, raw[key])
