@@ -21,7 +21,10 @@ __all__ = [
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 # XML 1.0 forbids C0 controls except TAB, LF, CR; also the non-characters U+FFFE/U+FFFF.
 _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
-_WORKFLOW_COMMAND = re.compile(r"^(\s*):(:|%3A)", re.MULTILINE | re.IGNORECASE)
+# `::command::` counts at a line start after leading whitespace; the runner (.NET ReadLine) also ends
+# a line at a lone CR. The legacy `##[command]data` form is matched anywhere in a line.
+_WORKFLOW_COMMAND = re.compile(r"(?:^|(?<=\r))(\s*):(:|%3A)", re.MULTILINE | re.IGNORECASE)
+_LEGACY_COMMAND = "##["
 _ZWSP = "\u200b"
 
 
@@ -44,8 +47,10 @@ def excerpt(text: str | None, limit: int) -> str:
 
 
 def neutralise_workflow_commands(text: str) -> str:
-    """Break `::command::` at the start of any line so the Actions runner ignores it."""
-    return _WORKFLOW_COMMAND.sub(lambda m: m.group(1) + ":" + _ZWSP + m.group(2), text)
+    """Break `::command::` at the start of any line (LF or CR) and `##[command]` anywhere, so the
+    Actions runner ignores them when the text reaches a job log."""
+    text = _WORKFLOW_COMMAND.sub(lambda m: m.group(1) + ":" + _ZWSP + m.group(2), text)
+    return text.replace(_LEGACY_COMMAND, "#" + _ZWSP + "#[") if _LEGACY_COMMAND in text else text
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
@@ -67,7 +72,8 @@ def fenced_block(text: str, *, info: str = "text") -> str:
     Inside a fence GitHub renders no HTML; mentions are broken anyway (defence in depth) and so are
     `::` commands, because the same text may be echoed to a job log.
     """
-    text = neutralise_workflow_commands(clean_text(text)).replace("@", "@" + _ZWSP)
+    text = clean_text(text).replace("\r\n", "\n").replace("\r", "\n")  # CommonMark ends lines at CR too
+    text = neutralise_workflow_commands(text).replace("@", "@" + _ZWSP)
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{info}\n{text}\n{fence}"
