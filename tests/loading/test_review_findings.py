@@ -329,3 +329,12 @@ def test_experiment_sandbox_and_nan_budget_are_checked(tmp_path: Path) -> None:
         """,
     )
     assert codes(result) == [("E103", 2, 12), ("E110", 3, 15)]
+
+
+def test_a_dangling_symlink_is_reported_under_its_own_name(tmp_path: Path) -> None:
+    from agentv_ci.validation.validator import validate_paths
+
+    (tmp_path / "broken.eval.yaml").symlink_to("gone.eval.yaml")
+    report = validate_paths([tmp_path], repo_root=tmp_path, env={})
+    got = [(Path(d.file).name, d.code, d.message) for d in report.diagnostics]
+    assert got == [("broken.eval.yaml", "E001", "broken symbolic link to gone.eval.yaml")]

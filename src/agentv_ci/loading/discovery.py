@@ -100,7 +100,7 @@ def find_eval_files(paths: Sequence[Path]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            discovered.extend(p.resolve() for p in _walk(path))
+            discovered.extend(p.resolve() if p.exists() else p.absolute() for p in _walk(path))
         else:
             explicit.append(path.resolve() if path.exists() else path.absolute())
     skip = _referenced_by_others(discovered)

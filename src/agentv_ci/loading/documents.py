@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from agentv_ci.errors import LoadError
@@ -17,9 +18,11 @@ def read_text(path: Path, ctx: LoadContext, where: SourceLocation | None = None)
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        ctx.report(
-            "E001" if where is None else "E301", f"file not found: {path}", where or SourceLocation(str(path))
-        )
+        if path.is_symlink():
+            message = f"broken symbolic link to {os.readlink(path)}"
+        else:
+            message = f"file not found: {path}"
+        ctx.report("E001" if where is None else "E301", message, where or SourceLocation(str(path)))
     except IsADirectoryError:
         ctx.report("E001", f"expected a file, found a directory: {path}", where or SourceLocation(str(path)))
     except UnicodeDecodeError as exc:
