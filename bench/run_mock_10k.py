@@ -91,6 +91,69 @@ def run_once(work: Path, fmt: str, count: int, workers: int) -> tuple[float, flo
     return figures["wall"], figures["rss"], rows, sorted(p.name for p in out.iterdir())
 
 
+PHASES = """
+import asyncio, os, sys, time
+from pathlib import Path
+from agentv_ci.gating import GateOptions, decide
+from agentv_ci.grading import grade_test
+from agentv_ci.plugins import TargetRequest
+from agentv_ci.prompting import render_input
+from agentv_ci.reporting import write_reports
+from agentv_ci.reporting.results_file import ResultsWriter, summary_from_results, write_summary_json
+from agentv_ci.running.plan import PlanOptions, plan_jobs
+from agentv_ci.running.scheduler import Runner, RunnerOptions
+from agentv_ci.running.session import load_selected_suites
+from agentv_ci.targets.mock import MockConfig, MockTarget
+
+suite_dir, out = Path(sys.argv[1]), Path(sys.argv[2])
+clock = [time.perf_counter()]
+def lap():
+    now = time.perf_counter(); spent = now - clock[0]; clock[0] = now; return spent
+suites = load_selected_suites([suite_dir], None); load = lap()
+jobs = plan_jobs(suites, PlanOptions()); plan = lap()
+results = []
+with ResultsWriter(out / "index.jsonl") as writer:
+    def sink(result):
+        writer.append(result); results.append(result)
+    asyncio.run(Runner(jobs, RunnerOptions(workers=50, dry_run=True), sink).run())
+run = lap()
+summary = summary_from_results(results); write_summary_json(out / "summary.json", summary)
+decision = decide(summary, GateOptions()); summary_s = lap()
+timings = {}
+for name in ("junit", "sarif", "markdown"):
+    write_reports(summary, repo_root=Path.cwd(), decision=decision, **{name: out / name})
+    timings[name] = lap()
+mock = MockTarget("m", MockConfig(dry_run=True), base_dir=Path.cwd())
+async def grade_only():
+    pairs = []
+    for job in jobs:
+        request = TargetRequest(test=job.test, messages=job.test.input, prompt=render_input(job.test.input),
+                                eval_path=Path(job.suite.path))
+        pairs.append((job, await mock.invoke(request)))
+    lap()
+    for job, response in pairs:
+        await grade_test(job.test, response, target="m", eval_path=Path(os.path.relpath(job.suite.path)),
+                         threshold=0.8, dry_run=True)
+asyncio.run(grade_only()); grading = lap()
+print(f"   phases in one process: load {load:.2f} s, plan {plan:.2f} s, run (target + grading + index.jsonl) "
+      f"{run:.2f} s [grade_test alone, sequential: {grading:.2f} s], summary+gate {summary_s:.2f} s, "
+      f"junit {timings['junit']:.2f} s, sarif {timings['sarif']:.2f} s, markdown {timings['markdown']:.2f} s")
+"""
+
+
+def print_phases(work: Path, fmt: str) -> None:
+    """Where the time goes, measured in one process (attribution, not the headline figure)."""
+    out = work / f"phases-{fmt}"
+    out.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", PHASES, str(work / f"evals-{fmt}"), str(out)],
+        cwd=work,
+        capture_output=True,
+        text=True,
+    )
+    print(done.stdout.rstrip() or f"   (phase breakdown failed: {done.stderr[-500:]})")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tests", type=int, default=10_000)
@@ -119,6 +182,7 @@ def main() -> int:
             speedup = AGENTV_SECONDS / wall
             print(f"   speed-up vs AgentV (~{AGENTV_SECONDS:.0f} s): {speedup:.1f}x (target >= 20x)")
             print(f"   memory vs AgentV (~{AGENTV_MB:.0f} MB): {rss / AGENTV_MB:.2f} of it (target < 0.33)")
+            print_phases(work, fmt)
         return 0 if ok else 1
     finally:
         if args.keep:
