@@ -67,3 +67,23 @@ def test_schema_accepts_valid_jsonl_lines_as_tests() -> None:
 def test_schema_rejects_invalid_fixtures_it_can_express(name: str) -> None:
     data = _yaml(invalid_main(INVALID / name))
     assert not VALIDATOR.is_valid(data)
+
+
+def _properties(node: Any, path: str = "") -> list[tuple[str, Any]]:
+    found: list[tuple[str, Any]] = []
+    if isinstance(node, dict):
+        for key, value in (node.get("properties") or {}).items():
+            found.append((f"{path}/{key}", value))
+        for key, value in node.items():
+            found += _properties(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            found += _properties(value, f"{path}[{index}]")
+    return found
+
+
+def test_every_property_has_a_description_for_editor_hovers() -> None:
+    schema = load_schema()
+    assert schema["$id"].startswith("https://")
+    undocumented = [path for path, prop in _properties(schema) if not prop.get("description")]
+    assert undocumented == []
