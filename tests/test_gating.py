@@ -178,3 +178,52 @@ def test_rejudge_makes_reports_agree_with_the_threshold_flag() -> None:
 def test_dry_run_is_flagged_in_the_notes() -> None:
     decision = decide(run(ok("a"), dry_run=True), GateOptions())
     assert decision.notes == ["dry run: answers are placeholders, so scores say nothing about quality"]
+
+
+def test_not_run_rows_are_never_green_even_without_the_budget_flag() -> None:
+    # `report` on a bare index.jsonl (no summary.json, or AgentV's) has no budget_exhausted fact:
+    # a test that did not run still means the verdict is incomplete.
+    decision = decide(run(ok("a"), skipped("b")), GateOptions())
+    assert decision.exit_code == ExitCode.INCONCLUSIVE
+    assert decision.reasons == ["1 test(s) did not run: s/b [m]"]
+    budget = decide(run(ok("a"), skipped("b"), budget_exhausted=True, not_run=1), GateOptions())
+    assert budget.reasons == ["budget exhausted: 1 test(s) not run"]
+
+
+def test_a_suite_mean_drop_of_0_0001_is_never_a_regression() -> None:
+    base = run(ok("a", 0.9), ok("b", 0.9))
+    head = run(ok("a", 0.8999), ok("b", 0.8999))  # identical tiny drops: se 0
+    decision = decide(head, GateOptions(max_regression=0.0), base)
+    assert decision.exit_code == ExitCode.OK
+    assert decision.reasons == [] and decision.notes == []
+
+
+def test_a_verdict_flip_by_0_0001_is_not_a_broken_test() -> None:
+    base = run(ok("a", 0.8))
+    head = run(bad("a", 0.7999))  # crossed the 0.8 bar by noise: the threshold gate already fails it
+    decision = decide(head, GateOptions(max_regression=0.0), base)
+    assert decision.reasons == ["1 test(s) below threshold: s/a [m]"]
+    assert decision.notes == ["s/a [m]: possible regression vs baseline (0.8000 -> 0.7999)"]
+
+
+def test_threshold_flag_rejudges_the_baseline_too() -> None:
+    # Same scores on both sides; a lower --threshold must not turn every old failure into "fixed".
+    base = run(ok("a", 0.9), bad("b", 0.6))
+    head = run(ok("a", 0.9), bad("b", 0.6))
+    decision = decide(head, GateOptions(threshold=0.5, max_regression=0.0), base)
+    assert decision.exit_code == ExitCode.OK
+    assert decision.comparison is not None
+    assert [t.status for t in decision.comparison.tests] == ["unchanged", "unchanged"]
+
+
+def test_rejudge_recounts_attempt_passes() -> None:
+    from agentv_ci.gating import rejudge
+
+    trials = [ok("r", 0.9, attempt=0), bad("r", 0.6, attempt=1), bad("r", 0.7, attempt=2)]
+    agg = AttemptSummary("mean", 1, 3, scores=[0.9, 0.6, 0.7], mean=0.733)
+    summary = run(bad("r", 0.733, trials=trials, aggregation=agg), bad("s", 0.65, aggregation=agg))
+    lenient = rejudge(summary, 0.65)
+    with_trials, agg_only = lenient.results
+    assert [t.verdict for t in with_trials.trials] == ["pass", "fail", "pass"]
+    assert with_trials.aggregation is not None and with_trials.aggregation.passed_attempts == 2
+    assert agg_only.aggregation is not None and agg_only.aggregation.passed_attempts == 2

@@ -9,9 +9,10 @@ Tests are matched by suite + test id + target. Per test: base score, head score,
   `broken` (pass -> fail), `fixed` (fail -> pass), `regressed` / `improved` (score moved, verdict
   kept). Not significant: `possible regression` for drops, `possible improvement` for a fail -> pass
   flip, `unchanged` otherwise.
-- With single samples: a verdict flip is `broken` / `fixed`; a score move of at least
-  `SINGLE_SAMPLE_TOLERANCE` (0.1, AgentV compare's default) is `regressed` / `improved`; a smaller
-  drop is `possible regression`.
+- With single samples: a verdict flip is `broken` / `fixed` (a flip by less than `NOISE_FLOOR`, e.g.
+  0.8 -> 0.7999 across a 0.8 bar, is only `possible regression` / `possible improvement`); a score
+  move of at least `SINGLE_SAMPLE_TOLERANCE` (0.1, AgentV compare's default) is `regressed` /
+  `improved`; a smaller drop is `possible regression`.
 - A score move below `NOISE_FLOOR` (0.01) is never flagged.
 
 Per suite (and overall): the mean of the per-test deltas with its standard error.
@@ -84,7 +85,8 @@ class TestComparison(msgspec.Struct, omit_defaults=True):
     def describe(self) -> str:
         parts = []
         if self.base_score is not None and self.head_score is not None:
-            parts.append(f"{self.base_score:.3f} -> {self.head_score:.3f}")
+            digits = 3 if f"{self.base_score:.3f}" != f"{self.head_score:.3f}" else 4
+            parts.append(f"{self.base_score:.{digits}f} -> {self.head_score:.{digits}f}")
         if (self.base_attempts or 0) > 1 or (self.head_attempts or 0) > 1:
             parts.append(
                 f"passes {self.base_passes}/{self.base_attempts} -> {self.head_passes}/{self.head_attempts}"
@@ -163,10 +165,11 @@ def _classify(base: TestResult, head: TestResult) -> TestComparison:
         elif delta > NOISE_FLOOR and better:
             row.status = "improved"
         return row
+    flip_is_noise = abs(delta) < NOISE_FLOOR  # e.g. 0.8 -> 0.7999 across a 0.8 bar
     if base_pass and not head_pass:
-        row.status = "broken"
+        row.status = "possible regression" if flip_is_noise else "broken"
     elif head_pass and not base_pass:
-        row.status = "fixed"
+        row.status = "possible improvement" if flip_is_noise else "fixed"
     elif delta <= -SINGLE_SAMPLE_TOLERANCE:
         row.status = "regressed"
     elif delta < -NOISE_FLOOR:

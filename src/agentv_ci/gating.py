@@ -12,7 +12,7 @@ A missed gate is a value, not an exception. Exit codes (DESIGN.md):
 - **3 (inconclusive)** when no quality gate failed but the run cannot be called green:
   - nothing conclusive ran (no results, every test errored or was not run),
   - execution errors occurred and `fail_on_error` is on (the default),
-  - the budget ran out and left tests not run.
+  - tests were not run (the budget ran out, or a results file holds `not_run` rows).
 - **0** otherwise.
 
 Precedence: a quality failure (1) wins over inconclusive (3): a test that is known to be red is
@@ -25,14 +25,11 @@ Pass rate and mean score are computed over conclusive tests (passed + failed); e
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from agentv_ci.compare import NOISE_FLOOR, Comparison
 from agentv_ci.errors import ExitCode
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.reporting.totals import Totals, outcome_of, totals_by_suite, totals_of
-
-if TYPE_CHECKING:
-    from agentv_ci.compare import Comparison
 
 __all__ = ["GateDecision", "GateOptions", "decide", "regression_reasons", "rejudge"]
 
@@ -69,6 +66,7 @@ class GateDecision:
     reasons: list[str] = field(default_factory=list)
     totals: Totals | None = None
     notes: list[str] = field(default_factory=list)  # facts that did not fail a gate (possible regressions)
+    comparison: Comparison | None = None  # the baseline diff the gates used (reports show the same one)
 
     @property
     def verdict(self) -> str:
@@ -99,8 +97,9 @@ class GateDecision:
 
 
 def rejudge(summary: RunSummary, threshold: float | None) -> RunSummary:
-    """The summary with every conclusive result re-judged against `threshold` (verdict, status and
-    the threshold itself), so reports written from a results file agree with `--threshold`."""
+    """The summary with every conclusive result re-judged against `threshold` (verdict, status, the
+    threshold itself, and the attempts' pass counts), so reports written from a results file agree
+    with `--threshold`."""
     if threshold is None:
         return summary
     from msgspec.structs import replace
@@ -109,11 +108,20 @@ def rejudge(summary: RunSummary, threshold: float | None) -> RunSummary:
         if result.execution_status not in ("ok", "quality_failure") or result.verdict == "skip":
             return result
         passed = result.score >= threshold
+        trials = [one(t) for t in result.trials]
+        agg = result.aggregation
+        if trials:
+            passes = sum(1 for t in trials if t.verdict == "pass")
+            agg = replace(agg, passed_attempts=passes) if agg is not None else None
+        elif agg is not None and agg.scores and len(agg.scores) == agg.total_attempts:
+            agg = replace(agg, passed_attempts=sum(1 for x in agg.scores if x >= threshold))
         return replace(
             result,
             threshold=threshold,
             verdict="pass" if passed else "fail",
             execution_status="ok" if passed else "quality_failure",
+            trials=trials,
+            aggregation=agg,
         )
 
     return replace(summary, results=[one(r) for r in summary.results])
@@ -142,8 +150,8 @@ def regression_reasons(comparison: Comparison, max_regression: float | None) -> 
     """(gate failures, notes) from a baseline comparison.
 
     Fails: tests `regressed`/`broken` beyond noise whose score fell by more than `max_regression`;
-    suites (>= 2 matched tests) whose mean score fell by more than `max_regression` and by more than
-    1.96 standard errors of the per-test deltas.
+    suites (>= 2 matched tests) whose mean score fell by more than `max_regression`, by more than
+    1.96 standard errors of the per-test deltas, and by more than the noise floor (0.01).
     Notes: every other worse-looking test (incl. `possible regression`). None: notes only.
     """
     reasons: list[str] = []
@@ -160,7 +168,7 @@ def regression_reasons(comparison: Comparison, max_regression: float | None) -> 
         if limit is None or suite.mean_delta is None or suite.matched < 2 or suite.stderr is None:
             continue
         beyond_noise = suite.stderr == 0 or -suite.mean_delta > 1.96 * suite.stderr
-        if -suite.mean_delta > limit and beyond_noise:
+        if -suite.mean_delta > max(limit, NOISE_FLOOR) and beyond_noise:
             reasons.append(
                 f"suite {suite.suite}: mean score fell {-suite.mean_delta:.3f} vs baseline "
                 f"(se {suite.stderr or 0:.3f}) > max regression {limit:.3f}"
@@ -185,12 +193,14 @@ def decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | Non
         names = ", ".join(_label(r) for r in failing[:5]) + (" ..." if len(failing) > 5 else "")
         quality.append(f"{len(failing)} test(s) below threshold: {names}")
     quality.extend(_rate_gates([*suites, overall] if len(suites) > 1 else [overall], options))
+    comparison = None
     if baseline is not None:
         from agentv_ci.compare import compare_runs
 
-        failed, notes = regression_reasons(
-            compare_runs(baseline.results, summary.results), options.max_regression
-        )
+        # both sides judged by the same bar: a --threshold change alone is not a fix or a break
+        base = rejudge(baseline, options.threshold)
+        comparison = compare_runs(base.results, rejudge(summary, options.threshold).results)
+        failed, notes = regression_reasons(comparison, options.max_regression)
         quality.extend(failed)
 
     errored = [r for r in results if outcome_of(r) == "error"]
@@ -206,6 +216,10 @@ def decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | Non
             inconclusive.append(f"{len(errored)} test(s) had execution errors: {names}")
         if summary.budget_exhausted and not_run:
             inconclusive.append(f"budget exhausted: {not_run} test(s) not run")
+        elif not_run:  # e.g. `report` on an index.jsonl without its summary.json: still incomplete
+            skipped = [r for r in results if outcome_of(r) == "not_run"]
+            names = ", ".join(_label(r) for r in skipped[:5]) + (" ..." if len(skipped) > 5 else "")
+            inconclusive.append(f"{not_run} test(s) did not run" + (f": {names}" if names else ""))
     if summary.dry_run:
         notes.append("dry run: answers are placeholders, so scores say nothing about quality")
     if errored and not options.fail_on_error:
@@ -223,4 +237,5 @@ def decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | Non
         reasons=quality + inconclusive,
         totals=overall,
         notes=notes,
+        comparison=comparison,
     )

@@ -98,3 +98,26 @@ def test_threshold_flag_also_changes_the_junit_report(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stdout
     case = ET.parse(tmp_path / "j.xml").getroot().find("testsuite/testcase")
     assert case is not None and case.find("failure") is None
+
+
+def test_threshold_flag_does_not_turn_baseline_failures_into_fixes(tmp_path: Path) -> None:
+    rows = [
+        TestResult("a", "s", "m", 0.9, "ok", verdict="pass"),
+        TestResult("b", "s", "m", 0.6, "quality_failure", verdict="fail"),
+    ]
+    for name in ("base", "head"):
+        with ResultsWriter(tmp_path / name / "index.jsonl") as writer:
+            for row in rows:
+                writer.append(row)
+    md = tmp_path / "summary.md"
+    result = CliRunner().invoke(
+        app,
+        [
+            *("report", str(tmp_path / "head"), "--baseline", str(tmp_path / "base")),
+            *("--threshold", "0.5", "--markdown", str(md)),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    text = md.read_text(encoding="utf-8")
+    assert "| fixed |" not in text
+    assert "No test changed beyond noise." in text

@@ -227,7 +227,9 @@ def render_markdown_for(
     from agentv_ci.gating import GateOptions, decide
 
     decision = extras.get("decision") or decide(summary, GateOptions(), baseline)
-    comparison = compare_runs(baseline.results, summary.results) if baseline is not None else None
+    comparison = decision.comparison  # the diff the gates judged (same threshold on both sides)
+    if comparison is None and baseline is not None:
+        comparison = compare_runs(baseline.results, summary.results)
     return render_markdown(
         summary, decision, comparison=comparison, selection=extras.get("selection"), repo_root=repo_root
     )
