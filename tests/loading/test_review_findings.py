@@ -338,3 +338,19 @@ def test_a_dangling_symlink_is_reported_under_its_own_name(tmp_path: Path) -> No
     report = validate_paths([tmp_path], repo_root=tmp_path, env={})
     got = [(Path(d.file).name, d.code, d.message) for d in report.diagnostics]
     assert got == [("broken.eval.yaml", "E001", "broken symbolic link to gone.eval.yaml")]
+
+
+def test_deeply_nested_yaml_is_refused_with_a_location_not_a_crash(tmp_path: Path) -> None:
+    nested = "{a: " * 950 + '"${{ X }}"' + "}" * 950
+    result = load_text(tmp_path, f"metadata: {nested}\ntests:\n  - id: a\n    input: hi\n    criteria: c\n")
+    got = [(d.code, d.line, d.message) for d in result.diagnostics]
+    assert got == [("E004", 1, "document is nested too deeply (more than 200 levels)")]
+    assert result.suite is None
+
+
+def test_deeply_nested_jsonl_line_is_refused_not_a_crash(tmp_path: Path) -> None:
+    nested = '{"a": ' * 950 + '"${{ X }}"' + "}" * 950
+    (tmp_path / "data.jsonl").write_text('{"id": "ok", "input": "hi", "criteria": "c"}\n' + nested + "\n")
+    result = load_suite(tmp_path / "data.jsonl", repo_root=tmp_path, env={})
+    assert [(d.code, d.line) for d in result.diagnostics] == [("E005", 2)]
+    assert result.suite is not None and [t.id for t in result.suite.tests] == ["ok"]

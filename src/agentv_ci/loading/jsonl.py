@@ -11,6 +11,7 @@ import msgspec
 
 from agentv_ci.loading.context import LineLocator, LoadContext, Node
 from agentv_ci.loading.interpolate import interpolate_env
+from agentv_ci.loading.yaml_source import MAX_DEPTH
 from agentv_ci.model.source import SourceLocation
 
 _UNSET: Any = msgspec.UNSET
@@ -85,8 +86,30 @@ def read_jsonl_cases(
                     "each line must be one JSON object",
                 )
                 continue
+        if line.count(b"{") + line.count(b"[") > MAX_DEPTH and _depth(raw) > MAX_DEPTH:
+            ctx.report(
+                "E005",
+                f"line {number} is nested too deeply (more than {MAX_DEPTH} levels)",
+                SourceLocation(file, number, 1),
+                "flatten this structure; a test never needs this much nesting",
+            )
+            continue
         text = line.decode("utf-8", errors="replace")
         if "${{" in text:
             raw = interpolate_env(raw, env)
         out.append((raw, Node(LineLocator(file, number, text))))
     return out
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of a decoded JSON value, without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(item, dict):
+            stack.extend((v, level + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, level + 1) for v in item)
+    return deepest

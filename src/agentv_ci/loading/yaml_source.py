@@ -32,6 +32,8 @@ _DROPPED_TAGS = {
 # A document may hold at most this many nodes per character of source (plus a floor): a plain
 # document has fewer nodes than characters, so only alias expansion can exceed it.
 _NODE_FLOOR = 10_000
+# Deeper documents are refused: every later pass (interpolation, vars, checks) walks the tree recursively.
+MAX_DEPTH = 200
 
 
 class EvalYamlLoader(_Base):  # type: ignore[misc]
@@ -97,6 +99,12 @@ def _walk(
     file: str,
     budget: list[int],
 ) -> None:
+    if len(path) > MAX_DEPTH:
+        raise LoadError(
+            f"document is nested too deeply (more than {MAX_DEPTH} levels)",
+            location=SourceLocation(file, node.start_mark.line + 1, node.start_mark.column + 1),
+            hint="flatten this structure; eval files never need this much nesting",
+        )
     budget[0] -= 1
     if budget[0] < 0:
         raise LoadError(
