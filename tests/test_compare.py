@@ -128,3 +128,50 @@ def test_compare_command_exit_codes_in_subprocess() -> None:
     )
     assert missing.returncode == 2
     assert "nope.jsonl: error: results file not found" in missing.stderr
+
+
+def test_inconsistent_attempt_counts_in_a_results_file_do_not_crash() -> None:
+    # A hand-edited or foreign row can claim more passes than attempts; compare must still answer.
+    base = row("t", 1.0, aggregation=AttemptSummary("pass_at_k", 5, 3))
+    head = row("t", 1.0, aggregation=AttemptSummary("pass_at_k", 3, 3))
+    (result,) = compare_runs([base], [head]).tests
+    assert (result.base_passes, result.base_attempts, result.status) == (3, 3, "unchanged")
+    # trials that all errored under a conclusive row: judged as a single sample
+    errored = [TestResult("t", "s", "m", 0.0, "execution_error", error="x")] * 2
+    (only,) = compare_runs([row("t", 0.9, trials=errored)], [row("t", 0.9, trials=errored)]).tests
+    assert (only.base_attempts, only.status) == (1, "unchanged")
+
+
+def test_agentv_rows_with_camel_case_and_missing_fields(tmp_path: Path) -> None:
+    base, head = tmp_path / "base.jsonl", tmp_path / "head.jsonl"
+    base.write_text(
+        '{"testId":"t1","suite":"s","target":"gpt","score":0.9,"executionStatus":"ok","costUsd":0.1}\n'
+        '{"test_id":"t2","score":0.5}\n'
+        '{"test_id":"t3","score":0,"error":"boom"}\n'
+        + "".join(
+            f'{{"test_id":"t5","suite":"s","target":"gpt","score":1,"attempt":{i},"execution_status":"ok"}}\n'
+            for i in range(3)
+        ),
+        encoding="utf-8",
+    )
+    head.write_text(
+        '{"testId":"t1","suite":"s","target":"gpt","score":0.7,"executionStatus":"quality_failure"}\n'
+        '{"test_id":"t2","score":0.9}\n'
+        '{"test_id":"t3","score":1}\n'
+        + "".join(
+            f'{{"test_id":"t5","suite":"s","target":"gpt","score":0,"attempt":{i},'
+            '"execution_status":"quality_failure"}\n'
+            for i in range(3)
+        ),
+        encoding="utf-8",
+    )
+    result = {t.test_id: t for t in compare_runs(read_results(base), read_results(head)).tests}
+    assert result["t1"].status == "broken" and result["t1"].delta == pytest.approx(-0.2)
+    # no suite/target/verdict/status: suite "default", target "default", verdict from score >= 0.8
+    assert (result["t2"].suite, result["t2"].target, result["t2"].status) == ("default", "default", "fixed")
+    assert result["t3"].status == "not comparable"  # errored in the baseline
+    t5 = result["t5"]  # one row per attempt on both sides: 3/3 -> 0/3
+    assert (t5.base_passes, t5.base_attempts, t5.head_passes, t5.head_attempts) == (3, 3, 0, 3)
+    # Fisher p = 0.05 is not below alpha, but the score interval [1,1,1] vs [0,0,0.2] excludes 0
+    assert t5.p_value == pytest.approx(0.05) and t5.ci95 is not None and t5.ci95[1] < 0
+    assert t5.status == "broken"

@@ -123,12 +123,12 @@ class Comparison(msgspec.Struct):
 
 def _attempts(result: TestResult) -> tuple[int, int, list[float]]:
     """(passes, attempts, conclusive attempt scores) of a result."""
-    if result.trials:
-        done = [t for t in result.trials if t.execution_status in ("ok", "quality_failure")]
+    done = [t for t in result.trials if t.execution_status in ("ok", "quality_failure")]
+    if done:
         return sum(1 for t in done if t.verdict == "pass"), len(done), [t.score for t in done]
     agg = result.aggregation
-    if agg is not None and agg.total_attempts > 1:
-        return agg.passed_attempts, agg.total_attempts, list(agg.scores)
+    if agg is not None and agg.total_attempts > 1:  # clamped: a foreign row may claim 5 of 3
+        return min(max(agg.passed_attempts, 0), agg.total_attempts), agg.total_attempts, list(agg.scores)
     return (1 if result.verdict == "pass" else 0), 1, [result.score]
 
 
