@@ -1,0 +1,51 @@
+"""Result rows the runner writes itself: tests that produced no graded answer, and timestamps."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from agentv_ci.model.result import TestResult
+from agentv_ci.running.plan import Job
+
+_clock: list[tuple[int, str]] = [(-1, "")]
+
+
+def now() -> str:
+    """ISO-8601 UTC with milliseconds; formatted once per millisecond (thousands of tests share one)."""
+    millis = time.time_ns() // 1_000_000
+    last_millis, text = _clock[0]
+    if millis != last_millis:
+        text = datetime.fromtimestamp(millis / 1000, UTC).isoformat(timespec="milliseconds")
+        text = text.replace("+00:00", "Z")
+        _clock[0] = (millis, text)
+    return text
+
+
+def unfinished_result(
+    job: Job, *, status: str, error: str, stage: str | None, reason: str, dry_run: bool
+) -> TestResult:
+    """A row for a job that produced no graded answer (execution error or not run)."""
+    from agentv_ci.grading import relative_eval_path
+
+    test = job.test
+    return TestResult(
+        test_id=test.id,
+        suite=test.suite or job.suite.name,
+        target=job.target,
+        score=0.0,
+        execution_status="not_run" if status == "not_run" else "execution_error",
+        verdict="skip" if status == "not_run" else "fail",
+        threshold=job.threshold,
+        error=error,
+        failure_stage=stage,
+        failure_reason_code=reason,
+        timestamp=now(),
+        eval_path=relative_eval_path(Path(job.suite.path)),
+        line=test.location.line if test.location and test.location.line > 0 else None,
+        conversation_id=test.conversation_id,
+        metadata=dict(test.metadata),
+        tags=list(test.tags),
+        dry_run=dry_run,
+    )
