@@ -68,6 +68,12 @@ def test_gate_exit_codes_and_no_fail(project: Path) -> None:
     assert _invoke("a.eval.yaml", "-o", "out4", "--min-pass-rate", "0.7")[0] == 0
 
 
+def test_a_new_run_into_an_old_dir_replaces_its_rows(project: Path) -> None:
+    _invoke("a.eval.yaml", "-o", "out", "--no-fail")
+    _invoke("a.eval.yaml", "-o", "out", "--test-id", "good-0")
+    assert [r["test_id"] for r in _rows(project / "out")] == ["good-0"]
+
+
 def test_tag_filter_and_default_output_dir(project: Path) -> None:
     code, output = _invoke("a.eval.yaml", "--tag", "smoke")
     assert code == 0, output

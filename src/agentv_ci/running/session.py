@@ -131,6 +131,8 @@ def execute_run(request: RunRequest) -> RunOutcome:
         jobs = drop_finished(jobs, finished)
         _drop_not_run_rows(output_dir / "index.jsonl")
     output_dir = output_dir or timestamp_dir()
+    if not request.resume:
+        (output_dir / "index.jsonl").unlink(missing_ok=True)  # a new run into an old dir starts afresh
     use_cache = request.cache if request.cache is not None else any(s.execution.cache for s in suites)
     recorder = ReplayRecorder(request.record) if request.record else None
     options = RunnerOptions(
