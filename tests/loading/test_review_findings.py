@@ -354,3 +354,25 @@ def test_deeply_nested_jsonl_line_is_refused_not_a_crash(tmp_path: Path) -> None
     result = load_suite(tmp_path / "data.jsonl", repo_root=tmp_path, env={})
     assert [(d.code, d.line) for d in result.diagnostics] == [("E005", 2)]
     assert result.suite is not None and [t.id for t in result.suite.tests] == ["ok"]
+
+
+def test_grader_configs_the_grader_itself_rejects_are_validation_errors(tmp_path: Path) -> None:
+    result = load_text(
+        tmp_path,
+        """\
+        tests:
+          - id: a
+            input: hi
+            assertions:
+              - type: tool-trajectory
+                mode: any_ordr
+                expected: [{tool: search}]
+              - type: field-accuracy
+                fields: [{path: a, match: exactt}]
+        """,
+    )
+    got = [(d.code, d.line, d.message) for d in result.diagnostics]
+    assert got == [
+        ("E202", 5, "tool-trajectory grader 'tool-trajectory': unknown mode 'any_ordr'"),
+        ("E202", 9, "field-accuracy grader 'field-accuracy': field 'a' has unknown match 'exactt'"),
+    ]

@@ -211,3 +211,17 @@ def check_plugin_config(spec: GraderSpec, node: Node, ctx: LoadContext) -> None:
     except ConfigError as exc:
         loc = exc.location or node.loc()
         ctx.report("E202", exc.message, loc)
+
+
+def check_grader_builds(spec: GraderSpec, node: Node, ctx: LoadContext) -> None:
+    """Build the grader as the runner will: its own checks (a tool-trajectory `mode`, a field-accuracy
+    `match`, a composite aggregator...) become E202 now instead of a grader skipped at run time."""
+    from agentv_ci.errors import AgentvCiError
+    from agentv_ci.plugins import build_grader
+
+    try:
+        build_grader(spec, base_dir=node.base_dir)
+    except AgentvCiError as exc:
+        ctx.report("E202", exc.message, exc.location or node.loc(), exc.hint)
+    except Exception as exc:  # a third-party plugin's constructor must not crash validation
+        ctx.report("E203", f"grader {spec.type!r} failed to initialise: {exc!r}", node.loc())

@@ -12,7 +12,7 @@ import msgspec
 
 from agentv_ci.loading.context import LoadContext, Node, did_you_mean, type_name
 from agentv_ci.loading.documents import read_document
-from agentv_ci.loading.grader_checks import check_builtin, check_plugin_config
+from agentv_ci.loading.grader_checks import check_builtin, check_grader_builds, check_plugin_config
 from agentv_ci.loading.keys import GRADER_COMMON, LEGACY_GRADER_NAMES, canonical_grader_type
 from agentv_ci.loading.rubrics import normalise_rubrics
 from agentv_ci.model.suite import GraderSpec
@@ -217,8 +217,11 @@ class GraderNormaliser:
             config_locations=locations,
             **common,
         )
+        checked_from = len(ctx.diagnostics)
         check_builtin(spec, raw, node, ctx)
         check_plugin_config(spec, node, ctx)
+        if not any(d.severity == "error" for d in ctx.diagnostics[checked_from:]):
+            check_grader_builds(spec, node, ctx)
         return spec
 
     def _rubric_config(self, kind: str, config: dict[str, Any], node: Node) -> None:
