@@ -376,3 +376,24 @@ def test_grader_configs_the_grader_itself_rejects_are_validation_errors(tmp_path
         ("E202", 5, "tool-trajectory grader 'tool-trajectory': unknown mode 'any_ordr'"),
         ("E202", 9, "field-accuracy grader 'field-accuracy': field 'a' has unknown match 'exactt'"),
     ]
+
+
+def test_content_block_typos_get_suggestions(tmp_path: Path) -> None:
+    result = load_text(
+        tmp_path,
+        """\
+        tests:
+          - id: a
+            criteria: c
+            input:
+              - role: user
+                content:
+                  - type: fiel
+                    value: x.md
+                  - type: text
+                    valeu: hi
+                    value: hi
+        """,
+    )
+    got = [(d.code, d.line, d.col, d.hint) for d in result.diagnostics]
+    assert got == [("E103", 7, 19, "did you mean `file`?"), ("W101", 10, 13, "did you mean `value`?")]

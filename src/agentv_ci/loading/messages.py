@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentv_ci.loading.context import LoadContext, Node, type_name
+from agentv_ci.loading.context import LoadContext, Node, did_you_mean, type_name
 from agentv_ci.loading.keys import BLOCK_TYPES, MESSAGE_KEYS, ROLES
 from agentv_ci.loading.paths import resolve_reference
 from agentv_ci.model.suite import Message, ToolCall
+
+BLOCK_KEYS = frozenset({"type", "value", "text", "path", "media_type", "mime_type", "detail"})
 
 # AgentV's validator warns about these inside message content: agentic providers render transcripts with
 # them, so a literal marker in a prompt can fake a turn (prompt injection) or confuse the provider.
@@ -42,13 +44,15 @@ def _block(block: Any, node: Node, ctx: LoadContext) -> Any:
         ctx.error("E102", "content block is missing `type`", node, hint=f"one of: {', '.join(BLOCK_TYPES)}")
         return block
     if kind not in BLOCK_TYPES:
+        suggestion = did_you_mean(str(kind), BLOCK_TYPES)
         ctx.error(
             "E103",
             f"unknown content block type {kind!r}",
             node.child("type"),
-            hint=f"one of: {', '.join(BLOCK_TYPES)}",
+            hint=f"did you mean `{suggestion}`?" if suggestion else f"one of: {', '.join(BLOCK_TYPES)}",
         )
         return block
+    ctx.check_keys(block, node, BLOCK_KEYS, "a content block")
     if "value" not in block and not (kind == "text" and "text" in block):
         ctx.error("E102", f"`{kind}` content block is missing `value`", node)
         return block
