@@ -174,7 +174,8 @@ def execute_run(request: RunRequest) -> RunOutcome:
         duration_ms=(time.perf_counter() - started) * 1000,
         dry_run=request.dry_run,
         budget_exhausted=options.budget.exhausted and runner.not_run > 0,
-        selection={s.path: "selected" for s in suites},
+        # Explicit paths carry no selection reason; change-based selection fills this in.
+        selection={},
     )
     write_summary_json(output_dir / "summary.json", summary)
     if interrupted:
