@@ -10,6 +10,7 @@ Model text is escaped: no raw HTML, no @mentions, no `::` workflow commands.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,9 @@ _MAX_SUITE_ROWS = 200
 _MAX_CHANGE_ROWS = 50
 _MAX_SELECTION = 50
 _MAX_WORST = 20
+_PLAIN_PATH = re.compile(r"[\w./+-]+")
+_MAX_VERDICT = 400  # characters of the verdict line before escaping
+_MAX_REASON = 300
 _ICONS = {0: "✅", 1: "❌", 3: "⚠️"}
 
 
@@ -38,9 +42,19 @@ def _esc(text: str) -> str:
     return escape_markdown_inline(text)
 
 
+def _cap(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _verdict_line(decision: GateDecision) -> str:
+    """Capped so that no test name, however long, can push the verdict past the size limit."""
     icon = _ICONS.get(int(decision.exit_code), "⚠️")
-    return f"{icon} **agentv-ci: {_esc(decision.verdict)}**"
+    return f"{icon} **agentv-ci: {_esc(_cap(decision.verdict, _MAX_VERDICT))}**"
+
+
+def units(text: str) -> int:
+    """Size as GitHub counts it (UTF-16 code units: an emoji is 2), never less than `len`."""
+    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF) if not text.isascii() else len(text)
 
 
 def _delta_cell(comparison: Comparison | None, suite: str) -> str:
@@ -116,8 +130,10 @@ def _changes(comparison: Comparison) -> list[str]:
 def _selection(selection: dict[str, str], repo_root: Path | None) -> list[str]:
     lines = [f"#### Why these evals ran ({len(selection)})", ""]
     for path in sorted(selection)[:_MAX_SELECTION]:
-        shown = (repo_relative(path, repo_root) if repo_root is not None else None) or path
-        lines.append(f"- `{clean_text(shown).replace('`', '')}`: {_esc(selection[path])}")
+        shown = clean_text((repo_relative(path, repo_root) if repo_root is not None else None) or path)
+        # a plain path reads best as code; anything odd (newline, backtick, markup) is escaped prose
+        name = f"`{shown}`" if _PLAIN_PATH.fullmatch(shown) else _esc(shown)
+        lines.append(f"- {name}: {_esc(selection[path])}")
     if len(selection) > _MAX_SELECTION:
         lines.append(f"- … {len(selection) - _MAX_SELECTION} more")
     return lines
@@ -161,12 +177,13 @@ def render_markdown(
     repo_root: Path | None = None,
 ) -> str:
     """The summary body (a pure function of its inputs, always shorter than `limit`)."""
-    blocks: list[str] = [_verdict_line(decision)]
+    verdict = _verdict_line(decision)
+    blocks: list[str] = []
     if len(decision.reasons) > 1 or decision.notes:
         blocks.append(
             "\n".join(
-                [f"- {_esc(r)}" for r in decision.reasons[:20]]
-                + [f"- note: {_esc(n)}" for n in decision.notes[:10]]
+                [f"- {_esc(_cap(r, _MAX_REASON))}" for r in decision.reasons[:20]]
+                + [f"- note: {_esc(_cap(n, _MAX_REASON))}" for n in decision.notes[:10]]
             )
         )
     blocks.append("\n".join(_table(summary, comparison)))
@@ -177,21 +194,26 @@ def render_markdown(
     chosen = selection if selection is not None else summary.selection
     if chosen:
         blocks.append("\n".join(_selection(chosen, repo_root)))
-    body = "\n\n".join(blocks)
-    body = _fit(body, limit - 200)
+    # the verdict is never cut: only what follows it is fitted into the space left
+    body = verdict + "\n\n" + _fit("\n\n".join(blocks), limit - units(verdict) - 400)
+    used = units(body)
     worst = _worst(summary)
     if worst:
         shown = worst[:_MAX_WORST]
         opening = f"<details><summary>Worst tests ({len(shown)} of {len(worst)} failing)</summary>\n\n"
         closing = "\n</details>"
-        details = ""
+        pieces: list[str] = []
+        used += units(opening) + units(closing) + 200
         omitted = 0
         for index, result in enumerate(shown):
             piece = _detail(result) + "\n"
-            if len(body) + len(opening) + len(details) + len(piece) + len(closing) + 200 > limit:
+            size = units(piece)
+            if used + size > limit:
                 omitted = len(shown) - index
                 break
-            details += piece
+            pieces.append(piece)
+            used += size
+        details = "".join(pieces)
         if omitted:
             details += f"\n… {omitted} more failing test(s) left out (size limit {limit:,} characters).\n"
         if details.strip():
@@ -200,10 +222,13 @@ def render_markdown(
 
 
 def _fit(text: str, limit: int) -> str:
-    """Cut at a line boundary when over `limit` (only tables can be this long)."""
-    if len(text) <= limit:
+    """Cut at a line boundary when over `limit` UTF-16 units (only tables and lists get this long)."""
+    if units(text) <= limit:
         return text
-    cut = text.rfind("\n", 0, limit - 100)
+    cut = limit - 100
+    while cut > 0 and units(text[:cut]) > limit - 100:  # astral characters: shrink until it fits
+        cut -= max((units(text[:cut]) - (limit - 100)), 1)
+    cut = text.rfind("\n", 0, max(cut, 0))
     return text[: max(cut, 0)] + "\n\n… truncated to stay under GitHub's comment size limit."
 
 
