@@ -18,10 +18,10 @@ import msgspec
 
 from agentv_ci.errors import ConfigError
 from agentv_ci.graders.dates import DEFAULT_DATE_FORMATS, parse_date
+from agentv_ci.graders.js_regex import compile_js_regex
 from agentv_ci.graders.json_values import MISSING, deep_equal, get_path
 from agentv_ci.graders.judge_replies import JudgeReplyError, first_json_object
 from agentv_ci.graders.outcome import answer_text, scored
-from agentv_ci.graders.text import compile_js_regex
 from agentv_ci.model.result import AssertionResult, GraderResult
 from agentv_ci.model.suite import GraderSpec, Message
 from agentv_ci.plugins import GradingContext

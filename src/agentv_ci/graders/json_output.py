@@ -14,6 +14,10 @@ from agentv_ci.model.suite import GraderSpec
 from agentv_ci.plugins import GradingContext
 
 
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not valid JSON")  # JSON.parse rejects NaN / Infinity
+
+
 class IsJsonConfig(msgspec.Struct):
     """`is-json` takes no options."""
 
@@ -29,7 +33,7 @@ class IsJson:
     async def grade(self, ctx: GradingContext) -> GraderResult:
         output = answer_text(ctx.response)
         try:
-            json.loads(output)
+            json.loads(output, parse_constant=_reject_constant)
         except ValueError as exc:
             return check(self.spec, False, "Output is not valid JSON", f"{exc}; output: {excerpt(output)}")
         return check(self.spec, True, "Output is valid JSON")

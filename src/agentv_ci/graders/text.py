@@ -6,13 +6,13 @@ All read the final answer text. `value` must be a non-empty string (a list of th
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any, ClassVar
 
 import msgspec
 
 from agentv_ci.errors import ConfigError
+from agentv_ci.graders.js_regex import compile_js_regex
 from agentv_ci.graders.outcome import answer_text, check, excerpt
 from agentv_ci.model.result import GraderResult
 from agentv_ci.model.suite import GraderSpec
@@ -105,16 +105,26 @@ class _ManyGrader(_TextGrader):
         found = [v for v in self.values if (v.lower() if self.ignore_case else v) in haystack]
         missing = [v for v in self.values if v not in found]
         passed = not missing if self.require_all else bool(found)
-        suffix = " (case-insensitive)" if self.ignore_case else ""
-        if self.require_all:
+        quoted = ", ".join(f'"{v}"' for v in (missing if self.require_all else self.values))
+        if self.require_all and self.ignore_case:
             text = (
-                f"Output contains all of {self.values}{suffix}"
+                f"Output contains all {len(self.values)} expected strings (case-insensitive)"
                 if passed
-                else f"Output is missing {missing}{suffix}"
+                else f"Output missing (case-insensitive): {quoted}"
+            )
+        elif self.require_all:
+            text = (
+                f"Output contains all {len(self.values)} expected strings"
+                if passed
+                else f"Output missing: {quoted}"
             )
         else:
-            text = f"Output contains {found[0]!r}" if passed else f"Output contains none of {self.values}"
-            text += suffix
+            suffix = " (case-insensitive)" if self.ignore_case else ""
+            text = (
+                f'Output contains "{found[0]}"{suffix}'
+                if passed
+                else f"Output does not contain any of: {quoted}{suffix}"
+            )
         return check(self.spec, passed, text)
 
 
@@ -145,8 +155,8 @@ class StartsWith(_TextGrader):
     """`starts-with`: the trimmed answer starts with the trimmed `value`."""
 
     def evaluate(self, output: str) -> GraderResult:
-        value = self.values[0].strip()
-        passed = output.strip().startswith(value)
+        value = self.values[0]
+        passed = output.strip().startswith(value.strip())
         verb = "starts" if passed else "does not start"
         return check(self.spec, passed, f'Output {verb} with "{value}"', None if passed else excerpt(output))
 
@@ -155,38 +165,20 @@ class EndsWith(_TextGrader):
     """`ends-with`: the trimmed answer ends with the trimmed `value`."""
 
     def evaluate(self, output: str) -> GraderResult:
-        value = self.values[0].strip()
-        passed = output.strip().endswith(value)
+        value = self.values[0]
+        passed = output.strip().endswith(value.strip())
         verb = "ends" if passed else "does not end"
         return check(self.spec, passed, f'Output {verb} with "{value}"', None if passed else excerpt(output))
 
 
 class Equals(_TextGrader):
-    """`equals`: the trimmed answer equals the trimmed `value` exactly."""
+    """`equals`: the trimmed answer equals the trimmed `value` exactly (the text shows `value` as written)."""
 
     def evaluate(self, output: str) -> GraderResult:
-        value = self.values[0].strip()
-        passed = output.strip() == value
+        value = self.values[0]
+        passed = output.strip() == value.strip()
         verb = "equals" if passed else "does not equal"
         return check(self.spec, passed, f'Output {verb} "{value}"', None if passed else excerpt(output))
-
-
-_JS_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "u": 0, "g": 0, "y": 0, "d": 0}
-_JS_NAMED_GROUP = re.compile(r"\(\?<(?=[A-Za-z_])")
-
-
-def compile_js_regex(pattern: str, flags: str | None) -> re.Pattern[str]:
-    """A JavaScript `RegExp(pattern, flags)` as a Python pattern: flags i/m/s map over, u/g/y/d are
-    no-ops here, and `(?<name>...)` groups become `(?P<name>...)`. Raises ValueError when invalid."""
-    bits = 0
-    for flag in flags or "":
-        if flag not in _JS_FLAGS:
-            raise ValueError(f"unknown regex flag {flag!r} (use i, m, s, u)")
-        bits |= _JS_FLAGS[flag]
-    try:
-        return re.compile(_JS_NAMED_GROUP.sub("(?P<", pattern), bits)
-    except re.error as exc:
-        raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from None
 
 
 class Regex(_TextGrader):
@@ -202,7 +194,8 @@ class Regex(_TextGrader):
 
     def evaluate(self, output: str) -> GraderResult:
         match = self.pattern.search(output)
-        shown = self.values[0] if len(self.values[0]) <= 80 else self.values[0][:80] + "..."
+        flags = self.config.flags or ""
+        shown = f"/{self.values[0]}/{flags}" + (f" (flags: {flags})" if flags else "")
         if match:
-            return check(self.spec, True, f"Output matches /{shown}/", excerpt(match.group(0)))
-        return check(self.spec, False, f"Output does not match /{shown}/", excerpt(output))
+            return check(self.spec, True, f"Output matches pattern {shown}", excerpt(match.group(0)))
+        return check(self.spec, False, f"Output does not match pattern {shown}", excerpt(output))

@@ -1,0 +1,110 @@
+"""JavaScript `new RegExp(pattern, flags)` semantics on Python's `re` (AgentV evaluates regexes in JS).
+
+The pattern is rewritten token by token where the two engines disagree:
+
+- `\\d`, `\\w`, `\\b` (and negations) are ASCII-only in JS: `\\w` does not match `é`;
+- `$` without the `m` flag matches only at the very end (Python also matches before a final newline);
+- `.` without the `s` flag excludes every JS line terminator (`\\r`, `\\u2028`, `\\u2029`, not just `\\n`);
+- `(?<name>...)` / `\\k<name>` are named groups (Python spells them `(?P<name>...)` / `(?P=name)`);
+- `[^]` matches any character and `[]` matches nothing.
+
+Flags: `i`, `m`, `s` map over; `u`, `g`, `y`, `d` change nothing for a single `test()`.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["JS_FLAGS", "compile_js_regex", "translate_js_regex"]
+
+JS_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "u": 0, "g": 0, "y": 0, "d": 0}
+
+_OUTSIDE = {
+    "d": "[0-9]",
+    "D": "[^0-9]",
+    "w": "[A-Za-z0-9_]",
+    "W": "[^A-Za-z0-9_]",
+    "b": r"(?a:\b)",
+    "B": r"(?a:\B)",
+}
+_INSIDE = {"d": "0-9", "w": "A-Za-z0-9_"}
+_DOT = "[^\\n\\r\\u2028\\u2029]"
+
+
+def _escape(pattern: str, i: int, in_class: bool) -> tuple[str, int]:
+    """Translate the escape starting at pattern[i] == '\\'; returns (python text, next index)."""
+    if i + 1 >= len(pattern):
+        return "\\\\", i + 1
+    char = pattern[i + 1]
+    table = _INSIDE if in_class else _OUTSIDE
+    if char in table:
+        return table[char], i + 2
+    if char == "k" and not in_class and pattern.startswith("<", i + 2):
+        end = pattern.find(">", i + 3)
+        if end > 0:
+            return f"(?P={pattern[i + 3 : end]})", end + 1
+    if char == "u" and pattern.startswith("{", i + 2):
+        end = pattern.find("}", i + 3)
+        if end > 0:
+            return f"\\U{int(pattern[i + 3 : end], 16):08x}", end + 1
+    if char.isalpha() and char not in "dDwWsSbBnrtfvuxcpPk0":
+        # JS (without `u`) treats an unknown letter escape as the letter itself; Python rejects it.
+        return re.escape(char), i + 2
+    if char == "v":
+        return "\\x0b", i + 2
+    return pattern[i : i + 2], i + 2
+
+
+def translate_js_regex(pattern: str, flags: str = "") -> str:
+    """The Python spelling of a JS regex source, as described in the module docstring."""
+    out: list[str] = []
+    i, in_class = 0, False
+    multiline, dotall = "m" in flags, "s" in flags
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            text, i = _escape(pattern, i, in_class)
+            out.append(text)
+            continue
+        if in_class:
+            if char == "]":
+                in_class = False
+            elif char == "[":
+                char = "\\["  # a literal in JS; Python warns about nested sets
+            out.append(char)
+        elif pattern.startswith("[^]", i):
+            out.append("[\\s\\S]")
+            i += 3
+            continue
+        elif pattern.startswith("[]", i):
+            out.append("(?!)")
+            i += 2
+            continue
+        elif char == "[":
+            in_class = True
+            out.append(char)
+        elif pattern.startswith("(?<", i) and i + 3 < len(pattern) and pattern[i + 3] not in "=!":
+            out.append("(?P<")
+            i += 3
+            continue
+        elif char == "$" and not multiline:
+            out.append("\\Z")
+        elif char == "." and not dotall:
+            out.append(_DOT)
+        else:
+            out.append(char)
+        i += 1
+    return "".join(out)
+
+
+def compile_js_regex(pattern: str, flags: str | None) -> re.Pattern[str]:
+    """`new RegExp(pattern, flags)` as a Python pattern. Raises ValueError when invalid."""
+    bits = 0
+    for flag in flags or "":
+        if flag not in JS_FLAGS:
+            raise ValueError(f"unknown regex flag {flag!r} (use i, m, s, u)")
+        bits |= JS_FLAGS[flag]
+    try:
+        return re.compile(translate_js_regex(pattern, flags or ""), bits)
+    except re.error as exc:
+        raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from None
