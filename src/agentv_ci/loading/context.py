@@ -100,6 +100,9 @@ def type_name(value: Any) -> str:
     return type(value).__name__
 
 
+_YAML11_BOOLS = frozenset({"yes", "no", "on", "off", "y", "n"})
+
+
 class LoadContext:
     """Diagnostics, dependencies and environment for loading one suite."""
 
@@ -134,7 +137,10 @@ class LoadContext:
         """True when `value` has one of `types` (bool is never a number); else records E101."""
         ok = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
         if not ok:
-            self.error("E101", f"{what} must be {expected}, got {type_name(value)}", node)
+            hint = None
+            if bool in types and isinstance(value, str) and value.lower() in _YAML11_BOOLS:
+                hint = "YAML 1.2 reads `yes`/`no`/`on`/`off` as strings; write true or false"
+            self.error("E101", f"{what} must be {expected}, got {type_name(value)}", node, hint=hint)
         return ok
 
     def check_keys(

@@ -122,6 +122,8 @@ def parse_execution(
             f"sandbox must be one of {', '.join(SANDBOXES)}, got {raw['sandbox']!r}",
             node.child("sandbox"),
         )
+    if "early_exit" in raw:  # validated only: repeats are not cut short yet
+        ctx.expect_type(raw["early_exit"], (bool,), "early_exit", node.child("early_exit"), "true or false")
     for key in ("cache", "fail_on_error", "skip_defaults"):
         if key in raw and ctx.expect_type(raw[key], (bool,), key, node.child(key), "true or false"):
             setattr(spec, key, raw[key])
