@@ -397,3 +397,49 @@ def test_content_block_typos_get_suggestions(tmp_path: Path) -> None:
     )
     got = [(d.code, d.line, d.col, d.hint) for d in result.diagnostics]
     assert got == [("E103", 7, 19, "did you mean `file`?"), ("W101", 10, 13, "did you mean `value`?")]
+
+
+def test_depends_on_unknown_ids_and_cycles_are_errors(tmp_path: Path) -> None:
+    result = load_text(
+        tmp_path,
+        """\
+        tests:
+          - id: build
+            input: hi
+            criteria: c
+            depends_on: [deploy]
+          - id: deploy
+            input: hi
+            criteria: c
+            depends_on: [buidl]
+          - id: lint
+            input: hi
+            criteria: c
+            depends_on: test
+          - id: test
+            input: hi
+            criteria: c
+            depends_on: [lint]
+        """,
+    )
+    got = [(d.code, d.line, d.col, d.message, d.hint) for d in result.diagnostics]
+    assert got == [
+        ("E103", 9, 18, "depends_on names an unknown test 'buidl'", "did you mean `build`?"),
+        ("E103", 13, 17, "dependency cycle: lint -> test -> lint", None),
+    ]
+
+
+def test_early_exit_must_be_a_boolean_and_yes_gets_a_hint(tmp_path: Path) -> None:
+    result = load_text(
+        tmp_path,
+        """\
+        experiment:
+          early_exit: yes
+        tests:
+          - id: a
+            input: hi
+            criteria: c
+        """,
+    )
+    got = [(d.code, d.line, d.col, d.hint) for d in result.diagnostics]
+    assert got == [("E101", 2, 15, "YAML 1.2 reads `yes`/`no`/`on`/`off` as strings; write true or false")]

@@ -17,6 +17,7 @@ import msgspec
 
 from agentv_ci.loading.cases import CaseExpander, IncludedSuite, RawCase, check_select, is_selected
 from agentv_ci.loading.context import LoadContext, Node, type_name
+from agentv_ci.loading.dependencies import check_dependencies
 from agentv_ci.loading.discovery import find_eval_files, jsonl_sidecar
 from agentv_ci.loading.documents import parse_document, read_text
 from agentv_ci.loading.execution import merge_execution, parse_execution
@@ -180,6 +181,7 @@ class _SuiteLoader:
             else:
                 built += self._apply_include(entry, execution)
         self._check_duplicates(built)
+        check_dependencies(built, self.ctx)
         tags = data.get("tags")
         if tags is not None and not (
             (isinstance(tags, list) and all(isinstance(t, str) for t in tags)) or isinstance(tags, dict)
