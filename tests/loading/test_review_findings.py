@@ -443,3 +443,21 @@ def test_early_exit_must_be_a_boolean_and_yes_gets_a_hint(tmp_path: Path) -> Non
     )
     got = [(d.code, d.line, d.col, d.hint) for d in result.diagnostics]
     assert got == [("E101", 2, 15, "YAML 1.2 reads `yes`/`no`/`on`/`off` as strings; write true or false")]
+
+
+def test_matrix_target_mappings_check_their_keys(tmp_path: Path) -> None:
+    result = load_text(
+        tmp_path,
+        """\
+        execution:
+          targets:
+            - {name: slow, use_target: default}
+            - {nme: x}
+        tests:
+          - id: a
+            input: hi
+            criteria: c
+        """,
+    )
+    got = [(d.code, d.line, d.col, d.hint) for d in result.diagnostics]
+    assert got == [("E102", 4, 7, None), ("W101", 4, 8, "did you mean `name`?")]

@@ -46,6 +46,9 @@ def _repeat(raw: Any, node: Node, ctx: LoadContext) -> RepeatSpec | None:
     return spec
 
 
+_MATRIX_TARGET_KEYS = frozenset({"name", "use_target", "hooks"})
+
+
 def _targets(raw: Any, node: Node, ctx: LoadContext) -> list[str] | None:
     if isinstance(raw, str):
         return [raw]
@@ -56,8 +59,12 @@ def _targets(raw: Any, node: Node, ctx: LoadContext) -> list[str] | None:
     for i, item in enumerate(raw):
         if isinstance(item, str):
             names.append(item)
-        elif isinstance(item, dict) and isinstance(item.get("name"), str):
-            names.append(item["name"])
+        elif isinstance(item, dict):
+            ctx.check_keys(item, node.child(i), _MATRIX_TARGET_KEYS, "a matrix target")
+            if isinstance(item.get("name"), str):
+                names.append(item["name"])
+            else:
+                ctx.error("E102", "a matrix target needs a `name`", node.child(i))
         else:
             ctx.error("E101", "a target must be a name or a mapping with `name`", node.child(i))
     return names
