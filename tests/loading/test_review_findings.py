@@ -461,3 +461,16 @@ def test_matrix_target_mappings_check_their_keys(tmp_path: Path) -> None:
     )
     got = [(d.code, d.line, d.col, d.hint) for d in result.diagnostics]
     assert got == [("E102", 4, 7, None), ("W101", 4, 8, "did you mean `name`?")]
+
+
+def test_a_fifo_named_like_an_eval_file_is_refused_instead_of_blocking(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "pipe.eval.yaml"
+    os.mkfifo(fifo)
+    result = load_suite(fifo, repo_root=tmp_path, env={})
+    assert [(d.code, d.message) for d in result.diagnostics] == [("E001", f"not a regular file: {fifo}")]
+    (tmp_path / "data.yaml").write_text("name: data\n")
+    os.mkfifo(tmp_path / "data.jsonl")
+    result = load_suite(tmp_path / "data.jsonl", repo_root=tmp_path, env={})
+    assert [d.code for d in result.diagnostics] == ["E001"]

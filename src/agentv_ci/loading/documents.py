@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from agentv_ci.errors import LoadError
@@ -15,6 +16,9 @@ from agentv_ci.model.source import SourceLocation
 def read_text(path: Path, ctx: LoadContext, where: SourceLocation | None = None) -> str | None:
     """File text, or None with E001 (at `where`, else at the file itself)."""
     ctx.depend(path)
+    if not_regular_file(path):
+        ctx.report("E001", f"not a regular file: {path}", where or SourceLocation(str(path)))
+        return None
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -35,6 +39,15 @@ def read_text(path: Path, ctx: LoadContext, where: SourceLocation | None = None)
     except OSError as exc:
         ctx.report("E001", f"cannot read {path}: {exc.strerror or exc}", where or SourceLocation(str(path)))
     return None
+
+
+def not_regular_file(path: Path) -> bool:
+    """True for a FIFO, socket or device (reading one could block forever or never end)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False  # missing or unreadable: the read reports it
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _byte_location(path: Path, data: bytes, offset: int) -> SourceLocation:

@@ -10,6 +10,7 @@ from typing import Any
 import msgspec
 
 from agentv_ci.loading.context import LineLocator, LoadContext, Node
+from agentv_ci.loading.documents import not_regular_file
 from agentv_ci.loading.interpolate import interpolate_env
 from agentv_ci.loading.yaml_source import MAX_DEPTH
 from agentv_ci.model.source import SourceLocation
@@ -53,6 +54,9 @@ def read_jsonl_cases(
 ) -> list[tuple[Any, Node]]:
     """(raw case, node) per non-blank line. Invalid JSON -> E005 at that line; non-objects -> E101."""
     ctx.depend(path)
+    if not_regular_file(path):
+        ctx.report("E001", f"not a regular file: {path}", where or SourceLocation(str(path)))
+        return []
     try:
         data = path.read_bytes()
     except OSError as exc:
