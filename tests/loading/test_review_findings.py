@@ -474,3 +474,24 @@ def test_a_fifo_named_like_an_eval_file_is_refused_instead_of_blocking(tmp_path:
     os.mkfifo(tmp_path / "data.jsonl")
     result = load_suite(tmp_path / "data.jsonl", repo_root=tmp_path, env={})
     assert [d.code for d in result.diagnostics] == ["E001"]
+
+
+def test_agentv_custom_typescript_assertions_are_named_as_such(tmp_path: Path) -> None:
+    (tmp_path / ".agentv" / "assertions").mkdir(parents=True)
+    (tmp_path / ".agentv" / "assertions" / "word-count.ts").write_text("export default {}\n")
+    (tmp_path / "evals").mkdir()
+    result = load_text(
+        tmp_path,
+        "tests:\n  - id: a\n    input: hi\n    assertions:\n      - type: word_count\n",
+        name="evals/x.eval.yaml",
+    )
+    got = [(d.code, d.line, d.col, d.message) for d in result.diagnostics]
+    assert got == [
+        (
+            "E201",
+            5,
+            15,
+            "grader type 'word_count' is an AgentV custom assertion (word-count.ts), "
+            "a JavaScript/TypeScript plugin agentv-ci cannot run",
+        )
+    ]

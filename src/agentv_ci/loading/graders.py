@@ -116,11 +116,40 @@ def _resolve_type(raw: dict[str, Any], node: Node, ctx: LoadContext) -> tuple[st
         if suggestion:
             suggestion = canonical_grader_type(suggestion)
         hint = f"did you mean `{suggestion}`?" if suggestion else f"known types: {', '.join(sorted(known))}"
+        script = _agentv_custom_assertion(canonical, node.base_dir, ctx.repo_root)
+        if script is not None:
+            ctx.error(
+                "E201",
+                f"grader type {written!r} is an AgentV custom assertion ({script.name}), "
+                "a JavaScript/TypeScript plugin agentv-ci cannot run",
+                node.child("type"),
+                hint="port it to a `code-grader` script or a Python grader plugin (docs/graders.md)",
+            )
+            return None
         ctx.error("E201", f"unknown grader type {written!r}", node.child("type"), hint=hint)
         return None
     if written != canonical:
         ctx.warn("W102", f"grader type `{written}` is deprecated; use `{canonical}`", node.child("type"))
     return written, canonical
+
+
+_CUSTOM_ASSERTION_SUFFIXES = (".ts", ".js", ".mts", ".mjs", ".cts", ".cjs")
+
+
+def _agentv_custom_assertion(kind: str, base_dir: Path, repo_root: Path) -> Path | None:
+    """AgentV's `.agentv/assertions/<type>.ts` (nearest, from the eval file up to the repo root)."""
+    directory = base_dir.resolve()
+    root = repo_root.resolve()
+    while True:
+        folder = directory / ".agentv" / "assertions"
+        if folder.is_dir():
+            for suffix in _CUSTOM_ASSERTION_SUFFIXES:
+                for name in (kind, kind.replace("-", "_")):
+                    if (folder / f"{name}{suffix}").is_file():
+                        return folder / f"{name}{suffix}"
+        if directory == root or directory.parent == directory:
+            return None
+        directory = directory.parent
 
 
 class GraderNormaliser:
