@@ -54,14 +54,14 @@ def test_builtin_aggregators(aggregator: dict, score: float, verdict: str) -> No
 
 def test_threshold_aggregator_reports_the_count() -> None:
     result = composite({"type": "threshold", "threshold": 0.5})
-    assert result.assertions[0].text == "2/3 evaluators passed (threshold 0.5)"
+    assert result.assertions[0].text == "2/3 evaluators passed (threshold: 0.5)"
 
 
 def test_all_or_nothing_passes_when_every_member_passes() -> None:
     assert composite({"type": "all_or_nothing"}, MEMBERS[:2]).score == 1.0
 
 
-def test_member_negate_and_nested_composite() -> None:
+def test_member_negate_is_ignored_like_agentv_and_composites_nest() -> None:
     members = [
         {"type": "contains", "name": "no-sorry", "negate": True, "config": {"value": "sorry"}},
         {
@@ -71,7 +71,26 @@ def test_member_negate_and_nested_composite() -> None:
         },
     ]
     result = composite({"type": "weighted_average"}, members)
-    assert result.score == 1.0 and result.scores[1].scores[0].name == "approved"
+    # AgentV applies `negate` to top-level graders only: the member scores 0 (no "sorry"), inner 1.
+    assert result.score == 0.5 and result.scores[0].score == 0.0
+    assert result.scores[1].scores[0].name == "approved"
+
+
+def test_member_weight_is_ignored_only_aggregator_weights_count() -> None:
+    members = [{**MEMBERS[0], "weight": 5}, MEMBERS[2]]
+    assert composite({"type": "weighted_average"}, members).score == 0.5
+    assert composite({"type": "weighted_average", "weights": {"approved": 3}}, members).score == 0.75
+
+
+def test_skipped_members_are_left_out_of_the_assertions() -> None:
+    skipping = {"type": "composite", "name": "noagg", "config": {"assertions": MEMBERS[:1]}}
+    result = composite({"type": "weighted_average"}, [MEMBERS[0], skipping])
+    assert result.score == 1.0 and [a.text for a in result.assertions] == [
+        '[approved] Output contains "approved"'
+    ]
+    alone = composite({"type": "weighted_average"}, [skipping])
+    assert alone.verdict == "skip"
+    assert [a.text for a in alone.assertions] == ["All evaluators skipped (infrastructure failure)"]
 
 
 def test_missing_aggregator_skips_like_agentv() -> None:

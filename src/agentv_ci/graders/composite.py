@@ -140,8 +140,10 @@ class Composite:
                     AssertionResult("composite has no `aggregator`: skipped (AgentV v4 requires one)", False)
                 ],
             )
+        # AgentV applies `negate` only to top-level graders: a member's `negate` does not change its score.
+        members = [msgspec.structs.replace(m, negate=False) for m in self.members]
         results = list(
-            await asyncio.gather(*(run_grader_spec(m, ctx, base_dir=self.base_dir) for m in self.members))
+            await asyncio.gather(*(run_grader_spec(m, ctx, base_dir=self.base_dir) for m in members))
         )
         failed = [r for r in results if r.error is not None]
         if failed:
@@ -150,6 +152,7 @@ class Composite:
         assertions = [
             AssertionResult(f"[{r.name}] {a.text}", a.passed, a.evidence)
             for r in results
+            if r.verdict != "skip"
             for a in r.assertions
         ]
         result = await self._aggregate(results, assertions, ctx)
@@ -169,7 +172,7 @@ class Composite:
                 score=0.0,
                 verdict="skip",
                 weight=self.spec.weight,
-                assertions=assertions,
+                assertions=[AssertionResult("All evaluators skipped (infrastructure failure)", False)],
             )
         if kind == "weighted_average":
             return scored(self.spec, self._weighted(active), assertions, details=details)
@@ -182,7 +185,7 @@ class Composite:
             passed = sum(1 for r in active if r.verdict == "pass")
             score = passed / len(active)
             head = AssertionResult(
-                f"{passed}/{len(active)} evaluators passed (threshold {bar:g})", score >= bar
+                f"{passed}/{len(active)} evaluators passed (threshold: {bar:g})", score >= bar
             )
             verdict = "pass" if score + 1e-9 >= bar else "fail"
             return scored(self.spec, score, [head, *assertions], details=details, verdict=verdict)
@@ -207,7 +210,8 @@ class Composite:
     def _weighted(self, active: list[GraderResult]) -> float:
         weights = self.aggregator.get("weights") if self.aggregator else None
         weights = weights if isinstance(weights, dict) else {}
-        pairs = [(r.score, float(weights.get(r.name, r.weight))) for r in active]
+        # AgentV: only the aggregator's `weights` count; a member's own `weight` is ignored (default 1).
+        pairs = [(r.score, float(weights.get(r.name, 1.0))) for r in active]
         total = sum(w for _, w in pairs)
         return sum(s * w for s, w in pairs) / total if total > 0 else 0.0
 
@@ -232,7 +236,8 @@ class Composite:
         except (ScriptFailure, ProtocolError) as exc:
             raise GraderError(f"composite {self.spec.name!r}: aggregator script failed: {exc}") from None
         details.update(extra)
-        return scored(self.spec, score, [*script_assertions, *assertions], details=details, verdict=verdict)
+        # AgentV: the composite shows only the script's own assertions (members stay under `scores`).
+        return scored(self.spec, score, script_assertions, details=details, verdict=verdict)
 
     async def _judge(
         self,
