@@ -61,6 +61,7 @@ def test_every_check_has_an_invalid_fixture() -> None:
             "W102",
             "W104",
             "W105",
+            "W107",
         ]
     )
     assert required <= codes
