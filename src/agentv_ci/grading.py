@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -50,9 +52,15 @@ def _cap(text: str, limit: int) -> str:
 
 def relative_eval_path(eval_path: Path) -> str:
     """The eval path relative to the working directory when it lies below it (stable in CI)."""
-    resolved = eval_path.resolve()
+    return _relative_eval_path(str(eval_path), os.getcwd())
+
+
+@functools.lru_cache(maxsize=4096)
+def _relative_eval_path(eval_path: str, cwd: str) -> str:
+    # Cached: every result of a suite shares its path, and resolving costs filesystem calls.
+    resolved = Path(eval_path).resolve()
     try:
-        return str(resolved.relative_to(Path.cwd().resolve()))
+        return str(resolved.relative_to(Path(cwd).resolve()))
     except ValueError:
         return str(resolved)
 
