@@ -25,11 +25,14 @@ _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
 # a line at a lone CR. The legacy `##[command]data` form is matched anywhere in a line.
 _WORKFLOW_COMMAND = re.compile(r"(?:^|(?<=\r))(\s*):(:|%3A)", re.MULTILINE | re.IGNORECASE)
 _LEGACY_COMMAND = "##["
+_NEEDS_CLEANING = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\udfff]")
 _ZWSP = "\u200b"
 
 
 def clean_text(text: str) -> str:
     """Replace lone surrogates, strip ANSI sequences and characters that XML 1.0 forbids."""
+    if _NEEDS_CLEANING.search(text) is None:  # the common case: one scan, no copies
+        return text
     text = text.encode("utf-8", "replace").decode("utf-8")
     text = _ANSI.sub("", text)
     return _ILLEGAL.sub("", text)

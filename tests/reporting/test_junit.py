@@ -79,11 +79,48 @@ def test_failure_lists_failing_assertions_and_sanitises_model_text() -> None:
     assert case.get("file") == "evals/smoke.eval.yaml"
 
 
-def test_duplicate_keys_never_produce_duplicate_names() -> None:
-    rows = [TestResult("same", "s", "t", 1.0, "ok", verdict="pass") for _ in range(3)]
+def test_per_attempt_rows_become_one_case_with_pass_counts() -> None:
+    # AgentV writes one row per attempt: a test tab must show one case, not three duplicates
+    rows = [
+        TestResult("same", "s", "t", score, status, verdict=verdict, attempt=i)  # type: ignore[arg-type]
+        for i, (score, status, verdict) in enumerate(
+            [(1.0, "ok", "pass"), (0.0, "quality_failure", "fail"), (1.0, "ok", "pass")]
+        )
+    ]
+    root = ET.fromstring(render_junit(RunSummary(rows), FAKE_REPO))
+    (case,) = root.iter("testcase")
+    assert case.get("name") == "same [t]"
+    props = {p.get("name"): p.get("value") for p in root.iter("property")}
+    assert (props["same [t].passed_attempts"], props["same [t].total_attempts"]) == ("2", "3")
+
+
+def test_names_that_collide_after_cleaning_stay_unique() -> None:
+    rows = [TestResult(f"same{c}", "s", "t", 1.0, "ok", verdict="pass") for c in ("", "\x00", "\x1b[0m")]
     root = ET.fromstring(render_junit(RunSummary(rows), FAKE_REPO))
     names = [c.get("name") for c in root.iter("testcase")]
     assert names == ["same [t]", "same [t] #2", "same [t] #3"]
+
+
+def test_suite_times_always_match_the_xsd_time_pattern() -> None:
+    # SUREFIRE_TIME rejects "1e-05" and negative numbers (a float's repr, a clock going backwards)
+    rows = [
+        TestResult("tiny", "s", "t", 1.0, "ok", verdict="pass", duration_ms=0.01),
+        TestResult("negative", "s", "t", 1.0, "ok", verdict="pass", duration_ms=-5.0),
+        TestResult("nan", "s2", "t", 1.0, "ok", verdict="pass", duration_ms=float("nan")),
+    ]
+    xml = render_junit(RunSummary(rows), FAKE_REPO)
+    schema = xmlschema.XMLSchema(str(EXTENDED_XSD))
+    assert [str(e.reason) for e in schema.iter_errors(xml)] == []
+    root = ET.fromstring(xml)
+    assert [s.get("time") for s in root.iter("testsuite")] == ["0.000", "0.000"]
+
+
+def test_attributes_keep_newlines_and_text_keeps_carriage_returns() -> None:
+    row = TestResult("t", "s", "m", 0.0, "execution_error", error="line one\r\nline two\rthree")
+    root = ET.fromstring(render_junit(RunSummary([row]), FAKE_REPO))
+    error = next(root.iter("error"))
+    assert error.get("message") == "line one"
+    assert error.text == "line one\r\nline two\rthree"
 
 
 def test_reporter_plugin_writes_file(tmp_path: Path) -> None:
