@@ -15,6 +15,7 @@ distribution, and never crashes unrelated runs.
 from __future__ import annotations
 
 import inspect
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -264,8 +265,31 @@ def convert_config(
         raise ConfigError(f"invalid {what}: {message}", location=loc) from None
 
 
+# Built graders, reused while their spec lives: suite-level graders are shared by every test, and
+# converting their config per answer dominated grading time. Each entry keeps its spec alive so the
+# id() key cannot be reused by another object.
+_GRADER_CACHE: OrderedDict[tuple[int, str], tuple[GraderSpec, GraderPlugin]] = OrderedDict()
+_GRADER_CACHE_SIZE = 4096
+
+
 def build_grader(spec: GraderSpec, *, base_dir: Path) -> GraderPlugin:
-    """Instantiate the grader plugin for `spec` (raises ConfigError for unknown types / bad config)."""
+    """The grader plugin for `spec` (raises ConfigError for unknown types / bad config).
+
+    An instance may be reused for many answers, concurrently: graders keep no per-answer state.
+    """
+    key = (id(spec), str(base_dir))
+    cached = _GRADER_CACHE.get(key)
+    if cached is not None and cached[0] is spec:
+        _GRADER_CACHE.move_to_end(key)
+        return cached[1]
+    grader = _build_grader(spec, base_dir=base_dir)
+    _GRADER_CACHE[key] = (spec, grader)
+    if len(_GRADER_CACHE) > _GRADER_CACHE_SIZE:
+        _GRADER_CACHE.popitem(last=False)
+    return grader
+
+
+def _build_grader(spec: GraderSpec, *, base_dir: Path) -> GraderPlugin:
     cls: Any = load_plugin_class(GRADERS_NAMESPACE, spec.type)
     if cls is None:
         raise ConfigError(f"unknown grader type {spec.type!r}", location=spec.location)

@@ -13,6 +13,7 @@ Flags: `i`, `m`, `s` map over; `u`, `g`, `y`, `d` change nothing for a single `t
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["JS_FLAGS", "compile_js_regex", "translate_js_regex"]
@@ -97,8 +98,10 @@ def translate_js_regex(pattern: str, flags: str = "") -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=1024)
 def compile_js_regex(pattern: str, flags: str | None) -> re.Pattern[str]:
-    """`new RegExp(pattern, flags)` as a Python pattern. Raises ValueError when invalid."""
+    """`new RegExp(pattern, flags)` as a Python pattern. Raises ValueError when invalid.
+    Cached: a suite-level regex is compiled once, not once per test."""
     bits = 0
     for flag in flags or "":
         if flag not in JS_FLAGS:
