@@ -495,3 +495,19 @@ def test_agentv_custom_typescript_assertions_are_named_as_such(tmp_path: Path) -
             "a JavaScript/TypeScript plugin agentv-ci cannot run",
         )
     ]
+
+
+def test_mapping_keys_are_the_written_text_and_complex_keys_are_refused(tmp_path: Path) -> None:
+    result = load_text(
+        tmp_path,
+        "null: a\ntrue: b\n1: c\ntests:\n  - id: a\n    input: hi\n    criteria: c\n    metadata: {2: x}\n",
+    )
+    got = [(d.code, d.line, d.col, d.message) for d in result.diagnostics]
+    assert got == [
+        ("W101", 1, 1, "unknown key `null` in an eval file"),
+        ("W101", 2, 1, "unknown key `true` in an eval file"),
+        ("W101", 3, 1, "unknown key `1` in an eval file"),
+    ]
+    assert result.suite is not None and result.suite.tests[0].metadata == {"2": "x"}
+    bad = load_text(tmp_path, "? [a, b]\n: 1\ntests: []\n", name="bad.eval.yaml")
+    assert [(d.code, d.line, d.col) for d in bad.diagnostics] == [("E002", 1, 3)]

@@ -37,7 +37,22 @@ MAX_DEPTH = 200
 
 
 class EvalYamlLoader(_Base):  # type: ignore[misc]
-    """CSafeLoader with YAML-1.2-ish implicit typing."""
+    """CSafeLoader with YAML-1.2-ish implicit typing. Mapping keys are always the written text (as in
+    JavaScript objects): `null:`/`true:`/`1:` become the keys "null"/"true"/"1", never None/True/1."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
+        self.flatten_mapping(node)  # `<<` merge keys
+        mapping: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping",
+                    node.start_mark,
+                    "found a list or mapping used as a key",
+                    key_node.start_mark,
+                )
+            mapping[str(key_node.value)] = self.construct_object(value_node, deep=deep)
+        return mapping
 
 
 EvalYamlLoader.yaml_implicit_resolvers = {
@@ -176,6 +191,8 @@ def _syntax_hint(problem: str) -> str | None:
         return "a value containing ': ' must be quoted"
     if "found character '\\t'" in problem:
         return "YAML does not allow tabs for indentation; use spaces"
+    if "used as a key" in problem:
+        return "a key must be plain text; quote it if it contains [ ] { } or starts with ?"
     if "expected <block end>" in problem:
         return "check the indentation of this line against the lines above"
     return None
