@@ -86,8 +86,25 @@ def test_metric_graders(type_: str, config: dict, response: TargetResponse, scor
 
 def test_missing_metric_is_explained() -> None:
     result = grade("execution-metrics", BARE, max_cost_usd=1.0)
-    assert result.assertions[0].text == "cost usd: no data reported by the target (limit 1)"
-    assert grade("latency", BARE, threshold=5).assertions[0].text == "No duration data reported by the target"
+    assert result.assertions[0].text == "Cost data not available"
+    assert grade("latency", BARE, threshold=5).assertions[0].text == "No duration data available in trace"
+    assert grade("cost", BARE, budget=1).assertions[0].text == "No cost data available in trace"
+    assert (
+        grade("token-usage", BARE, max_total=1).assertions[0].text == "No token usage data available in trace"
+    )
+
+
+def test_metric_texts_use_agentv_wording() -> None:
+    response = TargetResponse(text="x", cost_usd=0.02, duration_ms=1200.0)
+    assert grade("cost", response, budget=0.019).assertions[0].text == "Cost $0.0200 > $0.0190 budget"
+    assert (
+        grade("latency", response, threshold=1200).assertions[0].text == "Duration 1200ms <= 1200ms threshold"
+    )
+    metrics = grade("execution-metrics", response, max_duration_ms=1000, max_cost_usd=0.5)
+    assert [a.text for a in metrics.assertions] == [
+        "Cost $0.0200 <= $0.5000 max",
+        "Duration 1200ms > 1000ms max",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,14 @@ EXPLORATION_TOOLS = frozenset(
 
 
 def _fmt(value: float) -> str:
-    return f"{value:g}"
+    """A number as JavaScript prints it (`1200`, `740.411`), as in AgentV's assertion texts."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    return repr(value)
+
+
+def _usd(value: float) -> str:
+    return f"${value:.4f}"
 
 
 class LatencyConfig(msgspec.Struct):
@@ -46,10 +53,14 @@ class Latency:
     async def grade(self, ctx: GradingContext) -> GraderResult:
         duration = ctx.response.duration_ms
         if duration is None:
-            return check(self.spec, False, "No duration data reported by the target")
+            return check(self.spec, False, "No duration data available in trace")
         passed = duration <= self.threshold
         op = "<=" if passed else ">"
-        return check(self.spec, passed, f"Duration {_fmt(duration)}ms {op} {_fmt(self.threshold)}ms")
+        return check(
+            self.spec,
+            passed,
+            f"Duration {_fmt(round(duration, 3))}ms {op} {_fmt(self.threshold)}ms threshold",
+        )
 
 
 class CostConfig(msgspec.Struct):
@@ -72,10 +83,10 @@ class Cost:
     async def grade(self, ctx: GradingContext) -> GraderResult:
         cost = ctx.response.cost_usd
         if cost is None:
-            return check(self.spec, False, "No cost data reported by the target")
+            return check(self.spec, False, "No cost data available in trace")
         passed = cost <= self.budget
         op = "<=" if passed else ">"
-        return check(self.spec, passed, f"Cost ${_fmt(cost)} {op} ${_fmt(self.budget)}")
+        return check(self.spec, passed, f"Cost {_usd(cost)} {op} {_usd(self.budget)} budget")
 
 
 class TokenUsageConfig(msgspec.Struct):
@@ -103,11 +114,11 @@ class TokenUsageGrader:
     async def grade(self, ctx: GradingContext) -> GraderResult:
         usage = ctx.response.token_usage
         if usage is None:
-            return check(self.spec, False, "No token usage reported by the target")
+            return check(self.spec, False, "No token usage data available in trace")
         limits = [
-            ("total", usage.total, self.config.max_total),
-            ("input", usage.input, self.config.max_input),
-            ("output", usage.output, self.config.max_output),
+            ("Input", usage.input, self.config.max_input),
+            ("Output", usage.output, self.config.max_output),
+            ("Total", usage.total, self.config.max_total),
         ]
         assertions = [
             AssertionResult(
@@ -158,40 +169,74 @@ class ExecutionMetrics:
         self.spec = spec
         self.config = config
 
-    def _ceiling(self, name: str, actual: float | None, limit: float | None) -> AssertionResult | None:
+    @staticmethod
+    def _ceiling(
+        label: str, actual: float | None, limit: float | None, missing: str, unit: str = ""
+    ) -> AssertionResult | None:
         if limit is None:
             return None
         if actual is None:
-            return AssertionResult(f"{name}: no data reported by the target (limit {_fmt(limit)})", False)
+            return AssertionResult(missing, False)
         passed = actual <= limit
-        return AssertionResult(f"{name} {_fmt(actual)} {'<=' if passed else '>'} {_fmt(limit)}", passed)
+        if unit == "$":
+            shown, cap = _usd(actual), _usd(limit)
+        elif unit == "ms":
+            shown, cap = f"{_fmt(round(actual, 3))}ms", f"{_fmt(limit)}ms"
+        else:
+            shown, cap = f"{_fmt(actual)}{unit}", f"{_fmt(limit)}{unit}"
+        return AssertionResult(f"{label} {shown} {'<=' if passed else '>'} {cap} max", passed)
 
     async def grade(self, ctx: GradingContext) -> GraderResult:
         response = ctx.response
         config = self.config
         usage = response.token_usage
         calls = tool_calls_of(response) if has_trace(response) else None
+        needs_trace = (
+            config.max_tool_calls is not None
+            or config.max_llm_calls is not None
+            or config.target_exploration_ratio is not None
+        )
+        if needs_trace and calls is None:
+            return scored(self.spec, 0.0, [AssertionResult("No trace summary available", False)])
+        no_tokens = "Token usage data not available"
         checks = [
-            self._ceiling("tool calls", None if calls is None else len(calls), config.max_tool_calls),
-            self._ceiling("llm calls", _llm_calls(response), config.max_llm_calls),
-            self._ceiling("tokens", None if usage is None else usage.input + usage.output, config.max_tokens),
-            self._ceiling("input tokens", None if usage is None else usage.input, config.max_input_tokens),
-            self._ceiling("output tokens", None if usage is None else usage.output, config.max_output_tokens),
-            self._ceiling("cost usd", response.cost_usd, config.max_cost_usd),
-            self._ceiling("duration ms", response.duration_ms, config.max_duration_ms),
+            self._ceiling("Tool calls", None if calls is None else len(calls), config.max_tool_calls, ""),
+            self._ceiling(
+                "LLM calls", _llm_calls(response), config.max_llm_calls, "LLM call count data not available"
+            ),
+            self._ceiling(
+                "Total tokens",
+                None if usage is None else usage.input + usage.output,
+                config.max_tokens,
+                no_tokens,
+            ),
+            # max_input_tokens / max_output_tokens: the AgentEvals spec's limits (AgentV 4.42.4 has none).
+            self._ceiling(
+                "Input tokens", None if usage is None else usage.input, config.max_input_tokens, no_tokens
+            ),
+            self._ceiling(
+                "Output tokens", None if usage is None else usage.output, config.max_output_tokens, no_tokens
+            ),
+            self._ceiling("Cost", response.cost_usd, config.max_cost_usd, "Cost data not available", "$"),
+            self._ceiling(
+                "Duration", response.duration_ms, config.max_duration_ms, "Duration data not available", "ms"
+            ),
         ]
         assertions = [c for c in checks if c is not None]
         if config.target_exploration_ratio is not None:
             target, tolerance = config.target_exploration_ratio, config.exploration_tolerance
             if not calls:
-                assertions.append(AssertionResult("exploration ratio: no tool calls to measure", False))
+                assertions.append(AssertionResult("Exploration ratio not available (no tool calls)", False))
             else:
                 ratio = sum(1 for c in calls if c.tool in EXPLORATION_TOOLS) / len(calls)
-                passed = abs(ratio - target) <= tolerance + 1e-9
-                assertions.append(
-                    AssertionResult(
-                        f"exploration ratio {ratio:.2f} vs target {target:g} ± {tolerance:g}", passed
+                diff = abs(ratio - target)
+                if diff <= tolerance:
+                    text = f"Exploration ratio {ratio:.2f} within tolerance of target {_fmt(target)}"
+                else:
+                    text = (
+                        f"Exploration ratio {ratio:.2f} outside tolerance of target {_fmt(target)} "
+                        f"(diff: {diff:.2f}, tolerance: {_fmt(tolerance)})"
                     )
-                )
+                assertions.append(AssertionResult(text, diff <= tolerance))
         score = sum(1 for a in assertions if a.passed) / len(assertions)
         return scored(self.spec, score, assertions)

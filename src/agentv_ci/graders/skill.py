@@ -32,21 +32,28 @@ def _text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def triggered_by(call: ToolCall, skill: str) -> bool:
-    """AgentV's rule: a `skill` tool whose `input.skill` names it, a `read` of `skills/<name>/...`,
-    or a tool output mentioning `skills/<name>/`."""
+def trigger_evidence(call: ToolCall, skill: str) -> str | None:
+    """AgentV's rule, with its evidence text: a `skill` tool whose `input.skill` names it, a `read` of
+    `skills/<name>/...`, or a tool output mentioning `skills/<name>/`. None when not triggered."""
     marker = f"skills/{skill}/"
     name = call.tool.lower()
     args = call.input if isinstance(call.input, dict) else {}
-    if name == "skill" and skill in _text(
-        args.get("skill", call.input if isinstance(call.input, str) else "")
-    ):
-        return True
-    if name == "read":
-        path = args.get("file_path", args.get("path", args.get("filePath", call.input)))
-        if marker in _text(path):
-            return True
-    return marker in _text(call.output)
+    if name == "skill":
+        arg = _text(args.get("skill", call.input if isinstance(call.input, str) else ""))
+        if skill in arg:
+            return f'Skill tool invoked with skill="{arg}"'
+    elif name == "read":
+        path = _text(args.get("file_path", args.get("path", "")))
+        if marker in path:
+            return f"Read tool loaded skill file: {path}"
+    if call.output is not None and marker in _text(call.output):
+        return f'Tool "{call.tool}" output referenced skill file for "{skill}"'
+    return None
+
+
+def triggered_by(call: ToolCall, skill: str) -> bool:
+    """Whether this tool call triggered `skill` (see `trigger_evidence`)."""
+    return trigger_evidence(call, skill) is not None
 
 
 class SkillTrigger:
@@ -62,10 +69,19 @@ class SkillTrigger:
         self.should_trigger = config.should_trigger
 
     async def grade(self, ctx: GradingContext) -> GraderResult:
-        hits = [c for c in tool_calls_of(ctx.response) if triggered_by(c, self.skill)]
-        triggered = bool(hits)
+        calls = tool_calls_of(ctx.response)
+        evidence = next((e for e in (trigger_evidence(c, self.skill) for c in calls) if e), None)
+        triggered = evidence is not None
         passed = triggered == self.should_trigger
-        state = "was triggered" if triggered else "was not triggered"
-        want = "expected" if passed else "unexpected"
-        evidence = f"by tool call {hits[0].tool}" if hits else None
-        return check(self.spec, passed, f"Skill '{self.skill}' {state} ({want})", evidence)
+        # AgentV's assertion texts, word for word.
+        if evidence is not None:
+            text = evidence
+        elif self.should_trigger:
+            text = (
+                f'Skill "{self.skill}" not found in {len(calls)} tool call(s)'
+                if calls
+                else "No tool calls recorded"
+            )
+        else:
+            text = f'Skill "{self.skill}" correctly did not trigger'
+        return check(self.spec, passed, text)
