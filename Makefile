@@ -36,6 +36,8 @@ test: lint typecheck unit
 
 bench: $(STAMP)
 	$(BIN)/python bench/validate_100k.py
+	$(BIN)/python bench/run_mock_10k.py
+	$(BIN)/python bench/run_openai_1k.py
 
 clean:
 	rm -rf $(VENV) .cache .pytest_cache .mypy_cache .ruff_cache build src/*.egg-info
