@@ -511,3 +511,31 @@ def test_mapping_keys_are_the_written_text_and_complex_keys_are_refused(tmp_path
     assert result.suite is not None and result.suite.tests[0].metadata == {"2": "x"}
     bad = load_text(tmp_path, "? [a, b]\n: 1\ntests: []\n", name="bad.eval.yaml")
     assert [(d.code, d.line, d.col) for d in bad.diagnostics] == [("E002", 1, 3)]
+
+
+def test_assertion_template_typos_and_extra_keys(tmp_path: Path) -> None:
+    templates = tmp_path / ".agentv" / "templates"
+    templates.mkdir(parents=True)
+    (templates / "t.yaml").write_text("assertion:\n  - type: contains\n    value: x\n")
+    (templates / "u.yaml").write_text("assertions:\n  - type: contains\n    value: x\nextra: 1\n")
+    result = load_text(
+        tmp_path,
+        """\
+        tests:
+          - id: a
+            input: hi
+            assertions:
+              - include: t
+              - {include: u, weight: 2, name: n}
+        """,
+    )
+    got = [(Path(d.file).name, d.code, d.line, d.col, d.hint) for d in result.diagnostics]
+    assert got[:2] == [
+        ("t.yaml", "E304", 1, 1, "did you mean `assertions` instead of `assertion`?"),
+        ("u.yaml", "W101", 4, 1, "known keys: assertions, description, name, version"),
+    ]
+    assert [g[:4] for g in got[2:]] == [
+        ("suite.eval.yaml", "W101", 6, 22),
+        ("suite.eval.yaml", "W101", 6, 33),
+    ]
+    assert "only `include: <template>`" in (got[2][4] or "")

@@ -133,6 +133,7 @@ def _resolve_type(raw: dict[str, Any], node: Node, ctx: LoadContext) -> tuple[st
     return written, canonical
 
 
+_TEMPLATE_KEYS = frozenset({"assertions", "name", "description", "version"})
 _CUSTOM_ASSERTION_SUFFIXES = (".ts", ".js", ".mts", ".mjs", ".cts", ".cjs")
 
 
@@ -297,13 +298,14 @@ class GraderNormaliser:
         if not isinstance(name, str) or not name:
             ctx.error("E101", "include must be a template name or a path", node.child("include"))
             return []
-        extra = set(raw) - {"include"}
-        if extra:
+        for key in sorted(set(raw) - {"include"}):
             ctx.warn(
                 "W101",
-                f"unknown key `{sorted(extra)[0]}` in an assertion include",
-                node.child(sorted(extra)[0]),
+                f"unknown key `{key}` in an assertion include",
+                node.child(key),
                 key=True,
+                hint="an include takes only `include: <template>`; set weights and other fields in the "
+                "template, or write `type:` to define a grader here",
             )
         path = find_template(name, node.base_dir, ctx.repo_root)
         if path is None:
@@ -331,8 +333,20 @@ class GraderNormaliser:
         if isinstance(data, list):
             return self.normalise_list(data, root, (*stack, path))
         if not isinstance(data, dict) or "assertions" not in data:
-            ctx.error("E304", "an assertion template needs a top-level `assertions` list", root)
+            close = (
+                next((k for k in data if did_you_mean(str(k), ("assertions",))), None)
+                if isinstance(data, dict)
+                else None
+            )
+            ctx.error(
+                "E304",
+                "an assertion template needs a top-level `assertions` list",
+                root.child(close) if close else root,
+                key=close is not None,
+                hint=f"did you mean `assertions` instead of `{close}`?" if close else None,
+            )
             return []
+        ctx.check_keys(data, root, _TEMPLATE_KEYS, "an assertion template")
         return self.normalise_list(data["assertions"], root.child("assertions"), (*stack, path))
 
 
