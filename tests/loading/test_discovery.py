@@ -49,3 +49,14 @@ def test_jsonl_referenced_by_an_eval_file_is_not_run_twice(tmp_path: Path) -> No
     _touch(tmp_path / "other.jsonl", "{}\n")
     _touch(tmp_path / "other.yaml", "name: other\n")
     assert find_eval_files([tmp_path]) == sorted([suite.resolve(), listed.resolve()])
+
+
+def test_a_quoted_glob_is_expanded_like_agentv(tmp_path: Path) -> None:
+    (tmp_path / "evals" / "a").mkdir(parents=True)
+    (tmp_path / "evals" / "a" / "x.eval.yaml").write_text("tests: []\n")
+    (tmp_path / "evals" / "y.eval.yaml").write_text("tests: []\n")
+    (tmp_path / "evals" / "notes.yaml").write_text("x: 1\n")
+    found = find_eval_files([Path(f"{tmp_path}/evals/**/*.eval.yaml")])
+    assert found == [tmp_path / "evals" / "a" / "x.eval.yaml", tmp_path / "evals" / "y.eval.yaml"]
+    missing = Path(f"{tmp_path}/nothing/*.eval.yaml")
+    assert find_eval_files([missing]) == [missing]

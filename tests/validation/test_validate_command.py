@@ -112,3 +112,9 @@ def test_real_exit_code_in_subprocess(target: str, code: int) -> None:
     assert "Traceback" not in out.stdout + out.stderr
     if code:
         assert "error[E002]: YAML syntax error" in out.stdout
+
+
+def test_a_quoted_glob_matching_nothing_is_reported_as_such(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["validate", f"{tmp_path}/evals/*.eval.yaml"])
+    assert result.exit_code == 2
+    assert f"error[E001]: no files match {tmp_path}/evals/*.eval.yaml" in result.output

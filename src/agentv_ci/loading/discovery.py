@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob as globlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -97,7 +98,7 @@ def find_eval_files(paths: Sequence[Path]) -> list[Path]:
     """
     explicit: list[Path] = []
     discovered: list[Path] = []
-    for raw in paths:
+    for raw in _expand_globs(paths):
         path = Path(raw)
         if path.is_dir():
             discovered.extend(p.resolve() if p.exists() else p.absolute() for p in _walk(path))
@@ -107,3 +108,18 @@ def find_eval_files(paths: Sequence[Path]) -> list[Path]:
     result = {p for p in discovered if p not in skip}
     result.update(explicit)
     return sorted(result)
+
+
+def _expand_globs(paths: Sequence[Path]) -> list[Path]:
+    """A quoted glob the shell did not expand (`'evals/**/*.eval.yaml'`, common in CI configs) is
+    expanded here, as AgentV does; a pattern matching nothing stays as written (reported missing)."""
+    out: list[Path] = []
+    for raw in paths:
+        text = str(raw)
+        if not Path(text).exists() and any(ch in text for ch in "*?["):
+            matches = sorted(globlib.glob(text, recursive=True))
+            if matches:
+                out.extend(Path(m) for m in matches)
+                continue
+        out.append(Path(raw))
+    return out

@@ -24,6 +24,8 @@ def read_text(path: Path, ctx: LoadContext, where: SourceLocation | None = None)
     except FileNotFoundError:
         if path.is_symlink():
             message = f"broken symbolic link to {os.readlink(path)}"
+        elif where is None and any(ch in path.name for ch in "*?["):
+            message = f"no files match {path}"
         else:
             message = f"file not found: {path}"
         ctx.report("E001" if where is None else "E301", message, where or SourceLocation(str(path)))
