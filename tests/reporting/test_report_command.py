@@ -121,3 +121,13 @@ def test_threshold_flag_does_not_turn_baseline_failures_into_fixes(tmp_path: Pat
     text = md.read_text(encoding="utf-8")
     assert "| fixed |" not in text
     assert "No test changed beyond noise." in text
+
+
+def test_sarif_category_flag(tmp_path: Path) -> None:
+    with ResultsWriter(tmp_path / "run" / "index.jsonl") as writer:
+        writer.append(TestResult("a", "s", "m", 0.1, "quality_failure", eval_path="e.yaml", line=1))
+    out = tmp_path / "r.sarif"
+    args = ["report", str(tmp_path / "run"), "--sarif", str(out), "--sarif-category", "evals/pr"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    assert json.loads(out.read_text(encoding="utf-8"))["runs"][0]["automationDetails"] == {"id": "evals/pr/"}

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from agentv_ci.model.result import GraderResult, RunSummary, TestResult
+from agentv_ci.model.result import AssertionResult, GraderResult, RunSummary, TestResult
 from agentv_ci.plugins import ReportOptions
 from agentv_ci.reporting.sarif import MAX_RESULTS, SarifReporter, render_sarif, sarif_from_diagnostics
 from agentv_ci.validation.diagnostics import Diagnostic
@@ -110,3 +110,93 @@ def test_reporter_plugin_writes_json(tmp_path: Path) -> None:
     out = tmp_path / "r.sarif"
     SarifReporter().write(sample_summary(tmp_path), ReportOptions(path=out, repo_root=tmp_path))
     assert json.loads(out.read_text(encoding="utf-8"))["version"] == "2.1.0"
+
+
+def _github_profile(document: dict) -> None:
+    """GitHub code scanning's requirements beyond the schema (ci-peers.md 4.3)."""
+    (run,) = document["runs"]
+    rules = run["tool"]["driver"]["rules"]
+    ids = [rule["id"] for rule in rules]
+    assert len(set(ids)) == len(ids) and len(rules) <= 25_000
+    for rule in rules:
+        for key in ("shortDescription", "fullDescription", "help"):
+            assert 0 < len(rule[key]["text"]) <= 1024
+        assert len(rule["properties"]["tags"]) <= 20
+    assert len(run["results"]) <= MAX_RESULTS
+    for result in run["results"]:
+        assert result["ruleId"] in ids and ids[result["ruleIndex"]] == result["ruleId"]
+        assert result["level"] in ("none", "note", "warning", "error")
+        assert result["message"]["text"].strip()
+        assert result["partialFingerprints"]
+        (location,) = result["locations"]
+        physical = location["physicalLocation"]
+        uri = physical["artifactLocation"]["uri"]
+        assert uri and " " not in uri and not uri.startswith("/")
+        if "://" not in uri:
+            assert physical["artifactLocation"]["uriBaseId"] == "%SRCROOT%"
+        assert physical["region"]["startLine"] >= 1
+    assert "automationDetails" not in run  # upload-sarif's `category` (or its per-job default) sets it
+
+
+def test_locations_are_repo_relative_uris_with_a_base_id() -> None:
+    rows = [
+        TestResult("spaced", "s", "m", 0.0, "quality_failure", eval_path="/repo/evals/my evals/a#1.yaml",
+                   line=0, scores=[GraderResult("g", "contains", 0.0, "fail")]),
+        TestResult("outside", "s", "m", 0.0, "execution_error", error="x", eval_path="/elsewhere/b.yaml"),
+    ]  # fmt: skip
+    document = render_sarif(RunSummary(rows), FAKE_REPO)
+    assert _schema_errors(document) == []
+    _github_profile(document)
+    locations = {
+        r["message"]["text"].split(":")[0]: r["locations"][0]["physicalLocation"]
+        for r in document["runs"][0]["results"]
+    }
+    assert locations["s/spaced [m]"]["artifactLocation"] == {
+        "uri": "evals/my%20evals/a%231.yaml",
+        "uriBaseId": "%SRCROOT%",
+    }
+    assert locations["s/spaced [m]"]["region"]["startLine"] == 1  # line 0 clamped
+    assert locations["s/outside [m]"]["artifactLocation"] == {"uri": "file:///elsewhere/b.yaml"}
+
+
+def test_category_becomes_automation_details_only_when_asked(tmp_path: Path) -> None:
+    out = tmp_path / "r.sarif"
+    options = ReportOptions(path=out, repo_root=tmp_path, extras={"sarif_category": "evals/nightly"})
+    SarifReporter().write(sample_summary(tmp_path), options)
+    run = json.loads(out.read_text(encoding="utf-8"))["runs"][0]
+    assert run["automationDetails"] == {"id": "evals/nightly/"}
+
+
+def test_huge_hostile_run_stays_inside_github_upload_limits() -> None:
+    import gzip
+    import random
+    import string
+
+    rnd = random.Random(7)
+    noise = "".join(rnd.choice(string.printable) for _ in range(200_000))  # barely compressible
+
+    def grader(i: int) -> GraderResult:
+        evidence = noise[i % 1000 : i % 1000 + 5000]
+        failed = AssertionResult("ok", False, evidence)
+        return GraderResult("judge", "llm-grader", 0.0, "fail", assertions=[failed])
+
+    rows = [
+        TestResult(f"t{i}", f"suite{i % 7}", "m", 0.0, "quality_failure", eval_path="evals/big.eval.yaml",
+                   line=i + 1, scores=[grader(i)])
+        for i in range(MAX_RESULTS + 3_000)
+    ]  # fmt: skip
+    out_doc = render_sarif(RunSummary(rows), FAKE_REPO)
+    _github_profile(out_doc)
+    assert len(out_doc["runs"][0]["results"]) == MAX_RESULTS
+    raw = (json.dumps(out_doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    assert len(gzip.compress(raw)) < 10_000_000  # GitHub rejects bigger gzipped uploads
+
+
+def test_per_attempt_rows_give_one_result_per_test() -> None:
+    rows = [
+        TestResult("t", "s", "m", 0.0, "quality_failure", attempt=i, eval_path="e.yaml", line=3,
+                   scores=[GraderResult("g", "contains", 0.0, "fail")])
+        for i in range(3)
+    ]  # fmt: skip
+    results = render_sarif(RunSummary(rows), FAKE_REPO)["runs"][0]["results"]
+    assert len(results) == 1

@@ -45,6 +45,13 @@ def report_command(
             "--fail-on-error/--no-fail-on-error", help="Execution errors make the run inconclusive."
         ),
     ] = True,
+    sarif_category: Annotated[
+        str | None,
+        typer.Option(
+            "--sarif-category",
+            help="SARIF automationDetails.id; leave unset to let upload-sarif's `category` decide.",
+        ),
+    ] = None,
     repo_root: Annotated[
         Path | None,
         typer.Option("--repo-root", help="Root for repo-relative paths (default: current directory)."),
@@ -77,6 +84,7 @@ def report_command(
         repo_root=repo_root or Path.cwd(),
         baseline=base,
         decision=decision,
+        sarif_category=sarif_category,
     )
     typer.echo(render_console(summary, decision))
     # SystemExit, not typer.Exit: `cli.run_app` runs typer with standalone_mode=False, where typer

@@ -45,13 +45,16 @@ def write_reports(
     selection: dict[str, str] | None = None,
     decision: GateDecision | None = None,
     jsonl: Path | None = None,
+    sarif_category: str | None = None,
 ) -> None:
     """Write every report that has a path. `selection` (eval path -> why it ran) overrides
     `summary.selection`; `decision` is the gate outcome shown in the Markdown verdict line (computed
-    with default gates when omitted)."""
+    with default gates when omitted); `sarif_category` becomes the SARIF run's `automationDetails.id`."""
     extras: dict[str, Any] = {"baseline": baseline, "decision": decision}
     if selection is not None:
         extras["selection"] = selection
+    if sarif_category:
+        extras["sarif_category"] = sarif_category
     for name, path in (("jsonl", jsonl), ("junit", junit), ("sarif", sarif), ("markdown", markdown)):
         if path is not None:
             write_report(name, summary, path, repo_root=repo_root, **dict(extras))

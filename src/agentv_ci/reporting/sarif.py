@@ -18,10 +18,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from agentv_ci.model.result import GraderResult, RunSummary, TestResult
 from agentv_ci.plugins import ReportOptions
 from agentv_ci.reporting.details import failing_graders, grader_failure_text, repo_relative, test_label
+from agentv_ci.reporting.results_file import aggregate_attempts
 from agentv_ci.reporting.totals import outcome_of
 from agentv_ci.text_safety import clean_text, excerpt
 
@@ -34,6 +36,13 @@ SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/agentevals/agentv-ci"
 MAX_RESULTS = 25_000
 _MESSAGE_LIMIT = 1000
+# GitHub rejects uploads over 10 MB gzipped; model evidence barely compresses, so the messages of a
+# huge run share a budget (25,000 results -> 200 characters each, about 6 MB gzipped at worst).
+_MESSAGE_BUDGET = 5_000_000
+_MIN_MESSAGE = 200
+_DESCRIPTION_LIMIT = 1024  # GitHub's cap on rule descriptions
+SRCROOT = "%SRCROOT%"
+_URI_SAFE = "/-._~!$&'()*+,;=:@"
 _LEVEL_RANK = {"error": 0, "warning": 1, "note": 2}
 
 
@@ -50,21 +59,25 @@ class Finding:
     fingerprint: str
 
 
+def _cap(text: str, limit: int = _DESCRIPTION_LIMIT) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _rule(rule_id: str, title: str, description: str, help_text: str, level: str) -> dict[str, Any]:
     name = "".join(part.capitalize() for part in rule_id.split("/")[-1].replace("_", "-").split("-"))
     return {
         "id": rule_id,
-        "name": name or "Rule",
-        "shortDescription": {"text": title},
-        "fullDescription": {"text": description},
-        "help": {"text": help_text},
+        "name": _cap(name or "Rule", 200),
+        "shortDescription": {"text": _cap(title)},
+        "fullDescription": {"text": _cap(description)},
+        "help": {"text": _cap(help_text)},
         "defaultConfiguration": {"level": level},
         "properties": {"tags": ["eval"]},
     }
 
 
 def _grader_rule(grader_type: str) -> dict[str, Any]:
-    safe = clean_text(grader_type)
+    safe = _cap(clean_text(grader_type), 200)
     return _rule(
         f"agentv/{safe}",
         f"Eval grader '{safe}' failed",
@@ -109,7 +122,7 @@ def _graders_to_blame(result: TestResult) -> list[GraderResult]:
 
 def findings_of(summary: RunSummary, repo_root: Path) -> list[Finding]:
     findings: list[Finding] = []
-    for result in summary.results:
+    for result in aggregate_attempts(summary.results):  # one finding per test x target, not per attempt
         outcome = outcome_of(result)
         if outcome not in ("failed", "error"):
             continue
@@ -148,22 +161,32 @@ def findings_of(summary: RunSummary, repo_root: Path) -> list[Finding]:
     return findings
 
 
-def _encode(findings: Iterable[Finding], rules: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def artifact_location(path: str) -> dict[str, str]:
+    """A percent-encoded URI: repo-relative paths under `%SRCROOT%` (what GitHub maps onto the
+    checkout), anything outside the repository as an absolute `file://` URI."""
+    if path.startswith("/"):
+        return {"uri": "file://" + quote(path, safe=_URI_SAFE)}
+    return {"uri": quote(path, safe=_URI_SAFE), "uriBaseId": SRCROOT}
+
+
+def _encode(findings: list[Finding], rules: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     rule_index = {rid: i for i, rid in enumerate(sorted(rules))}
+    limit = min(_MESSAGE_LIMIT, max(_MIN_MESSAGE, _MESSAGE_BUDGET // max(len(findings), 1)))
     encoded = []
     for f in findings:
+        message = f.message if len(f.message) <= limit else excerpt(f.message, limit)
         item: dict[str, Any] = {
             "ruleId": f.rule_id,
             "ruleIndex": rule_index[f.rule_id],
             "level": f.level,
-            "message": {"text": f.message or f.rule_id},
+            "message": {"text": message or f.rule_id},
             "partialFingerprints": {"agentvFinding/v1": f.fingerprint},
         }
         if f.uri:
             item["locations"] = [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": f.uri},
+                        "artifactLocation": artifact_location(f.uri),
                         "region": {"startLine": f.line, "startColumn": max(f.col, 1)},
                     }
                 }
@@ -172,8 +195,15 @@ def _encode(findings: Iterable[Finding], rules: dict[str, dict[str, Any]]) -> li
     return encoded
 
 
-def build_log(findings: list[Finding], rules: dict[str, dict[str, Any]], *, version: str) -> dict[str, Any]:
-    """A SARIF log with one run; truncated to `MAX_RESULTS` (most severe first) with a note."""
+def build_log(
+    findings: list[Finding], rules: dict[str, dict[str, Any]], *, version: str, category: str | None = None
+) -> dict[str, Any]:
+    """A SARIF log with one run; truncated to `MAX_RESULTS` (most severe first) with a note.
+
+    `automationDetails` is written only for an explicit `category`: upload-sarif fills it from its
+    own `category` input (or a per-job/matrix default) only when the file has none, so a fixed
+    value here would make matrix jobs overwrite each other's alerts.
+    """
     ordered = sorted(findings, key=lambda f: (_LEVEL_RANK.get(f.level, 3), f.uri or "", f.line, f.message))
     kept, dropped = ordered[:MAX_RESULTS], len(ordered) - MAX_RESULTS
     used = {f.rule_id for f in kept}
@@ -202,16 +232,18 @@ def build_log(findings: list[Finding], rules: dict[str, dict[str, Any]], *, vers
         "columnKind": "unicodeCodePoints",
         "results": _encode(kept, rules),
     }
+    if category:
+        run["automationDetails"] = {"id": category if category.endswith("/") else category + "/"}
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 
 
-def render_sarif(summary: RunSummary, repo_root: Path) -> dict[str, Any]:
+def render_sarif(summary: RunSummary, repo_root: Path, *, category: str | None = None) -> dict[str, Any]:
     findings = findings_of(summary, repo_root)
     rules = dict(_FIXED_RULES)
     for f in findings:
         if f.rule_id not in rules:
             rules[f.rule_id] = _grader_rule(f.rule_id.split("/", 1)[1])
-    return build_log(findings, rules, version=summary.version)
+    return build_log(findings, rules, version=summary.version, category=category)
 
 
 def sarif_from_diagnostics(
@@ -243,5 +275,7 @@ class SarifReporter:
     """Writes SARIF 2.1.0 for `github/codeql-action/upload-sarif` (annotations on eval files)."""
 
     def write(self, summary: RunSummary, options: ReportOptions) -> None:
-        document = render_sarif(summary, options.repo_root)
+        """Reads `options.extras["sarif_category"]` (the run's `automationDetails.id`), if any."""
+        category = options.extras.get("sarif_category")
+        document = render_sarif(summary, options.repo_root, category=str(category) if category else None)
         options.path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
