@@ -183,6 +183,18 @@ def test_grader_failures_are_errors_not_scores(tmp_path: Path, command: Any, mes
     assert result.score == 0.0 and result.verdict == "fail"
 
 
+@pytest.mark.parametrize(
+    ("command", "text"),
+    [
+        ("echo '{\"score\": 1}'; exit 2", "Code evaluator failed: Code evaluator exited with code 2"),
+        ("echo boom >&2; exit 3", "Code evaluator failed: Code evaluator exited with code 3: boom"),
+    ],
+)
+def test_grader_error_assertion_uses_agentv_wording(tmp_path: Path, command: str, text: str) -> None:
+    result = run_code(tmp_path, command)
+    assert result.error is not None and [a.text for a in result.assertions] == [text]
+
+
 def test_garbage_on_stdout_with_exit_0_counts_as_a_pass_by_exit_code(tmp_path: Path) -> None:
     result = run_code(tmp_path, [PY, "-c", "import sys; sys.stdout.buffer.write(bytes(range(256)))"])
     assert result.error is None and result.score == 1.0

@@ -15,10 +15,10 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from agentv_ci.errors import ConfigError, GraderError
+from agentv_ci.errors import ConfigError
 from agentv_ci.graders.code_process import ScriptFailure, run_script
 from agentv_ci.graders.code_protocol import ProtocolError, build_payload, interpret
-from agentv_ci.graders.outcome import scored
+from agentv_ci.graders.outcome import errored, scored
 from agentv_ci.model.result import GraderResult
 from agentv_ci.model.suite import GraderSpec
 from agentv_ci.plugins import GradingContext
@@ -89,12 +89,21 @@ class CodeGrader:
                     self.argv, stdin=stdin, cwd=self.cwd, timeout_s=self.timeout_s, env=env
                 )
             except ScriptFailure as exc:
-                raise GraderError(f"code-grader {self.spec.name!r} failed: {exc}") from None
+                return self._failed(str(exc))
         try:
             score, assertions, details, verdict = interpret(run.exit_code, run.stdout, run.stderr)
         except ProtocolError as exc:
-            raise GraderError(f"code-grader {self.spec.name!r} failed: {exc}") from None
+            return self._failed(str(exc), {"stdout": run.stdout[-2000:]} if run.stdout.strip() else None)
         if run.stderr.strip():
             details.setdefault("stderr", run.stderr[-2000:])
         del verdict  # only the composite code aggregator reads a script's `verdict`
         return scored(self.spec, score, assertions, details=details or None)
+
+    def _failed(self, message: str, details: dict[str, Any] | None = None) -> GraderResult:
+        """A grader error (the test becomes an execution error) with AgentV's assertion text."""
+        return errored(
+            self.spec,
+            f"code-grader {self.spec.name!r} failed: {message}",
+            details=details,
+            text=f"Code evaluator failed: {message}",
+        )

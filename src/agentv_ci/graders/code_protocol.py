@@ -179,8 +179,8 @@ def interpret(
     with JSON-looking stdout or anything on stderr."""
     text = stdout.strip()
     if exit_code != 0 and (text.startswith(("{", "[")) or stderr.strip()):
-        detail = stderr.strip() or text
-        raise ProtocolError(f"exited with code {exit_code}: {excerpt(detail, 500)}")
+        detail = f": {excerpt(stderr.strip(), 500)}" if stderr.strip() else ""
+        raise ProtocolError(f"Code evaluator exited with code {exit_code}{detail}")  # AgentV's wording
     try:
         data = json.loads(text) if text else None
     except ValueError:

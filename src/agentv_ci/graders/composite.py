@@ -25,7 +25,7 @@ from agentv_ci.graders.judge_calls import ask_judge, require_caller
 from agentv_ci.graders.judge_replies import parse_freeform
 from agentv_ci.graders.llm import load_prompt
 from agentv_ci.graders.llm_prompts import FREEFORM_SYSTEM, render_template, template_variables
-from agentv_ci.graders.outcome import GRADER_PASS_BAR, scored
+from agentv_ci.graders.outcome import GRADER_PASS_BAR, errored, scored
 from agentv_ci.model.result import AssertionResult, GraderResult, TokenUsage
 from agentv_ci.model.suite import GraderSpec
 from agentv_ci.plugins import GradingContext
@@ -234,7 +234,11 @@ class Composite:
             )
             score, script_assertions, extra, verdict = interpret(run.exit_code, run.stdout, run.stderr)
         except (ScriptFailure, ProtocolError) as exc:
-            raise GraderError(f"composite {self.spec.name!r}: aggregator script failed: {exc}") from None
+            return errored(
+                self.spec,
+                f"composite {self.spec.name!r}: aggregator script failed: {exc}",
+                text=f"Code aggregator failed: {exc}",
+            )
         details.update(extra)
         # AgentV: the composite shows only the script's own assertions (members stay under `scores`).
         return scored(self.spec, score, script_assertions, details=details, verdict=verdict)

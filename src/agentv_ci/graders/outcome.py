@@ -57,15 +57,18 @@ def check(spec: GraderSpec, passed: bool, text: str, evidence: str | None = None
     return scored(spec, 1.0 if passed else 0.0, [assertion])
 
 
-def errored(spec: GraderSpec, message: str, *, details: dict[str, Any] | None = None) -> GraderResult:
-    """A grader that could not score: score 0, verdict fail, `error` set (an execution error)."""
+def errored(
+    spec: GraderSpec, message: str, *, details: dict[str, Any] | None = None, text: str | None = None
+) -> GraderResult:
+    """A grader that could not score: score 0, verdict fail, `error` set (an execution error).
+    `text` replaces the default assertion text `Grader '<name>' failed: <message>`."""
     return GraderResult(
         name=spec.name,
         type=spec.type,
         score=0.0,
         verdict="fail",
         weight=spec.weight,
-        assertions=[AssertionResult(text=f"Grader '{spec.name}' failed: {message}", passed=False)],
+        assertions=[AssertionResult(text=text or f"Grader '{spec.name}' failed: {message}", passed=False)],
         details=details,
         error=message,
         required=bool(spec.required),
