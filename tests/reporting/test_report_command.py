@@ -131,3 +131,58 @@ def test_sarif_category_flag(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 1, result.output
     assert json.loads(out.read_text(encoding="utf-8"))["runs"][0]["automationDetails"] == {"id": "evals/pr/"}
+
+
+def _code(*args: str) -> int:
+    result = CliRunner().invoke(app, ["report", *args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result.exit_code
+
+
+def test_every_gate_flag_and_exit_code(tmp_path: Path) -> None:
+    def rows(name: str, *results: TestResult) -> str:
+        return str(_write(tmp_path / f"{name}.jsonl", *results))
+
+    def ok(test_id: str, score: float = 1.0, suite: str = "s", **kw: object) -> TestResult:
+        return TestResult(test_id, suite, "m", score, "ok", verdict="pass", **kw)  # type: ignore[arg-type]
+
+    def bad(test_id: str, score: float, suite: str = "s") -> TestResult:
+        return TestResult(test_id, suite, "m", score, "quality_failure")
+
+    def err(test_id: str) -> TestResult:
+        return TestResult(test_id, "s", "m", 0.0, "execution_error", error="boom")
+
+    mixed = rows("mixed", ok("a1", suite="a"), ok("a2", suite="a"), ok("b1", suite="b"), bad("b2", 0.5, "b"))
+    assert _code(mixed) == 1  # default: any failing test fails the run (never AgentV's silent exit 0)
+    assert _code(mixed, "--min-pass-rate", "0.75") == 1  # suite b is at 50%
+    assert _code(mixed, "--min-pass-rate", "0.5") == 0  # the pass-rate gate tolerates b2
+    assert _code(mixed, "--threshold", "0.5") == 0
+    assert _code(mixed, "--threshold", "0.5", "--min-mean-score", "0.8") == 1  # suite b mean 0.75
+    assert _code(mixed, "--threshold", "0.5", "--min-mean-score", "0.75") == 0
+    # the eval file's experiment.threshold arrives as the row's threshold and verdict
+    assert _code(rows("own", ok("a", 0.6, threshold=0.5))) == 0
+    # --max-regression against a baseline (needs one: bad input otherwise)
+    base = rows("base", ok("a1", suite="a"), ok("a2", suite="a"), ok("b1", suite="b"), ok("b2", suite="b"))
+    head = rows("head", ok("a1", suite="a"), ok("a2", suite="a"), ok("b1", suite="b"), ok("b2", 0.85, "b"))
+    assert _code(head, "--baseline", base, "--max-regression", "0.1") == 1  # b2 fell 0.15
+    assert _code(head, "--baseline", base, "--max-regression", "0.2") == 0
+    assert _code(head, "--baseline", base) == 0  # reported, not gated
+    # errors: inconclusive by default, ignorable, but an all-errored run is never green
+    some_errors = rows("some", ok("a"), err("b"))
+    assert _code(some_errors) == 3
+    assert _code(some_errors, "--fail-on-error") == 3
+    assert _code(some_errors, "--no-fail-on-error") == 0
+    all_errors = rows("all", err("a"), err("b"))
+    assert _code(all_errors) == 3 and _code(all_errors, "--no-fail-on-error") == 3
+    # tests that did not run (budget) are never green, with or without summary.json
+    unrun = rows("unrun", ok("a"), TestResult("b", "s", "m", 0.0, "not_run", verdict="skip"))
+    assert _code(unrun) == 3 and _code(unrun, "--no-fail-on-error") == 3
+    # a quality failure outranks inconclusive
+    assert _code(rows("both", bad("a", 0.1), err("b"))) == 1
+
+
+def test_agentv_rows_without_verdict_or_threshold_fail_the_gate(tmp_path: Path) -> None:
+    # AgentV v4.42.4 exits 0 here without --threshold; agentv-ci judges score >= 0.8 and fails
+    index = tmp_path / "index.jsonl"
+    index.write_text('{"test_id":"a","suite":"s","target":"t","score":1}\n{"test_id":"b","score":0.5}\n')
+    assert _code(str(index)) == 1
