@@ -539,3 +539,26 @@ def test_assertion_template_typos_and_extra_keys(tmp_path: Path) -> None:
         ("suite.eval.yaml", "W101", 6, 33),
     ]
     assert "only `include: <template>`" in (got[2][4] or "")
+
+
+def test_missing_before_all_and_after_all_scripts_are_errors(tmp_path: Path) -> None:
+    (tmp_path / "ok.sh").write_text("#\n")
+    result = load_text(
+        tmp_path,
+        """\
+        workspace:
+          hooks:
+            before_all:
+              command: ["bash", "./setup.sh"]
+            after_all: ./ok.sh
+            before_each:
+              command: ["bash", "./inside-workspace.sh"]
+        tests:
+          - id: a
+            input: hi
+            criteria: c
+        """,
+    )
+    got = [(d.code, d.line, d.col, d.message) for d in result.diagnostics]
+    assert got == [("E301", 4, 25, "hook script not found: ./setup.sh")]
+    assert result.suite is not None and str(tmp_path / "ok.sh") in result.suite.dependencies

@@ -58,24 +58,32 @@ def _looks_like_script(arg: str) -> bool:
     return arg.startswith(("./", "../")) or (arg.endswith(_SCRIPT_SUFFIXES) and not arg.startswith("-"))
 
 
-def depend_on_command_files(command: Any, node: Node, ctx: LoadContext, cwd: Any = None) -> None:
+def depend_on_command_files(
+    command: Any, node: Node, ctx: LoadContext, cwd: Any = None
+) -> list[tuple[int | None, str]]:
     """Record the script files a hook or preprocessor command names (those that exist, relative to the
-    eval file or to the command's `cwd`) as suite dependencies, so changing them selects the suite."""
+    eval file or to the command's `cwd`) as suite dependencies, so changing them selects the suite.
+    Returns the explicitly relative ones (`./x`, `../x`) that do not exist: (argv index or None, arg)."""
     if isinstance(command, str):
         try:
             argv = shlex.split(command)
         except ValueError:
-            return
+            return []
     elif isinstance(command, list):
-        argv = [a for a in command if isinstance(a, str)]
+        argv = [a if isinstance(a, str) else "" for a in command]
     else:
-        return
+        return []
     base = node.base_dir / cwd if isinstance(cwd, str) and cwd else node.base_dir
-    for arg in argv:
+    missing: list[tuple[int | None, str]] = []
+    for index, arg in enumerate(argv):
         if _looks_like_script(arg) and not any(ch in arg for ch in "$*{}"):
-            path = resolve_reference(arg, base, ctx.repo_root)
+            path = (base / arg).resolve() if arg.startswith(("./", "../")) else None
+            path = path if path is not None and path.exists() else resolve_reference(arg, base, ctx.repo_root)
             if path.is_file():
                 ctx.depend(path)
+            elif arg.startswith(("./", "../")):
+                missing.append((index if isinstance(command, list) else None, arg))
+    return missing
 
 
 def check_command_files(command: Any, node: Node, ctx: LoadContext) -> None:

@@ -30,7 +30,19 @@ def _hook(raw: Any, node: Node, ctx: LoadContext) -> dict[str, Any] | None:
     elif not isinstance(hook["command"], str | list):
         ctx.error("E101", "hook command must be a string or a list of strings", node.child("command"))
     else:
-        depend_on_command_files(hook["command"], node, ctx, hook.get("cwd"))
+        missing = depend_on_command_files(hook["command"], node, ctx, hook.get("cwd"))
+        # before_all / after_all run in the eval file's directory, so their scripts must exist now
+        # (per-test hooks run inside the workspace copy, which may provide them).
+        if node.path and node.path[-1] in ("before_all", "after_all"):
+            key = "command" if "command" in raw else "script"
+            for index, arg in missing:
+                where = node.child(key) if index is None else node.child(key).child(index)
+                ctx.error(
+                    "E301",
+                    f"hook script not found: {arg}",
+                    where,
+                    hint=f"resolved relative to {node.base_dir}",
+                )
     if "timeout_ms" in hook and not (isinstance(hook["timeout_ms"], int) and hook["timeout_ms"] > 0):
         ctx.error("E110", "timeout_ms must be a positive integer", node.child("timeout_ms"))
     if "reset" in hook and hook["reset"] not in RESETS:
