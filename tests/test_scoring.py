@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from agentv_ci.model.result import GraderResult
@@ -126,6 +127,16 @@ def test_mean_strategy() -> None:
     result = aggregate_attempts([attempt(1.0), attempt(0.6), attempt(0.8)], "mean")
     assert result.score == pytest.approx(0.8) and result.verdict == "pass"
     assert result.aggregation is not None and result.aggregation.stddev == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("strategy", ["mean", "confidence_interval"])
+def test_mean_and_ci_rows_show_the_best_attempts_graders_like_agentv(strategy: str) -> None:
+    def tagged(score: float, n: int) -> Result:
+        grader = GraderResult(name=f"g{n}", type="contains", score=score, verdict="fail", weight=1.0)
+        return msgspec.structs.replace(attempt(score, n=n), scores=[grader])
+
+    result = aggregate_attempts([tagged(0.2, 0), tagged(0.9, 1), tagged(0.9, 2), tagged(0.4, 3)], strategy)
+    assert [g.name for g in result.scores] == ["g1"]  # the first attempt with the highest score
 
 
 def test_confidence_interval_uses_the_t_table_lower_bound() -> None:

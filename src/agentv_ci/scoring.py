@@ -140,7 +140,9 @@ def aggregate_attempts(attempts: list[TestResult], strategy: str) -> TestResult:
     - `mean`: score = mean of attempt scores, verdict against the threshold.
     - `confidence_interval`: score = lower bound of the 95% t-interval (clamped 0..1).
 
-    Attempts that errored are ignored for the score unless all errored (-> execution_error).
+    The row shows the best attempt's graders (AgentV). Attempts that errored are ignored for the score
+    unless all errored (-> execution_error). Unlike AgentV, `execution_status` follows the aggregated
+    verdict (AgentV says `ok` when any attempt was ok, even if the mean is below the threshold).
     `aggregation` and `trials` are filled; cost and tokens are summed over attempts.
     """
     if not attempts:
@@ -166,19 +168,21 @@ def aggregate_attempts(attempts: list[TestResult], strategy: str) -> TestResult:
         base = trials[-1]
         return msgspec.structs.replace(base, score=0.0, verdict="fail", aggregation=summary, **totals)
 
+    # AgentV reports the graders of the best attempt (the first with the highest score).
+    best = max(scored, key=lambda a: a.score)
     verdict: Verdict
     if strategy == "pass_all":
         base = min(scored, key=lambda a: a.score)
         score = base.score
         verdict = "pass" if passed_attempts == len(attempts) else "fail"
     elif strategy == "mean":
-        base = scored[-1]
+        base = best
         score = statistics.fmean(scores)
         summary.mean = score
         summary.stddev = statistics.stdev(scores) if len(scores) > 1 else 0.0
         verdict = "pass" if meets(score, threshold) else "fail"
     elif strategy == "confidence_interval":
-        base = scored[-1]
+        base = best
         mean, stddev, lower, upper = _confidence_lower_bound(scores)
         summary.mean, summary.stddev, summary.ci95_lower, summary.ci95_upper = mean, stddev, lower, upper
         score = lower
