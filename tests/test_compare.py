@@ -175,3 +175,21 @@ def test_agentv_rows_with_camel_case_and_missing_fields(tmp_path: Path) -> None:
     # Fisher p = 0.05 is not below alpha, but the score interval [1,1,1] vs [0,0,0.2] excludes 0
     assert t5.p_value == pytest.approx(0.05) and t5.ci95 is not None and t5.ci95[1] < 0
     assert t5.status == "broken"
+
+
+def test_describe_shows_equal_scores_plainly_and_clamps_the_interval() -> None:
+    same = compare_runs([repeated("t", [1.0, 1.0, 1.0])], [repeated("t", [1.0, 1.0, 1.0])]).tests[0]
+    assert same.describe().startswith("1.000 -> 1.000")
+    drop = compare_runs([repeated("t", [1.0, 1.0, 1.0])], [repeated("t", [0.0, 0.0, 0.2])]).tests[0]
+    assert drop.ci95 is not None and drop.ci95[0] >= -1.0  # a score difference cannot pass -1
+
+
+def test_markdown_comparison_stays_under_the_comment_limit() -> None:
+    from agentv_ci.reporting.markdown import MAX_CHARS
+
+    base = [row(f"test-{i}-" + "x" * 100, 1.0) for i in range(20_000)]
+    head = [row(f"test-{i}-" + "x" * 100, 0.1) for i in range(20_000)]
+    text = render_comparison(compare_runs(base, head), "markdown")
+    assert len(text) < MAX_CHARS
+    assert "| s | 20000 | -0.900 |" in text  # the suite summary is never cut
+    assert "more changed tests" in text and "--format json" in text

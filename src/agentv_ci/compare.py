@@ -85,8 +85,10 @@ class TestComparison(msgspec.Struct, omit_defaults=True):
     def describe(self) -> str:
         parts = []
         if self.base_score is not None and self.head_score is not None:
-            digits = 3 if f"{self.base_score:.3f}" != f"{self.head_score:.3f}" else 4
-            parts.append(f"{self.base_score:.{digits}f} -> {self.head_score:.{digits}f}")
+            base, head = self.base_score, self.head_score
+            hidden = base != head and f"{base:.3f}" == f"{head:.3f}"
+            digits = 4 if hidden else 3  # show a 0.0001 change instead of "0.800 -> 0.800"
+            parts.append(f"{base:.{digits}f} -> {head:.{digits}f}")
         if (self.base_attempts or 0) > 1 or (self.head_attempts or 0) > 1:
             parts.append(
                 f"passes {self.base_passes}/{self.base_attempts} -> {self.head_passes}/{self.head_attempts}"
@@ -152,7 +154,8 @@ def _classify(base: TestResult, head: TestResult) -> TestComparison:
     if bn >= 2 and hn >= 2:
         p_less, p_greater = fisher_exact_less(bp, bn, hp, hn), fisher_exact_greater(bp, bn, hp, hn)
         ci = welch_interval(bscores, hscores) if len(bscores) >= 2 and len(hscores) >= 2 else None
-        row.ci95 = (round(ci[0], 6), round(ci[1], 6)) if ci else None
+        # scores live in [0, 1], so their difference in [-1, 1]
+        row.ci95 = (round(max(ci[0], -1.0), 6), round(min(ci[1], 1.0), 6)) if ci else None
         worse = p_less < ALPHA or (ci is not None and ci[1] < 0 and delta < -NOISE_FLOOR)
         better = p_greater < ALPHA or (ci is not None and ci[0] > 0 and delta > NOISE_FLOOR)
         row.p_value = round(p_less if delta <= 0 else p_greater, 6)
@@ -267,7 +270,11 @@ def _render_table(comparison: Comparison) -> str:
     return neutralise_workflow_commands(clean_text("\n".join(line.rstrip() for line in lines)))
 
 
+_MARKDOWN_LIMIT = 55_000  # the output is meant for PR comments (GitHub caps them at 65,536)
+
+
 def _render_markdown(comparison: Comparison) -> str:
+    """Suite table first, then changed tests (worst first) until the comment-size budget is spent."""
     from agentv_ci.text_safety import escape_markdown_inline as esc
 
     out = ["| Suite | Matched | Mean Δ | SE | Changes |", "|---|---:|---:|---:|---|"]
@@ -278,11 +285,18 @@ def _render_markdown(comparison: Comparison) -> str:
     changed = [t for t in _sorted_rows(comparison) if t.status != "unchanged"]
     if changed:
         out += ["", "| Status | Test | Base | Head | Δ | Detail |", "|---|---|---:|---:|---:|---|"]
-        for t in changed:
-            out.append(
-                f"| {t.status} | {esc(t.label)} | {_fmt(t.base_score)} | {_fmt(t.head_score)} "
+        size = sum(len(line) + 1 for line in out)
+        for index, t in enumerate(changed):
+            label = t.label if len(t.label) <= 300 else t.label[:299] + "…"
+            line = (
+                f"| {t.status} | {esc(label)} | {_fmt(t.base_score)} | {_fmt(t.head_score)} "
                 f"| {_fmt(t.delta, True)} | {esc(t.describe())} |"
             )
+            if size + len(line) > _MARKDOWN_LIMIT:
+                out.append(f"\n… {len(changed) - index} more changed tests (`--format json` lists all).")
+                break
+            out.append(line)
+            size += len(line) + 1
     return "\n".join(out)
 
 
