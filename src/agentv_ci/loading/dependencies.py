@@ -16,12 +16,15 @@ def _depends_node(where: Node | SourceLocation) -> Node | None:
 
 def check_dependencies(built: list[tuple[Test, Node | SourceLocation]], ctx: LoadContext) -> None:
     """E103 for an unknown id (with a suggestion) and for each dependency cycle (reported once)."""
+    with_deps = [(test, where) for test, where in built if test.depends_on]
+    if not with_deps:
+        return
     ids = {test.id for test, _ in built}
     nodes: dict[str, Node] = {}
     graph: dict[str, list[str]] = {}
-    for test, where in built:
+    for test, where in with_deps:
         node = _depends_node(where)
-        if node is None or not test.depends_on:
+        if node is None:
             continue
         nodes.setdefault(test.id, node)
         graph[test.id] = [d for d in test.depends_on if d in ids]
