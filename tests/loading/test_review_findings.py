@@ -562,3 +562,25 @@ def test_missing_before_all_and_after_all_scripts_are_errors(tmp_path: Path) -> 
     got = [(d.code, d.line, d.col, d.message) for d in result.diagnostics]
     assert got == [("E301", 4, 25, "hook script not found: ./setup.sh")]
     assert result.suite is not None and str(tmp_path / "ok.sh") in result.suite.dependencies
+
+
+def test_duplicate_id_message_points_at_the_first_one_readably(tmp_path: Path) -> None:
+    (tmp_path / "more.yaml").write_text("- id: a\n  input: hi\n  criteria: c\n")
+    result = load_text(
+        tmp_path,
+        """\
+        tests:
+          - id: a
+            input: hi
+            criteria: c
+          - id: a
+            input: hi
+            criteria: c
+          - file://more.yaml
+        """,
+    )
+    got = [(Path(d.file).name, d.line, d.message) for d in result.diagnostics]
+    assert got == [
+        ("more.yaml", 1, "duplicate test id 'a' (first at suite.eval.yaml:2:9)"),
+        ("suite.eval.yaml", 5, "duplicate test id 'a' (first at line 2)"),
+    ]

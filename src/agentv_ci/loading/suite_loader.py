@@ -308,11 +308,16 @@ class _SuiteLoader:
         for test, where in built:
             key = f"{test.suite}\x00{test.id}"
             if key in seen:
-                first = _location(seen[key])
+                first, here = _location(seen[key]), _location(where)
+                if first.file == here.file:
+                    previous = f"line {first.line}"
+                else:
+                    rel = os.path.relpath(first.file, Path(here.file).parent)
+                    previous = f"{rel}:{first.line}:{first.col}"
                 self.ctx.report(
                     "E105",
-                    f"duplicate test id {test.id!r} (first at {first})",
-                    _location(where),
+                    f"duplicate test id {test.id!r} (first at {previous})",
+                    here,
                     "test ids must be unique within a suite",
                 )
             else:
