@@ -584,3 +584,31 @@ def test_duplicate_id_message_points_at_the_first_one_readably(tmp_path: Path) -
         ("more.yaml", 1, "duplicate test id 'a' (first at suite.eval.yaml:2:9)"),
         ("suite.eval.yaml", 5, "duplicate test id 'a' (first at line 2)"),
     ]
+
+
+def test_bare_prompt_path_warning_says_what_the_grader_will_do(tmp_path: Path) -> None:
+    (tmp_path / "judge.md").write_text("Judge {{ output }}\n")
+    result = load_text(
+        tmp_path,
+        """\
+        tests:
+          - id: a
+            input: hi
+            assertions:
+              - type: llm-grader
+                prompt: judge.md
+              - type: llm-grader
+                prompt: ./missing.md
+        """,
+    )
+    got = [(d.code, d.line, d.message) for d in result.diagnostics]
+    assert got == [
+        ("W102", 6, "prompt 'judge.md' is read as a file (legacy bare path)"),
+        (
+            "W106",
+            8,
+            "prompt './missing.md' looks like a file path, but no such file exists: "
+            "it is used as the prompt text itself",
+        ),
+    ]
+    assert result.suite is not None and str(tmp_path / "judge.md") in result.suite.dependencies

@@ -123,15 +123,25 @@ def check_prompt(prompt: Any, node: Node, ctx: LoadContext) -> None:
             if not path.is_file():
                 ctx.error("E301", f"prompt file not found: {prompt}", node)
         elif "\n" not in prompt and prompt.strip().endswith((".md", ".txt")) and " " not in prompt.strip():
-            path = resolve_reference(prompt.strip(), node.base_dir, ctx.repo_root)
+            # The llm-grader reads a bare path as a file when it exists next to the eval file (legacy,
+            # AgentV < 4.6); otherwise the text itself is the prompt.
+            path = node.base_dir / prompt
             if path.is_file():
                 ctx.depend(path)
-            ctx.warn(
-                "W102",
-                f"prompt {prompt!r} looks like a file path but is read as inline text",
-                node,
-                hint=f"write `prompt: file://{prompt.strip()}` to load the file",
-            )
+                ctx.warn(
+                    "W102",
+                    f"prompt {prompt!r} is read as a file (legacy bare path)",
+                    node,
+                    hint=f"write `prompt: file://{prompt.strip()}`: AgentV >= 4.6 reads a bare path as text",
+                )
+            else:
+                ctx.warn(
+                    "W106",
+                    f"prompt {prompt!r} looks like a file path, but no such file exists: "
+                    "it is used as the prompt text itself",
+                    node,
+                    hint=f"create {path}, or write `prompt: file://...` so a missing file is an error",
+                )
     elif isinstance(prompt, dict):
         if "command" in prompt:
             check_command_files(prompt["command"], node.child("command"), ctx)
