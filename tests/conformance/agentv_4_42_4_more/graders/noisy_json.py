@@ -1,0 +1,2 @@
+print("log line")
+print('{"score": 0.8}')

@@ -1,0 +1,4 @@
+import sys
+
+print("bad thing")
+sys.exit(1)

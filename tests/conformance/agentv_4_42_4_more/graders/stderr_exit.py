@@ -1,0 +1,4 @@
+import sys
+
+sys.stderr.write("boom\n")
+sys.exit(3)

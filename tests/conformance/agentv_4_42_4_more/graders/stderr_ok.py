@@ -1,0 +1,5 @@
+import json
+import sys
+
+sys.stderr.write("warning only\n")
+print(json.dumps({"score": 1}))
