@@ -612,3 +612,25 @@ def test_bare_prompt_path_warning_says_what_the_grader_will_do(tmp_path: Path) -
         ),
     ]
     assert result.suite is not None and str(tmp_path / "judge.md") in result.suite.dependencies
+
+
+def test_code_grader_scripts_resolve_against_its_cwd(tmp_path: Path) -> None:
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "check.py").write_text("print(1)\n")
+    result = load_text(
+        tmp_path,
+        """\
+        tests:
+          - id: a
+            input: hi
+            assertions:
+              - type: code-grader
+                cwd: scripts
+                command: ["python", "check.py"]
+              - type: code-grader
+                cwd: ./scripts
+                command: ["python", "./gone.py"]
+        """,
+    )
+    got = [(d.code, d.line, d.col, d.hint) for d in result.diagnostics]
+    assert got == [("E301", 10, 29, f"resolved relative to {tmp_path / 'scripts'}")]

@@ -86,8 +86,9 @@ def depend_on_command_files(
     return missing
 
 
-def check_command_files(command: Any, node: Node, ctx: LoadContext) -> None:
-    """A code-grader's script arguments that look like files must exist."""
+def check_command_files(command: Any, node: Node, ctx: LoadContext, cwd: Any = None) -> None:
+    """A code-grader's script arguments that look like files must exist (relative to its `cwd`, which
+    is itself relative to the eval file)."""
     if isinstance(command, str):
         try:
             argv = shlex.split(command)
@@ -101,9 +102,10 @@ def check_command_files(command: Any, node: Node, ctx: LoadContext) -> None:
     if not argv:
         ctx.error("E103", "command is empty", node)
         return
+    base = node.base_dir / cwd if isinstance(cwd, str) and cwd else node.base_dir
     for index, arg in enumerate(argv):
         if _looks_like_script(arg) and not any(ch in arg for ch in "$*{}"):
-            path = resolve_reference(arg, node.base_dir, ctx.repo_root)
+            path = resolve_reference(arg, base, ctx.repo_root)
             ctx.depend(path)
             if not path.exists():
                 where = node.child(index) if isinstance(command, list) else node
@@ -111,7 +113,7 @@ def check_command_files(command: Any, node: Node, ctx: LoadContext) -> None:
                     "E301",
                     f"grader script not found: {arg}",
                     where,
-                    hint=f"resolved relative to {node.base_dir}",
+                    hint=f"resolved relative to {base}",
                 )
 
 
@@ -158,7 +160,7 @@ def check_builtin(spec: GraderSpec, raw: dict[str, Any], node: Node, ctx: LoadCo
             )
         else:
             key = "script" if "script" in raw and "command" not in raw else "command"
-            check_command_files(spec.config["command"], node.child(key), ctx)
+            check_command_files(spec.config["command"], node.child(key), ctx, spec.config.get("cwd"))
     elif spec.type == "llm-grader":
         check_prompt(spec.config.get("prompt"), node.child("prompt"), ctx)
     elif spec.type == "rubrics" and not spec.config.get("criteria"):
