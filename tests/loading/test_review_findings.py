@@ -634,3 +634,16 @@ def test_code_grader_scripts_resolve_against_its_cwd(tmp_path: Path) -> None:
     )
     got = [(d.code, d.line, d.col, d.hint) for d in result.diagnostics]
     assert got == [("E301", 10, 29, f"resolved relative to {tmp_path / 'scripts'}")]
+
+
+def test_jsonl_with_a_bom_crlf_and_a_non_utf8_line(tmp_path: Path) -> None:
+    (tmp_path / "data.yaml").write_text("name: data\n")
+    (tmp_path / "data.jsonl").write_bytes(
+        b'\xef\xbb\xbf{"id":"a","input":"hi","criteria":"c"}\r\n'
+        b'{"id":"b","input":"caf\xe9","criteria":"c"}\r\n'
+        b'{"id":"c","input":"hi","criteria":"c"}\r\n'
+    )
+    result = load_suite(tmp_path / "data.jsonl", repo_root=tmp_path, env={})
+    got = [(d.code, d.line, d.col, d.message) for d in result.diagnostics]
+    assert got == [("E005", 2, 23, "line 2 is not valid UTF-8 (byte 0xe9)")]
+    assert result.suite is not None and [t.id for t in result.suite.tests] == ["a", "c"]

@@ -70,13 +70,26 @@ def read_jsonl_cases(
     file = str(path)
     out: list[tuple[Any, Node]] = []
     env = ctx.env
+    if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark (Windows editors)
+        data = data[3:]
     for number, line in enumerate(data.split(b"\n"), start=1):
         if not line.strip():
             continue
         raw: Any
         try:
             raw = _as_dict(_DECODER.decode(line))
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                col = len(line[: exc.start].decode("utf-8", errors="replace")) + 1
+                ctx.report(
+                    "E005",
+                    f"line {number} is not valid UTF-8 (byte 0x{line[exc.start]:02x})",
+                    SourceLocation(file, number, col),
+                    "save the file as UTF-8",
+                )
+                continue
             try:
                 raw = msgspec.json.decode(line)
             except msgspec.DecodeError as exc:
