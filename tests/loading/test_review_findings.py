@@ -647,3 +647,15 @@ def test_jsonl_with_a_bom_crlf_and_a_non_utf8_line(tmp_path: Path) -> None:
     got = [(d.code, d.line, d.col, d.message) for d in result.diagnostics]
     assert got == [("E005", 2, 23, "line 2 is not valid UTF-8 (byte 0xe9)")]
     assert result.suite is not None and [t.id for t in result.suite.tests] == ["a", "c"]
+
+
+def test_case_directories_skip_hidden_folders_quietly(tmp_path: Path) -> None:
+    for name in ("a", "b", ".cache", "__pycache__"):
+        (tmp_path / "cases" / name).mkdir(parents=True)
+    (tmp_path / "cases" / "a" / "case.yaml").write_text("input: hi\ncriteria: c\n")
+    result = load_text(tmp_path, "tests: ./cases/\n")
+    got = [(d.code, d.message, d.hint) for d in result.diagnostics]
+    assert got == [
+        ("W103", "b/ has no case.yaml; skipped", "each subdirectory of cases/ is one test: add b/case.yaml")
+    ]
+    assert result.suite is not None and [t.id for t in result.suite.tests] == ["a"]

@@ -124,7 +124,13 @@ class CaseExpander:
         for sub in sorted(p for p in directory.iterdir() if p.is_dir()):
             case_file = next((sub / n for n in ("case.yaml", "case.yml") if (sub / n).is_file()), None)
             if case_file is None:
-                ctx.warn("W103", f"{sub.name}/ has no case.yaml; skipped", node)
+                if not (sub.name.startswith(".") or sub.name in ("__pycache__", "node_modules")):
+                    ctx.warn(
+                        "W103",
+                        f"{sub.name}/ has no case.yaml; skipped",
+                        node,
+                        hint=f"each subdirectory of {directory.name}/ is one test: add {sub.name}/case.yaml",
+                    )
                 continue
             doc = read_document(case_file, ctx, node.loc())
             if doc is None:
