@@ -93,3 +93,58 @@ def test_failures_are_target_errors(tmp_path: Path) -> None:
         _run(tmp_path, f"{PY} -c pass")
     with pytest.raises(TargetError, match="timed out"):
         _run(tmp_path, f"{PY} -c 'import time; time.sleep(30)'", timeout_seconds=0.3)
+
+
+def test_cancelling_kills_the_agent_and_leaves_no_open_transport(tmp_path: Path) -> None:
+    """Ctrl-C cancels a running agent: its process group is killed and its pipes are closed before the
+    loop closes (an unclosed transport is an 'Event loop is closed' traceback at exit)."""
+    import gc
+
+    marker = tmp_path / "pid"
+    script = _script(
+        tmp_path,
+        "import os, sys, time\n"
+        f"open({str(marker)!r}, 'w').write(str(os.getpid()))\n"
+        "sys.stderr.write('working\\n'); sys.stderr.flush()\n"
+        "time.sleep(30)\n",
+    )
+    target = CliTarget("agent", CliConfig(command=f"{PY} {script} {{OUTPUT_FILE}}"), base_dir=tmp_path)
+
+    async def main() -> None:
+        task = asyncio.create_task(target.invoke(make_request("hi")))
+        while not marker.exists() or not marker.read_text():
+            await asyncio.sleep(0.02)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    gc.collect()  # an unclosed subprocess transport complains here (pytest turns that into an error)
+    status = Path(f"/proc/{marker.read_text()}/status")
+    if status.exists():  # killed, possibly a zombie not yet reaped by init
+        assert "State:\tZ" in status.read_text()
+
+
+def test_cancelling_while_the_agent_starts_still_kills_its_process_group(tmp_path: Path) -> None:
+    """A cancel that lands while the process is being spawned must not leave the agent's children
+    running (they are in their own session, so nothing else would stop them)."""
+
+    async def main() -> None:
+        tasks = []
+        for delay in range(6):  # cancel after 0..5 loop iterations: somewhere inside the spawn
+            flag = tmp_path / f"alive-{delay}"
+            config = CliConfig(command=f"(sleep 1; echo alive > {flag}) & wait")
+            target = CliTarget("agent", config, base_dir=tmp_path)
+            task = asyncio.create_task(target.invoke(make_request("hi")))
+            for _ in range(delay):
+                await asyncio.sleep(0)
+            task.cancel()
+            tasks.append(task)
+        outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+        assert all(isinstance(o, asyncio.CancelledError) for o in outcomes)
+
+    asyncio.run(main())
+    import time
+
+    time.sleep(1.5)
+    assert sorted(p.name for p in tmp_path.glob("alive-*")) == []

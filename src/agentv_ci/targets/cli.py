@@ -146,20 +146,28 @@ class CliTarget:
         }
         timeout = self.config.timeout_seconds or request.timeout_s
         started = time.perf_counter()
-        process = await asyncio.create_subprocess_shell(
-            command,
-            cwd=str(self._cwd(request)),
-            env=env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
+        spawn = asyncio.ensure_future(
+            asyncio.create_subprocess_shell(
+                command,
+                cwd=str(self._cwd(request)),
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
+            )
         )
+        try:
+            # Shielded: a cancel during the spawn must still get the process, to kill its whole group
+            # (asyncio would kill only the shell; the agent's children live in their own session).
+            process = await asyncio.shield(spawn)
+        except asyncio.CancelledError:
+            await _stop(await spawn)
+            raise
         try:
             _, stderr = await asyncio.wait_for(process.communicate(), timeout)
         except (TimeoutError, asyncio.CancelledError) as exc:
-            _kill_group(process)
-            await process.wait()
+            await _stop(process)
             if isinstance(exc, asyncio.CancelledError):
                 raise
             raise TargetError(f"cli target {self.name!r} timed out after {timeout}s") from None
@@ -183,3 +191,12 @@ def _kill_group(process: asyncio.subprocess.Process) -> None:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+async def _stop(process: asyncio.subprocess.Process) -> None:
+    """Kill the agent's process group, reap it and close its pipes while the loop still runs."""
+    _kill_group(process)
+    await process.wait()
+    transport = getattr(process, "_transport", None)
+    if transport is not None:
+        transport.close()
