@@ -659,3 +659,22 @@ def test_case_directories_skip_hidden_folders_quietly(tmp_path: Path) -> None:
         ("W103", "b/ has no case.yaml; skipped", "each subdirectory of cases/ is one test: add b/case.yaml")
     ]
     assert result.suite is not None and [t.id for t in result.suite.tests] == ["a"]
+
+
+def test_regexes_are_checked_with_javascript_semantics(tmp_path: Path) -> None:
+    result = load_text(
+        tmp_path,
+        r"""
+        tests:
+          - id: a
+            input: hi
+            assertions:
+              - type: regex
+                value: "(?<year>\\d{4})-\\k<year>"
+              - type: regex
+                value: "[^]x"
+              - type: regex
+                value: "(unclosed"
+        """,
+    )
+    assert [(d.code, d.line, d.col) for d in result.diagnostics] == [("E106", 11, 16)]

@@ -18,13 +18,6 @@ _SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".sh", ".rb", "
 _JS_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "g": 0, "y": 0, "u": 0, "d": 0}
 
 
-def regex_flags(flags: str) -> int:
-    value = 0
-    for char in flags:
-        value |= _JS_FLAGS.get(char, 0)
-    return value
-
-
 def _check_value(spec: GraderSpec, raw: dict[str, Any], node: Node, ctx: LoadContext) -> None:
     value = raw.get("value")
     if spec.type in VALUE_TYPES:
@@ -43,10 +36,13 @@ def _check_value(spec: GraderSpec, raw: dict[str, Any], node: Node, ctx: LoadCon
                 ctx.error(
                     "E103", f"unknown regex flag(s) {''.join(bad)!r}", node.child("flags"), hint="use i, m, s"
                 )
-            try:
-                re.compile(value, regex_flags(str(flags)))
-            except re.error as exc:
-                ctx.error("E106", f"invalid regex {value!r}: {exc}", node.child("value"))
+            if not bad:
+                from agentv_ci.graders.js_regex import compile_js_regex
+
+                try:  # with the grader's JavaScript semantics: (?<name>...), [^] are valid there
+                    compile_js_regex(value, str(flags) if flags else None)
+                except (ValueError, re.error) as exc:
+                    ctx.error("E106", f"invalid regex {value!r}: {exc}", node.child("value"))
     elif spec.type in LIST_VALUE_TYPES:
         if "value" not in raw:
             ctx.error("E102", f"`{spec.type}` needs a `value` list", node)
