@@ -68,12 +68,10 @@ async def ask_judge(
             return interpret(reply, usage)
         except (JudgeReplyError, ValueError) as exc:
             problem = str(exc)
-    repair = [
-        *messages,
-        Message(role="assistant", content=reply),
-        Message(role="user", content=REPAIR_TEMPLATE.format(problem=problem, reply=reply)),
-    ]
-    reply = await ask(repair)
+    if not reply.strip():
+        raise GraderError(f"{what}: the grader model gave no usable reply in {ATTEMPTS} attempts: {problem}")
+    # AgentV's structure repair: one fresh request (same system prompt) quoting the invalid reply.
+    reply = await ask([Message(role="user", content=REPAIR_TEMPLATE.format(problem=problem, reply=reply))])
     try:
         return interpret(reply, usage)
     except (JudgeReplyError, ValueError) as exc:

@@ -24,7 +24,7 @@ from agentv_ci.graders.judge_calls import ask_judge, require_caller
 from agentv_ci.graders.judge_replies import parse_checks, parse_freeform
 from agentv_ci.graders.outcome import GRADER_PASS_BAR, excerpt, scored
 from agentv_ci.graders.rubric_items import normalise_rubrics, score_checklist, score_ranges
-from agentv_ci.model.result import AssertionResult, GraderResult, TokenUsage
+from agentv_ci.model.result import GraderResult, TokenUsage
 from agentv_ci.model.suite import GraderSpec
 from agentv_ci.plugins import GradingContext
 
@@ -195,13 +195,4 @@ class LlmGrader:
     def _freeform(self, reply: str, usage: TokenUsage | None, details: dict[str, Any]) -> GraderResult:
         score, assertions, extra = parse_freeform(reply)
         details.update(extra)
-        if not assertions:
-            reasoning = extra.get("reasoning") or extra.get("overall_reasoning")
-            assertions = [
-                AssertionResult(
-                    text=f"Grader score {score:.2f}",
-                    passed=score >= GRADER_PASS_BAR,
-                    evidence=str(reasoning) if reasoning else None,
-                )
-            ]
         return scored(self.spec, score, assertions, details=details, token_usage=usage)

@@ -15,48 +15,102 @@ from agentv_ci.model.result import TargetResponse
 from agentv_ci.model.suite import Message, Test
 from agentv_ci.prompting import reference_answer, render_input
 
-DEFAULT_TEMPLATE = """You are an expert grader. Grade the answer on how well it meets the criteria.
-If a reference_answer is given, treat it as a gold standard; it may be a sequence of agent \
-messages, in which case the last one is the final answer. Be concise.
+# AgentV's DEFAULT_GRADER_TEMPLATE, word for word.
+DEFAULT_TEMPLATE = "\n".join(
+    [
+        (
+            "You are an expert grader. Your goal is to grade the answer based on how well it achieves "
+            "the criteria for the original task."
+        ),
+        "",
+        (
+            "Use the reference_answer as a gold standard for a high-quality response (if provided). The"
+            " reference_answer may be a simple text response, or it may contain a sequence of expected "
+            "agent messages including tool calls. When it contains multiple messages, the last message "
+            "represents the final expected answer. The answer does not need to match it verbatim, but "
+            "should capture the key points and follow the same spirit."
+        ),
+        "",
+        (
+            "Be concise and focused in your evaluation. Provide succinct, specific feedback rather than"
+            " verbose explanations."
+        ),
+        "",
+        "[[ ## criteria ## ]]",
+        "{{criteria}}",
+        "",
+        "[[ ## question ## ]]",
+        "{{input}}",
+        "",
+        "[[ ## reference_answer ## ]]",
+        "{{expected_output}}",
+        "",
+        "[[ ## answer ## ]]",
+        "{{output}}",
+    ]
+)
 
-[[ ## criteria ## ]]
-{{criteria}}
+# The system prompts are AgentV's, word for word (`buildOutputSchema`, `buildRubricOutputSchema`,
+# `buildScoreRangeOutputSchema`): judges tuned on AgentV see the same request.
+FREEFORM_SYSTEM = """You must respond with a single JSON object matching this schema:
 
-[[ ## question ## ]]
-{{input}}
+{
+  "score": <number between 0.0 and 1.0>,
+  "assertions": [
+    {
+      "text": "<brief description of what was checked>",
+      "passed": <boolean>,
+      "evidence": "<concise evidence, 1-2 sentences, optional>"
+    }
+  ],
+  "details": {<optional object with domain-specific structured metrics>}
+}"""
 
-[[ ## reference_answer ## ]]
-{{expected_output}}
+CHECKLIST_SYSTEM = """You are an expert grader. Evaluate the candidate answer against each rubric item.
+You must return a valid JSON object matching this schema:
+{
+  "checks": [
+    {
+      "id": "string (rubric id)",
+      "satisfied": boolean,
+      "reasoning": "string (brief explanation)"
+    }
+  ],
+  "overall_reasoning": "string (summary)"
+}"""
 
-[[ ## answer ## ]]
-{{output}}"""
+SCORE_RANGE_SYSTEM = """You are an expert grader. Score the candidate answer on each criterion.
+You must return a valid JSON object matching this schema:
+{
+  "checks": [
+    {
+      "id": "string (criterion id)",
+      "score": integer (0-10),
+      "reasoning": "string (brief explanation for score)"
+    }
+  ],
+  "overall_reasoning": "string (summary, optional)"
+}
 
-FREEFORM_SYSTEM = """Reply with a single JSON object and nothing else:
-{"score": <number between 0.0 and 1.0>,
- "assertions": [{"text": "<one check you made>", "passed": <true|false>, "evidence": "<short quote>"}],
- "details": {<optional extra fields>}}
-Use at most 8 assertions."""
+Important: The "score" must be an integer from 0 to 10 that falls within one of the defined score ranges \
+for that criterion."""
 
-CHECKLIST_SYSTEM = """Reply with a single JSON object and nothing else:
-{"checks": [{"id": "<rubric id>", "satisfied": <true|false>, "reasoning": "<why>"}],
- "overall_reasoning": "<summary>"}
-Include one check per rubric id."""
+REPAIR_TEMPLATE = """The following evaluation response has useful grading content but invalid JSON structure.
+Repair it to satisfy the schema in the system prompt.
+Preserve the evaluation meaning, do not re-grade the answer, and return only a single JSON object.
 
-SCORE_RANGE_SYSTEM = """Reply with a single JSON object and nothing else:
-{"checks": [{"id": "<rubric id>", "score": <integer 0..10>, "reasoning": "<why>"}],
- "overall_reasoning": "<summary>"}
-Include one check per rubric id."""
+Validation error:
+{problem}
 
-REPAIR_TEMPLATE = """Your previous reply could not be parsed: {problem}
-Previous reply:
-<<<
-{reply}
->>>
-Reply again with only the JSON object the instructions ask for, fixing its structure."""
+Invalid response:
+{reply}"""
 
 OPERATOR_GUIDANCE = {
-    "correctness": "satisfied when the answer does what the outcome states",
-    "contradiction": "satisfied when the answer does NOT contradict the outcome",
+    "correctness": "Correctness: mark satisfied only when the answer positively supports or fulfills the "
+    "outcome. Omission or contradiction should not satisfy it.",
+    "contradiction": "Contradiction guard: mark satisfied when the answer does not make a claim that "
+    "contradicts the outcome. Do not require the answer to mention the outcome; mark unsatisfied only for "
+    "incompatible claims.",
 }
 
 _VARIABLE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
@@ -94,10 +148,10 @@ def tool_calls_text(response: TargetResponse) -> str:
 
 def template_variables(test: Test, response: TargetResponse, rubrics: list[dict[str, Any]]) -> dict[str, str]:
     """Every `{{ name }}` a custom prompt may use, with v1-v4 aliases."""
-    question = render_input(test.input)
-    output = answer_text(response)
-    expected = reference_answer(test.expected_output)
-    criteria = test.criteria or ""
+    question = render_input(test.input).strip()
+    output = answer_text(response).strip()
+    expected = reference_answer(test.expected_output).strip()
+    criteria = (test.criteria or "").strip()
     metadata = _json(test.metadata)
     values = {
         "input": question,
@@ -149,41 +203,96 @@ def default_prompt(values: dict[str, str]) -> str:
     return text
 
 
+def js_number(value: float) -> str:
+    """A number as JavaScript prints it: 2, 0.5."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _operator_guidance(rubrics: list[dict[str, Any]]) -> list[str]:
+    operators = list(dict.fromkeys(r["operator"] for r in rubrics if r.get("operator")))
+    return [OPERATOR_GUIDANCE.get(op, "") for op in operators]
+
+
 def rubric_lines(rubrics: list[dict[str, Any]]) -> str:
+    """The checklist lines: `- [id] (REQUIRED) (weight: w) (operator: op): outcome`."""
     lines = []
     for item in rubrics:
-        flags = " (REQUIRED)" if item.get("required", True) else ""
-        outcome = item.get("outcome") or ""
-        line = f"- [{item['id']}]{flags} (weight: {item.get('weight', 1.0)}): {outcome}".rstrip()
-        operator = item.get("operator")
-        if operator in OPERATOR_GUIDANCE:
-            line += f"  [operator: {operator}: {OPERATOR_GUIDANCE[operator]}]"
-        for band in item.get("score_ranges") or []:
-            low, high = band["score_range"]
-            line += f"\n    - {low}-{high}: {band.get('outcome') or ''}"
-        lines.append(line)
+        required = " (REQUIRED)" if item.get("required", True) else ""
+        weight = item.get("weight", 1.0)
+        weight_label = f" (weight: {js_number(weight)})" if weight != 1 else ""
+        operator = f" (operator: {item['operator']})" if item.get("operator") else ""
+        lines.append(f"- [{item['id']}]{required}{weight_label}{operator}: {item.get('outcome') or ''}")
     return "\n".join(lines)
 
 
-def rubric_prompt(values: dict[str, str], rubrics: list[dict[str, Any]], *, score_ranges: bool) -> str:
-    """The checklist / score-range prompt: question, criteria, reference, answer, then the rubrics."""
+def _head(values: dict[str, str], intro: list[str]) -> list[str]:
     parts = [
-        "You are an expert grader. Check the answer against each rubric below."
-        + (
-            " Score each rubric with an integer 0..10 using its score ranges."
-            if score_ranges
-            else " Decide for each rubric whether it is satisfied."
-        ),
-        f"[[ ## question ## ]]\n{values['input']}",
+        *intro,
+        "",
+        "[[ ## question ## ]]",
+        values["input"],
+        "",
+        "[[ ## criteria ## ]]",
+        values["criteria"],
+        "",
     ]
-    if values["criteria"]:
-        parts.append(f"[[ ## criteria ## ]]\n{values['criteria']}")
     if values["expected_output"]:
-        parts.append(f"[[ ## reference_answer ## ]]\n{values['expected_output']}")
-    parts.append(f"[[ ## answer ## ]]\n{values['output']}")
+        parts += ["[[ ## reference_answer ## ]]", values["expected_output"], ""]
+    parts += ["[[ ## answer ## ]]", values["output"], ""]
     if values["file_changes"]:
-        parts.append(f"[[ ## file_changes ## ]]\n{values['file_changes']}")
+        parts += ["[[ ## file_changes ## ]]", values["file_changes"], ""]
     if values["tool_calls"]:
-        parts.append(f"[[ ## tool_calls ## ]]\n{values['tool_calls']}")
-    parts.append(f"[[ ## rubrics ## ]]\n{rubric_lines(rubrics)}")
-    return "\n\n".join(parts)
+        parts += ["[[ ## tool_calls ## ]]", values["tool_calls"], ""]
+    return parts
+
+
+def rubric_prompt(values: dict[str, str], rubrics: list[dict[str, Any]], *, score_ranges: bool) -> str:
+    """AgentV's checklist (`buildRubricPrompt`) or score-range (`buildScoreRangePrompt`) prompt."""
+    if score_ranges:
+        return _score_range_prompt(values, rubrics)
+    parts = _head(
+        values, ["You are an expert grader. Evaluate the candidate answer against each rubric item below."]
+    )
+    parts.append("[[ ## rubrics ## ]]")
+    guidance = _operator_guidance(rubrics)
+    if guidance:
+        parts += ["", "Operator guidance:", *(f"- {g}" for g in guidance), ""]
+    parts.append(rubric_lines(rubrics))
+    parts += ["", "For each rubric, determine if it is satisfied and provide brief reasoning."]
+    return "\n".join(parts)
+
+
+def _score_range_prompt(values: dict[str, str], rubrics: list[dict[str, Any]]) -> str:
+    parts = _head(
+        values,
+        [
+            "You are an expert grader. Score the candidate answer on each criterion below using the provided "
+            "score ranges.",
+            "For each criterion, output an integer score from 0 to 10 based on which score range best "
+            "matches the answer.",
+        ],
+    )
+    parts.append("[[ ## scoring_criteria ## ]]")
+    for item in rubrics:
+        weight = item.get("weight", 1.0)
+        weight_label = f" (weight: {js_number(weight)})" if weight != 1 else ""
+        min_label = f" [REQUIRED: min score {js_number(item['min_score'])}]" if "min_score" in item else ""
+        parts += ["", f"### Criterion: {item['id']}{weight_label}{min_label}"]
+        if item.get("operator"):
+            parts.append(f"Operator: {item['operator']}")
+        if item.get("outcome"):
+            parts.append(f"Description: {item['outcome']}")
+        if item.get("score_ranges"):
+            parts.append("Score ranges:")
+            for band in item["score_ranges"]:
+                low, high = band["score_range"]
+                label = f"{low}" if low == high else f"{low}-{high}"
+                parts.append(f"  - Score {label}: {band.get('outcome') or ''}")
+    guidance = _operator_guidance(rubrics)
+    if guidance:
+        parts += ["", *guidance]
+    parts += [
+        "",
+        "For each criterion, provide an integer score 0-10 that matches one of its defined score ranges.",
+    ]
+    return "\n".join(parts)

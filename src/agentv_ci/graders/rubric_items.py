@@ -121,9 +121,18 @@ def score_ranges(
         gate_failed = gate_failed or below
         passed = tenths >= PASS_TENTHS and (min_score is None or normalised + 1e-9 >= min_score)
         label = rubric["outcome"] or rubric["id"]
+        band = next(
+            (
+                b
+                for b in rubric.get("score_ranges") or []
+                if b["score_range"][0] <= tenths <= b["score_range"][1]
+            ),
+            None,
+        )
+        described = (band or {}).get("outcome") or ""
         assertions.append(
             AssertionResult(
-                text=f"[{rubric['id']}] {label} ({tenths}/10)",
+                text=f"[{rubric['id']}] {label} - Score: {tenths}/10 ({described})",
                 passed=passed,
                 evidence=by_id[rubric["id"]]["reasoning"] or None,
             )
