@@ -29,7 +29,9 @@ def _check_value(spec: GraderSpec, raw: dict[str, Any], node: Node, ctx: LoadCon
                 f"`{spec.type}` value must be a string, got {type_name(value)}",
                 node.child("value"),
             )
-        elif not value and spec.type != "equals":  # `equals: ""` checks for an empty answer
+        elif not value and spec.type == "equals":  # AgentV accepts it; our equals grader refuses it
+            ctx.error("E101", "`equals` value must be a non-empty string", node.child("value"))
+        elif not value:
             ctx.warn("W106", f"an empty `{spec.type}` value matches every answer", node.child("value"))
         elif spec.type == "regex":
             flags = raw.get("flags", "")
