@@ -23,16 +23,13 @@ def _check_value(spec: GraderSpec, raw: dict[str, Any], node: Node, ctx: LoadCon
     if spec.type in VALUE_TYPES:
         if "value" not in raw:
             ctx.error("E102", f"`{spec.type}` needs a `value`", node)
-        elif not isinstance(value, str):
+        elif not isinstance(value, str) or not value:
+            # AgentV accepts "", but the text graders refuse it: report it here, at the value.
             ctx.error(
                 "E101",
-                f"`{spec.type}` value must be a string, got {type_name(value)}",
+                f"`{spec.type}` value must be a non-empty string, got {type_name(value)}",
                 node.child("value"),
             )
-        elif not value and spec.type == "equals":  # AgentV accepts it; our equals grader refuses it
-            ctx.error("E101", "`equals` value must be a non-empty string", node.child("value"))
-        elif not value:
-            ctx.warn("W106", f"an empty `{spec.type}` value matches every answer", node.child("value"))
         elif spec.type == "regex":
             flags = raw.get("flags", "")
             bad = [c for c in str(flags) if c not in _JS_FLAGS]
