@@ -127,7 +127,10 @@ def message(raw: dict[str, Any], node: Node, ctx: LoadContext) -> Message | None
     role = raw.get("role")
     if role not in ROLES:
         ctx.error(
-            "E103", f"invalid message role {role!r}", node.child("role"), hint=f"one of: {', '.join(ROLES)}"
+            "E103",
+            "message is missing `role`" if role is None else f"invalid message role {role!r}",
+            node.child("role"),
+            hint=f"one of: {', '.join(ROLES)}",
         )
         return None
     ctx.check_keys(raw, node, MESSAGE_KEYS, "a message")
