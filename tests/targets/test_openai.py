@@ -121,3 +121,38 @@ def test_azure_deployment_url_and_key_header(llm_server: FakeLlmServer) -> None:
     call = llm_server.calls[0]
     assert call.path == "/openai/deployments/my-deploy/chat/completions?api-version=2024-10-21"
     assert call.headers["api-key"] == "az-key"
+
+
+def _flaky(status: int, headers: dict[str, str]) -> object:
+    """A responder failing the first call with `status` + `headers`, then answering normally."""
+    seen: list[float] = []
+
+    def respond(call: object) -> Reply:
+        import time
+
+        seen.append(time.monotonic())
+        if len(seen) == 1:
+            return Reply(status=status, headers=headers, body={"error": {"message": "slow down"}})
+        return Reply(text="recovered")
+
+    respond.seen = seen  # type: ignore[attr-defined]
+    return respond
+
+
+@pytest.mark.parametrize("headers", [{"retry-after": "0.3"}, {"retry-after-ms": "300"}])
+def test_retry_after_is_waited_even_above_the_backoff_cap(
+    llm_server: FakeLlmServer, headers: dict[str, str]
+) -> None:
+    """The server's retry-after (seconds or -ms) is honoured, not cut to retry_max_delay_ms (5 ms)."""
+    responder = _flaky(429, headers)
+    llm_server.responder = responder  # type: ignore[assignment]
+    assert _invoke(_config(llm_server, max_retries=1)).text == "recovered"
+    first, second = responder.seen  # type: ignore[attr-defined]
+    assert second - first >= 0.29
+
+
+@pytest.mark.parametrize("status", [408, 409, 502, 503, 504])
+def test_transient_statuses_are_retried(llm_server: FakeLlmServer, status: int) -> None:
+    llm_server.responder = _flaky(status, {})  # type: ignore[assignment]
+    assert _invoke(_config(llm_server, max_retries=1)).text == "recovered"
+    assert len(llm_server.calls) == 2

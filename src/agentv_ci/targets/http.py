@@ -30,6 +30,7 @@ from agentv_ci.errors import TargetError
 
 POOL_SLICE = 4  # connections per underlying httpx client
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 520, 521, 522, 524, 529})
+RETRY_AFTER_CEILING_S = 120.0  # the longest retry-after waited for (a longer one waits this long)
 _encoder = msgspec.json.Encoder()
 
 
@@ -63,9 +64,10 @@ def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
 
 
 def backoff_delay(attempt: int, *, base_s: float, cap_s: float, retry_after: float | None) -> float:
-    """Seconds to wait before retry number `attempt` (0-based)."""
+    """Seconds to wait before retry number `attempt` (0-based). A server's retry-after is honoured
+    even above `cap_s` (retrying sooner only earns another 429), up to `RETRY_AFTER_CEILING_S`."""
     if retry_after is not None:
-        return min(retry_after, cap_s)
+        return min(retry_after, max(cap_s, RETRY_AFTER_CEILING_S))
     return random.uniform(0, min(cap_s, base_s * (2**attempt)))
 
 
