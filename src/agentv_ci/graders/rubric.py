@@ -11,7 +11,9 @@ import msgspec
 
 from agentv_ci.errors import ConfigError
 from agentv_ci.graders.llm import LlmGrader
+from agentv_ci.model.result import GraderResult
 from agentv_ci.model.suite import GraderSpec
+from agentv_ci.plugins import GradingContext
 
 
 class RubricsConfig(msgspec.Struct):
@@ -37,6 +39,10 @@ class Rubrics(LlmGrader):
         if not self.rubrics:
             where = spec.config_locations.get("criteria", spec.location)
             raise ConfigError(f"rubrics grader {spec.name!r} has no `criteria` items", location=where)
+
+    async def grade(self, ctx: GradingContext) -> GraderResult:
+        # AgentV runs rubrics as an llm-grader and reports that type (the name stays `rubrics`).
+        return msgspec.structs.replace(await super().grade(ctx), type="llm-grader")
 
     def _rubric_source(self, config: Any) -> list[Any] | None:
         items = list(config.criteria or []) + list(config.rubrics or [])
