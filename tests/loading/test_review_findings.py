@@ -696,3 +696,23 @@ def test_empty_string_values_are_refused_at_the_value_not_the_grader(tmp_path: P
     )
     got = [(d.code, d.line, d.col) for d in result.diagnostics]
     assert got == [("E101", 6, 16), ("E101", 8, 16)]  # one error each, not a second E202 from the grader
+
+
+def test_every_duplicate_key_is_reported_at_once(tmp_path: Path) -> None:
+    result = load_text(
+        tmp_path,
+        """\
+        name: a
+        name: b
+        tests:
+          - id: t
+            input: hi
+            input: again
+            criteria: c
+        """,
+    )
+    got = [(d.code, d.line, d.col, d.message) for d in result.diagnostics]
+    assert got == [
+        ("E003", 2, 1, "duplicate key 'name' (first at line 1)"),
+        ("E003", 6, 5, "duplicate key 'input' (first at line 5)"),
+    ]

@@ -9,7 +9,7 @@ from pathlib import Path
 from agentv_ci.errors import LoadError
 from agentv_ci.loading.context import LoadContext
 from agentv_ci.loading.interpolate import interpolate_env
-from agentv_ci.loading.yaml_source import MarkedDocument, parse_yaml
+from agentv_ci.loading.yaml_source import DuplicateKeys, MarkedDocument, parse_yaml
 from agentv_ci.model.source import SourceLocation
 
 
@@ -72,8 +72,9 @@ def parse_document(text: str, path: Path, ctx: LoadContext) -> MarkedDocument | 
     try:
         doc = parse_yaml(text, str(path))
     except LoadError as exc:
-        loc = exc.location or SourceLocation(str(path))
-        ctx.report(yaml_error_code(exc.message), exc.message, loc, exc.hint)
+        for error in exc.errors if isinstance(exc, DuplicateKeys) else [exc]:
+            loc = error.location or SourceLocation(str(path))
+            ctx.report(yaml_error_code(error.message), error.message, loc, error.hint)
         return None
     if "${{" in text:
         doc.data = interpolate_env(doc.data, ctx.env)

@@ -113,6 +113,7 @@ def _walk(
     key_marks: dict[JsonPath, tuple[int, int]],
     file: str,
     budget: list[int],
+    duplicates: list[LoadError],
 ) -> None:
     if len(path) > MAX_DEPTH:
         raise LoadError(
@@ -135,24 +136,35 @@ def _walk(
             if key == "<<":
                 continue
             if key in seen:
-                raise LoadError(
-                    f"duplicate key {key!r} (first at line {seen[key]})",
-                    location=SourceLocation(
-                        file, key_node.start_mark.line + 1, key_node.start_mark.column + 1
-                    ),
-                    hint="each key may appear once per mapping; remove or rename one of them",
+                duplicates.append(
+                    LoadError(
+                        f"duplicate key {key!r} (first at line {seen[key]})",
+                        location=SourceLocation(
+                            file, key_node.start_mark.line + 1, key_node.start_mark.column + 1
+                        ),
+                        hint="each key may appear once per mapping; remove or rename one of them",
+                    )
                 )
+                continue
             seen[key] = key_node.start_mark.line + 1
             key_marks[(*path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            _walk(value_node, (*path, key), marks, key_marks, file, budget)
+            _walk(value_node, (*path, key), marks, key_marks, file, budget, duplicates)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _walk(item, (*path, index), marks, key_marks, file, budget)
+            _walk(item, (*path, index), marks, key_marks, file, budget, duplicates)
+
+
+class DuplicateKeys(LoadError):
+    """Every duplicate key of a document (the first one is this error's own message/location)."""
+
+    def __init__(self, errors: list[LoadError]) -> None:
+        super().__init__(errors[0].message, location=errors[0].location, hint=errors[0].hint)
+        self.errors = errors
 
 
 def parse_yaml(text: str, file: str) -> MarkedDocument:
     """Parse one YAML document. Raises `LoadError` with file:line:col on syntax errors,
-    duplicate keys and alias bombs."""
+    duplicate keys (`DuplicateKeys`, carrying all of them) and alias bombs."""
     loader = EvalYamlLoader(text)
     try:
         node = loader.get_single_node()
@@ -160,7 +172,10 @@ def parse_yaml(text: str, file: str) -> MarkedDocument:
         key_marks: dict[JsonPath, tuple[int, int]] = {}
         if node is not None:
             # Walk first: refuses duplicates and alias bombs before construction can blow up.
-            _walk(node, (), marks, key_marks, file, [_NODE_FLOOR + len(text)])
+            duplicates: list[LoadError] = []
+            _walk(node, (), marks, key_marks, file, [_NODE_FLOOR + len(text)], duplicates)
+            if duplicates:
+                raise DuplicateKeys(duplicates)
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
