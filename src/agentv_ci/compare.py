@@ -27,6 +27,7 @@ from typing import Literal
 import msgspec
 
 from agentv_ci.model.result import TestResult
+from agentv_ci.reporting.gc_pause import paused_gc
 from agentv_ci.reporting.results_file import aggregate_attempts
 from agentv_ci.stats import fisher_exact_greater, fisher_exact_less, mean, standard_error, welch_interval
 
@@ -203,6 +204,11 @@ def _suite_stats(name: str, rows: Iterable[TestComparison]) -> SuiteComparison:
 
 def compare_runs(base: list[TestResult], head: list[TestResult]) -> Comparison:
     """Diff two runs (rows of the same test x target are first merged into one with attempts)."""
+    with paused_gc():
+        return _compare(base, head)
+
+
+def _compare(base: list[TestResult], head: list[TestResult]) -> Comparison:
     base_map = {_key(r): r for r in aggregate_attempts(base)}
     head_map = {_key(r): r for r in aggregate_attempts(head)}
     tests: list[TestComparison] = []

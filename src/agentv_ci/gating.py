@@ -178,6 +178,13 @@ def regression_reasons(comparison: Comparison, max_regression: float | None) -> 
 
 def decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | None = None) -> GateDecision:
     """Apply every gate to `summary` (and `baseline` when given) and pick the exit code."""
+    from agentv_ci.reporting.gc_pause import paused_gc
+
+    with paused_gc():
+        return _decide(summary, options, baseline)
+
+
+def _decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | None) -> GateDecision:
     results = summary.results
     overall = totals_of(results, threshold=options.threshold)
     suites = totals_by_suite(results, threshold=options.threshold)

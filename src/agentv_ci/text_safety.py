@@ -25,6 +25,7 @@ _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
 # a line at a lone CR. The legacy `##[command]data` form is matched anywhere in a line.
 _WORKFLOW_COMMAND = re.compile(r"(?:^|(?<=\r))(\s*):(:|%3A)", re.MULTILINE | re.IGNORECASE)
 _LEGACY_COMMAND = "##["
+_MAYBE_COMMAND = re.compile(r":(?::|%3A)|##\[", re.IGNORECASE)
 _NEEDS_CLEANING = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\udfff]")
 _ZWSP = "\u200b"
 
@@ -52,6 +53,8 @@ def excerpt(text: str | None, limit: int) -> str:
 def neutralise_workflow_commands(text: str) -> str:
     """Break `::command::` at the start of any line (LF or CR) and `##[command]` anywhere, so the
     Actions runner ignores them when the text reaches a job log."""
+    if _MAYBE_COMMAND.search(text) is None:  # a literal scan: far cheaper than the anchored pattern
+        return text
     text = _WORKFLOW_COMMAND.sub(lambda m: m.group(1) + ":" + _ZWSP + m.group(2), text)
     return text.replace(_LEGACY_COMMAND, "#" + _ZWSP + "#[") if _LEGACY_COMMAND in text else text
 

@@ -31,7 +31,10 @@ def write_report(name: str, summary: RunSummary, path: Path, *, repo_root: Path,
     baseline = extras.pop("baseline", None)
     options = ReportOptions(path=path, repo_root=repo_root, baseline=baseline, extras=extras)
     path.parent.mkdir(parents=True, exist_ok=True)
-    cls().write(summary, options)
+    from agentv_ci.reporting.gc_pause import paused_gc
+
+    with paused_gc():
+        cls().write(summary, options)
 
 
 def write_reports(

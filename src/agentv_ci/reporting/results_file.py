@@ -18,6 +18,7 @@ import msgspec
 from agentv_ci.errors import LoadError
 from agentv_ci.model.result import AttemptSummary, RunSummary, TestResult
 from agentv_ci.model.source import SourceLocation
+from agentv_ci.reporting.gc_pause import paused_gc
 from agentv_ci.stats import mean, stdev
 
 __all__ = [
@@ -243,7 +244,7 @@ def read_results(path: Path) -> list[TestResult]:
     """Rows of a results file (or of `<run dir>/index.jsonl`); a bad line raises `LoadError` at file:line."""
     index = _index_path(path)
     results: list[TestResult] = []
-    with index.open("rb") as handle:
+    with paused_gc(), index.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             if raw.strip():
                 results.append(_decode_row(raw, SourceLocation(str(index), number, 1)))
@@ -332,7 +333,8 @@ def write_summary_json(path: Path, summary: RunSummary) -> None:
 def load_run(path: Path) -> RunSummary:
     """A `RunSummary` from a results file or run dir; run facts come from a sibling `summary.json`."""
     index = _index_path(path)
-    results = aggregate_attempts(read_results(index))
+    with paused_gc():
+        results = aggregate_attempts(read_results(index))
     facts: dict[str, Any] = {}
     summary_file = index.parent / SUMMARY_NAME
     if summary_file.is_file():

@@ -1,0 +1,25 @@
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from agentv_ci.reporting.gc_pause import paused_gc
+
+
+def test_collector_is_paused_inside_and_restored_after_an_exception() -> None:
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), paused_gc():
+        assert not gc.isenabled()
+        raise RuntimeError("boom")
+    assert gc.isenabled()
+
+
+def test_nested_pauses_leave_a_disabled_collector_disabled() -> None:
+    gc.disable()
+    try:
+        with paused_gc():
+            pass
+        assert not gc.isenabled()  # it was off before: stays off
+    finally:
+        gc.enable()
