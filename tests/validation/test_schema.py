@@ -19,7 +19,7 @@ INVALID = VALID.parent / "invalid"
 # Invalid fixtures whose problem is a shape the schema can state (type, required, enum, pattern, range).
 SCHEMA_EXPRESSIBLE = [
     "wrong-type", "missing-id", "unknown-key", "bad-name", "negative-weight", "threshold-range",
-    "timeout-range", "bad-role", "top-level-list",
+    "timeout-range", "bad-role", "top-level-list", "conversation-fields",
 ]  # fmt: skip
 
 
