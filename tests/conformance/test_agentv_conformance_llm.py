@@ -24,9 +24,18 @@ DIVERGENCES: dict[Key, dict[str, Any]] = {
     ("judge", "implicit"): {
         "reason": "AgentV leaves the implicit criteria judge out of `scores`; we keep it there (its "
         "assertions and token usage are the only evidence of why the test scored as it did)",
-        "keep_ours": True,
+        "only_ours": ["llm-grader"],
+    },
+    ("judge", "legacy-judge"): {
+        "reason": "AgentV 4.42.4 silently skips a `type: llm_judge` grader; issue 3: legacy names run as "
+        "their modern equivalent with a deprecation warning, never silently skipped (the judge gives 0.5)",
+        "only_ours": ["llm-grader"],
+        "score": 0.75,
+        "execution_status": "quality_failure",
     },
 }
+# Requests only we send (the legacy judge above); every other request must match the reference's.
+_ONLY_OURS = ("LEGACY",)
 # The structure-repair prompt quotes the parser's message, which is engine-specific (V8's JSON.parse).
 _VALIDATION_ERROR = re.compile(r"(Validation error:\n)[^\n]*")
 
@@ -57,7 +66,9 @@ def _normalised(messages: list[dict[str, Any]]) -> str:
 
 def test_judge_requests_match_reference(run: tuple[dict[Key, dict[str, Any]], list[Any]]) -> None:
     expected = [json.loads(line) for line in (CORPUS / "expected-calls.jsonl").read_text().splitlines()]
-    assert sorted(_normalised(m) for m in run[1]) == sorted(_normalised(m) for m in expected)
+    ours = [m for m in run[1] if not m[-1]["content"].startswith(_ONLY_OURS)]
+    assert len(ours) == len(run[1]) - 1
+    assert sorted(_normalised(m) for m in ours) == sorted(_normalised(m) for m in expected)
 
 
 @pytest.mark.parametrize("expected", load_expected(CORPUS), ids=lambda r: r["test_id"])
@@ -67,7 +78,8 @@ def test_rows_match_reference(
     key = (expected["suite"], expected["test_id"])
     override = DIVERGENCES.get(key, {})
     ours = run[0][key]
-    if override.get("keep_ours"):
-        assert [g["type"] for g in ours["scores"]] == ["llm-grader"]
-        ours = {k: v for k, v in ours.items() if k != "scores"}
+    if "only_ours" in override:
+        extra = [g for g in ours["scores"] if g["name"] in override["only_ours"]]
+        assert [g["type"] for g in extra] == ["llm-grader"]
+        ours = {**ours, "scores": [g for g in ours["scores"] if g["name"] not in override["only_ours"]]}
     compare_row(expected, ours, override, check_texts=True)

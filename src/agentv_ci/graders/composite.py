@@ -49,17 +49,12 @@ _ALIASES = {
     "llm-judge": "llm-grader",
 }
 
-DEFAULT_AGGREGATOR_PROMPT = """You are reviewing the results of several graders that checked one answer.
-Combine them into one overall grade.
+# AgentV's DEFAULT_COMPOSITE_AGGREGATOR_PROMPT, word for word.
+DEFAULT_AGGREGATOR_PROMPT = """Review the following evaluation results:
+{{EVALUATOR_RESULTS_JSON}}
 
-[[ ## question ## ]]
-{{input}}
-
-[[ ## answer ## ]]
-{{output}}
-
-[[ ## grader_results ## ]]
-{{EVALUATOR_RESULTS_JSON}}"""
+Decide the final score and verdict based on all grader results.
+Return a JSON object with: score (0.0-1.0), verdict (pass/fail), and reasoning."""
 
 SCRIPT_TIMEOUT_S = 300.0
 
@@ -72,16 +67,22 @@ class CompositeConfig(msgspec.Struct):
     aggregator: Any = None
 
 
+def _js_number(value: float) -> float | int:
+    return int(value) if float(value).is_integer() else value
+
+
 def _member_json(result: GraderResult) -> dict[str, Any]:
-    """A member as AgentV's EvaluationScore (camelCase) for aggregator scripts and prompts."""
-    return {
-        "score": result.score,
+    """A member as AgentV's EvaluationScore for aggregator scripts and prompts (JSON numbers as
+    JavaScript prints them: 1, not 1.0)."""
+    member: dict[str, Any] = {
+        "score": _js_number(result.score),
         "verdict": result.verdict,
         "assertions": [msgspec.to_builtins(a) for a in result.assertions],
         "expectedAspectCount": max(1, len(result.assertions)),
-        "weight": result.weight,
-        "details": result.details,
     }
+    if result.details is not None:
+        member["details"] = result.details
+    return member
 
 
 class Composite:
@@ -257,14 +258,14 @@ class Composite:
         prompt = render_template(self.template or DEFAULT_AGGREGATOR_PROMPT, values)
 
         def accept(reply: str, usage: TokenUsage | None) -> GraderResult:
+            # AgentV: the verdict comes from the score (a `verdict` in the reply is ignored) and only
+            # the judge's assertions (at most 8) are shown.
             score, judged, extra = parse_freeform(reply)
-            verdict = extra.get("verdict") if extra.get("verdict") in ("pass", "fail") else None
-            if verdict is None:
-                verdict = "pass" if score >= GRADER_PASS_BAR else "fail"
+            verdict = "pass" if score >= GRADER_PASS_BAR else "fail"
             return scored(
                 self.spec,
                 score,
-                [*judged, *assertions],
+                judged[:8],
                 details={**details, **extra},
                 verdict=verdict,
                 token_usage=usage,

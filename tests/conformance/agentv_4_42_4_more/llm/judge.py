@@ -47,7 +47,9 @@ def respond(body: dict[str, Any]) -> str:
         count = _seen[user]
     if "GARBAGE3" in user or ("GARBAGE1" in user and count == 1):
         return "The answer looks fine to me, score about 0.6"
-    if user.startswith("CUSTOM:"):
+    if user.startswith("Review the following evaluation results:"):
+        return json.dumps({"score": 0.7, "verdict": "pass", "assertions": [{"text": "agg", "passed": True}]})
+    if user.startswith(("CUSTOM:", "LEGACY")):
         return json.dumps({"score": 0.5, "assertions": [{"text": "half", "passed": False}]})
     return json.dumps(
         {
