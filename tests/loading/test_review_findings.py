@@ -716,3 +716,24 @@ def test_every_duplicate_key_is_reported_at_once(tmp_path: Path) -> None:
         ("E003", 2, 1, "duplicate key 'name' (first at line 1)"),
         ("E003", 6, 5, "duplicate key 'input' (first at line 5)"),
     ]
+
+
+def test_symlink_loops_are_diagnostics_not_crashes(tmp_path: Path) -> None:
+    from agentv_ci.validation.validator import validate_paths
+
+    (tmp_path / "a.eval.yaml").symlink_to("b.eval.yaml")
+    (tmp_path / "b.eval.yaml").symlink_to("a.eval.yaml")
+    (tmp_path / "c.yaml").symlink_to("c.yaml")
+    (tmp_path / "main.eval.yaml").write_text(
+        "tests:\n  - include: ./a.eval.yaml\n    type: suite\n  - file://c.yaml\n"
+        "  - id: x\n    input: hi\n    criteria: c\n    input_files: [c.yaml]\n"
+    )
+    report = validate_paths([tmp_path], repo_root=tmp_path, env={})
+    got = [(Path(d.file).name, d.code, d.line) for d in report.diagnostics]
+    assert got == [
+        ("a.eval.yaml", "E001", 0),
+        ("b.eval.yaml", "E001", 0),
+        ("main.eval.yaml", "E301", 2),
+        ("main.eval.yaml", "E301", 4),
+        ("main.eval.yaml", "E301", 8),
+    ]

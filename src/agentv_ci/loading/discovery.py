@@ -7,6 +7,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from agentv_ci.loading.paths import safe_resolve
+
 SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "venv", ".agentv", "__pycache__", ".tox"})
 
 
@@ -67,7 +69,7 @@ def _case_references(eval_file: Path) -> set[Path]:
     for ref in refs:
         ref = ref[len("file://") :] if ref.startswith("file://") else ref
         if ref.endswith(".jsonl") and not any(ch in ref for ch in "*?["):
-            found.add((eval_file.parent / ref).resolve())
+            found.add(safe_resolve(eval_file.parent / ref))
     return found
 
 
@@ -81,7 +83,7 @@ def _referenced_by_others(files: list[Path]) -> set[Path]:
     referenced: set[Path] = set()
     for path in jsonl:
         sidecar = jsonl_sidecar(path)
-        if sidecar is not None and sidecar.resolve() in present:
+        if sidecar is not None and safe_resolve(sidecar) in present:
             referenced.add(path)
     for path in files:
         if path.suffix != ".jsonl":
@@ -101,9 +103,9 @@ def find_eval_files(paths: Sequence[Path]) -> list[Path]:
     for raw in _expand_globs(paths):
         path = Path(raw)
         if path.is_dir():
-            discovered.extend(p.resolve() if p.exists() else p.absolute() for p in _walk(path))
+            discovered.extend(safe_resolve(p) if p.exists() else p.absolute() for p in _walk(path))
         else:
-            explicit.append(path.resolve() if path.exists() else path.absolute())
+            explicit.append(safe_resolve(path) if path.exists() else path.absolute())
     skip = _referenced_by_others(discovered)
     result = {p for p in discovered if p not in skip}
     result.update(explicit)

@@ -9,7 +9,7 @@ from typing import Any
 
 from agentv_ci.loading.context import LoadContext, Node, did_you_mean, type_name
 from agentv_ci.loading.keys import GRADER_COMMON
-from agentv_ci.loading.paths import resolve_reference
+from agentv_ci.loading.paths import resolve_reference, safe_resolve
 from agentv_ci.model.suite import GraderSpec
 
 VALUE_TYPES = frozenset({"contains", "icontains", "starts-with", "ends-with", "regex", "equals"})
@@ -74,7 +74,7 @@ def depend_on_command_files(
     missing: list[tuple[int | None, str]] = []
     for index, arg in enumerate(argv):
         if _looks_like_script(arg) and not any(ch in arg for ch in "$*{}"):
-            path = (base / arg).resolve() if arg.startswith(("./", "../")) else None
+            path = safe_resolve(base / arg) if arg.startswith(("./", "../")) else None
             path = path if path is not None and path.exists() else resolve_reference(arg, base, ctx.repo_root)
             if path.is_file():
                 ctx.depend(path)

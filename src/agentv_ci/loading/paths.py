@@ -6,6 +6,15 @@ import os
 from pathlib import Path
 
 
+def safe_resolve(path: Path) -> Path:
+    """`path.resolve()`, except that a symlink loop (or another OS error) gives the absolute path, so
+    the read that follows reports it as a diagnostic instead of crashing."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):
+        return path.absolute()
+
+
 def find_repo_root(start: Path) -> Path:
     """The nearest directory (from `start` upwards) holding `.git`, else `start` itself."""
     start = start.resolve()
@@ -58,15 +67,15 @@ def resolve_reference(ref: str, base_dir: Path, repo_root: Path) -> Path:
             return candidate
         for root in search_roots(base_dir, repo_root):
             if (root / stripped).exists():
-                return (root / stripped).resolve()
+                return safe_resolve(root / stripped)
         return candidate
     if ref.startswith("~"):
         return Path(ref).expanduser()
     for root in search_roots(base_dir, repo_root):
         candidate = root / ref
         if candidate.exists():
-            return candidate.resolve()
-    return (base_dir / ref).resolve()
+            return safe_resolve(candidate)
+    return safe_resolve(base_dir / ref)
 
 
 def resolve_relative(ref: str, base_dir: Path, repo_root: Path) -> Path:
@@ -77,4 +86,4 @@ def resolve_relative(ref: str, base_dir: Path, repo_root: Path) -> Path:
         if as_written.exists():
             return as_written
         return repo_root.resolve() / ref.lstrip("/")
-    return (base_dir / ref).resolve()
+    return safe_resolve(base_dir / ref)

@@ -26,7 +26,7 @@ from agentv_ci.loading.graders import GraderNormaliser
 from agentv_ci.loading.interpolate import build_env
 from agentv_ci.loading.keys import SUITE_DEPRECATED, SUITE_KEYS, TESTS_ALIASES
 from agentv_ci.loading.messages import normalise_input
-from agentv_ci.loading.paths import find_repo_root
+from agentv_ci.loading.paths import find_repo_root, safe_resolve
 from agentv_ci.loading.tests_builder import SuiteDefaults, TestBuilder, resolve_input_files
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import ExecutionSpec, GraderSpec, Suite, Test
@@ -63,7 +63,7 @@ class _SuiteLoader:
         self, path: Path, stack: tuple[Path, ...] = (), where: SourceLocation | None = None
     ) -> Suite | None:
         ctx = self.ctx
-        path = path.resolve() if path.exists() else path.absolute()
+        path = safe_resolve(path) if path.exists() else path.absolute()
         jsonl: Path | None = None
         config_path: Path | None = path
         if path.suffix.lower() == ".jsonl":
@@ -271,7 +271,7 @@ class _SuiteLoader:
     def _child_tests(
         self, path: Path, where: SourceLocation, stack: tuple[Path, ...]
     ) -> list[tuple[Test, SourceLocation]]:
-        resolved = path.resolve()
+        resolved = safe_resolve(path)
         if resolved in stack:
             chain = " -> ".join(p.name for p in (*stack, resolved))
             self.ctx.report("E302", f"include cycle: {chain}", where)
