@@ -26,3 +26,14 @@ def test_console_neutralises_workflow_commands_and_ansi() -> None:
     text = render_console(RunSummary([row]), None)
     assert not re.search(r"^\s*::", text, re.MULTILINE)
     assert "\x1b" not in text
+
+
+def test_console_breaks_legacy_and_cr_commands_in_names_and_errors() -> None:
+    rows = [
+        TestResult("t\r::add-mask::x", "s ##[stop-commands]tok", "m", 0.0, "quality_failure"),
+        TestResult("e", "s", "m", 0.0, "execution_error", error="retrying ##[error]boom\r::error::x"),
+    ]
+    summary = RunSummary(rows)
+    text = render_console(summary, decide(summary, GateOptions()))
+    assert "##[" not in text
+    assert not re.search(r"(^|\r)\s*::", text, re.MULTILINE)
