@@ -118,3 +118,42 @@ def test_a_quoted_glob_matching_nothing_is_reported_as_such(tmp_path: Path) -> N
     result = CliRunner().invoke(app, ["validate", f"{tmp_path}/evals/*.eval.yaml"])
     assert result.exit_code == 2
     assert f"error[E001]: no files match {tmp_path}/evals/*.eval.yaml" in result.output
+
+
+GARBAGE: dict[str, bytes] = {
+    "binary.eval.yaml": b"\x00\x01\x02\xff\xfe",
+    "empty.eval.yaml": b"",
+    "list.eval.yaml": b"- a\n- b\n",
+    "tests5.eval.yaml": b"tests: 5\n",
+    "nulls.eval.yaml": b"name: ~\ntests:\n  - id: ~\n    input: ~\n  - ~\n",
+    "deep.eval.yaml": b"tests: " + b"[" * 5000 + b"]" * 5000 + b"\n",
+    "deepmap.eval.yaml": b"metadata: " + b"{a: " * 950 + b'"${{ X }}"' + b"}" * 950 + b"\ntests: []\n",
+    "latin1.eval.yaml": b"tests:\n  - id: a\n    input: caf\xe9\n",
+    "tabs.eval.yaml": b"tests:\n\t- id: a\n",
+    "multi.eval.yaml": b"tests: []\n---\ntests: []\n",
+    "cplxkey.eval.yaml": b"? [a]\n: 1\ntests: []\n",
+    "huge.eval.yaml": b"tests:\n  - id: a\n    input: hi\n    criteria: c\n    execution: {workers: 1"
+    + b"0" * 400
+    + b"}\n",
+    "bad.jsonl": b'{"id": "a", "input": "caf\xe9"}\n[1]\n{"id":\n',
+}
+
+
+def test_garbage_files_exit_2_without_a_traceback(tmp_path: Path) -> None:
+    for name, data in GARBAGE.items():
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / "bad.yaml").write_text("name: bad\n")
+    (tmp_path / "dir.eval.yaml").mkdir()
+    (tmp_path / "loop.eval.yaml").symlink_to("loop.eval.yaml")
+    out = subprocess.run(
+        [sys.executable, "-m", "agentv_ci", "validate", str(tmp_path), "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert out.returncode == 2, out.stderr
+    assert "Traceback" not in out.stderr and "internal error" not in out.stderr
+    report = json.loads(out.stdout)
+    failing = {Path(d["file"]).name for d in report["diagnostics"] if d["severity"] == "error"}
+    assert failing == set(GARBAGE) | {"loop.eval.yaml"}
