@@ -139,3 +139,41 @@ def test_no_targets_file_still_allows_builtin_mock(tmp_path: Path) -> None:
     assert isinstance(create_target("mock", config), MockTarget)
     with pytest.raises(ConfigError, match="unknown target 'default'"):
         create_target("default", config)
+
+
+def test_agentv_field_names_are_read(tmp_path: Path) -> None:
+    """AgentV's own spellings: openai `endpoint` (not only base_url) and `max_output_tokens`; azure
+    `resource` (a bare name or a URL ending in /openai[/v1]), `deployment`, `api_version` (with or without
+    an `api-version=` prefix); anthropic `max_output_tokens`; `variant` as the model."""
+    from agentv_ci.targets.anthropic import AnthropicTarget
+    from agentv_ci.targets.openai import AzureTarget
+
+    eval_file = _project(
+        tmp_path,
+        "targets:\n"
+        "  - name: oa\n    provider: openai\n    endpoint: http://127.0.0.1:1/v1\n"
+        "    variant: my-model\n    api_key: k\n    max_output_tokens: 77\n"
+        "  - name: az\n    provider: azure\n    resource: myres\n    deployment: dep\n"
+        "    api_version: api-version=2024-10-21\n    api_key: k\n"
+        "  - name: az2\n    provider: azure-openai\n    endpoint: https://x.example.com/openai/\n"
+        "    model: dep\n    api_key: k\n"
+        "  - name: an\n    provider: anthropic\n    model: claude-x\n    api_key: k\n"
+        "    max_output_tokens: 55\n",
+    )
+    config = load_targets(eval_file, env={})
+    oa = create_target("oa", config)
+    assert isinstance(oa, OpenAITarget)
+    assert oa.config.base_url == "http://127.0.0.1:1/v1"
+    assert oa.config.max_tokens == 77
+    assert oa.model == "my-model"
+    az = create_target("az", config)
+    assert isinstance(az, AzureTarget)
+    assert az._base_url() == "https://myres.openai.azure.com/openai/deployments/dep"
+    assert az._path() == ("chat/completions", {"api-version": "2024-10-21"})
+    assert az.model == "dep"
+    az2 = create_target("az2", config)
+    assert isinstance(az2, AzureTarget)
+    assert az2._base_url() == "https://x.example.com/openai/v1"
+    an = create_target("an", config)
+    assert isinstance(an, AnthropicTarget)
+    assert an.config.max_tokens == 55

@@ -91,6 +91,13 @@ class AnthropicTarget:
 
     Config: ClassVar[type[msgspec.Struct]] = AnthropicConfig
     API_KEY_ENV: ClassVar[str] = "ANTHROPIC_API_KEY"
+    # AgentV's field names (targets.yaml written for AgentV) -> ours.
+    FIELD_ALIASES: ClassVar[dict[str, str]] = {
+        "endpoint": "base_url",
+        "max_output_tokens": "max_tokens",
+        "deployment": "model",
+        "variant": "model",
+    }
 
     def __init__(self, name: str, config: AnthropicConfig, *, base_dir: Path) -> None:
         self.name = name

@@ -36,6 +36,10 @@ def create_target(name: str, targets: TargetsConfig, *, dry_run: bool = False) -
             hint="built-in providers: mock, replay, cli, openai, azure, anthropic (see `agentv-ci plugins`)",
         )
     fields = _with_api_key(definition, cls, targets)
+    aliases: dict[str, str] = getattr(cls, "FIELD_ALIASES", {})
+    for agentv_name, ours in aliases.items():  # AgentV's spelling, when ours is not given too
+        if agentv_name in fields and ours not in fields:
+            fields[ours] = fields.pop(agentv_name)
     config = convert_config(
         cls.Config,
         fields,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any, ClassVar
@@ -108,6 +109,13 @@ class OpenAITarget:
 
     Config: ClassVar[type[msgspec.Struct]] = OpenAIConfig
     API_KEY_ENV: ClassVar[str] = "OPENAI_API_KEY"
+    # AgentV's field names (targets.yaml written for AgentV) -> ours.
+    FIELD_ALIASES: ClassVar[dict[str, str]] = {
+        "endpoint": "base_url",
+        "max_output_tokens": "max_tokens",
+        "deployment": "model",
+        "variant": "model",
+    }
 
     def __init__(self, name: str, config: OpenAIConfig, *, base_dir: Path) -> None:
         if config.api_format != "chat":
@@ -169,6 +177,11 @@ class AzureTarget(OpenAITarget):
 
     Config: ClassVar[type[msgspec.Struct]] = AzureConfig
     API_KEY_ENV: ClassVar[str] = "AZURE_OPENAI_API_KEY"
+    FIELD_ALIASES: ClassVar[dict[str, str]] = {
+        "resource": "endpoint",
+        "api_version": "version",
+        "max_output_tokens": "max_tokens",
+    }
     config: AzureConfig
 
     def __init__(self, name: str, config: AzureConfig, *, base_dir: Path) -> None:
@@ -177,10 +190,19 @@ class AzureTarget(OpenAITarget):
                 f"target {name!r} (azure) needs `endpoint`", hint="endpoint: https://x.openai.azure.com"
             )
         super().__init__(name, config, base_dir=base_dir)
+        self.model = config.deployment or config.model  # the v1 API takes the deployment as the model
+
+    def _version(self) -> str:
+        """`version` as AgentV reads it: an `api-version=` prefix dropped, empty meaning `v1`."""
+        version = re.sub(r"^api[-_]?version\s*=\s*", "", self.config.version.strip(), flags=re.IGNORECASE)
+        return version.strip() or "v1"
 
     def _base_url(self) -> str:
-        endpoint = self.config.endpoint.rstrip("/")
-        if self.config.version == "v1":
+        endpoint = self.config.endpoint.strip().rstrip("/")
+        if not re.match(r"^https?://", endpoint, flags=re.IGNORECASE):
+            endpoint = f"https://{endpoint}.openai.azure.com"  # a bare resource name, as AgentV allows
+        endpoint = re.sub(r"/openai(/v1)?$", "", endpoint)
+        if self._version() == "v1":
             return f"{endpoint}/openai/v1"
         return f"{endpoint}/openai/deployments/{self.config.deployment or self.config.model}"
 
@@ -188,6 +210,7 @@ class AzureTarget(OpenAITarget):
         return {"api-key": self.config.api_key}
 
     def _path(self) -> tuple[str, dict[str, str] | None]:
-        if self.config.version == "v1":
+        version = self._version()
+        if version == "v1":
             return "chat/completions", None
-        return "chat/completions", {"api-version": self.config.version}
+        return "chat/completions", {"api-version": version}
