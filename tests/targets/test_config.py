@@ -63,8 +63,15 @@ def test_alias_loop_is_an_error(tmp_path: Path) -> None:
     eval_file = _project(
         tmp_path, "targets:\n  - name: a\n    use_target: b\n  - name: b\n    use_target: a\n"
     )
-    with pytest.raises(ConfigError, match="longer than 5 levels"):
+    with pytest.raises(ConfigError, match="longer than 10 levels"):
         load_targets(eval_file, env={}).resolve("a")
+
+
+def test_alias_chains_as_deep_as_agentv_allows_resolve(tmp_path: Path) -> None:
+    """AgentV follows use_target up to 10 levels; a file that works there works here."""
+    chain = "".join(f"  - name: a{i}\n    use_target: a{i + 1}\n" for i in range(10))
+    eval_file = _project(tmp_path, f"targets:\n{chain}  - name: a10\n    provider: mock\n")
+    assert load_targets(eval_file, env={}).resolve("a0").name == "a10"
 
 
 def test_empty_alias_names_the_variable(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 Shape (AgentV v4): `targets: [{name, provider, ...provider fields..., grader_target, use_target, ...}]`.
 v5's `id` + `config: {...}` is accepted too. `${{ VAR }}` is interpolated (process env first, then the
-nearest `.env` files); `use_target` makes an alias, followed at most 5 levels.
+nearest `.env` files); `use_target` makes an alias, followed at most 10 levels (as AgentV).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from agentv_ci.model.source import SourceLocation
 from agentv_ci.targets.environment import build_environment, find_repo_root, interpolate
 
 TARGET_FILE_NAMES = (".agentv/targets.yaml", ".agentv/targets.yml", "targets.yaml", "targets.yml")
-MAX_ALIAS_DEPTH = 5
+MAX_ALIAS_DEPTH = 10  # as AgentV 4.42.4
 PROVIDER_ALIASES = {"azure-openai": "azure", "openrouter": "openai", "claude-api": "anthropic"}
 # Keys that belong to the runner, not to the provider's own Config.
 RUNNER_KEYS = frozenset(
