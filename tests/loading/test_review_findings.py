@@ -737,3 +737,16 @@ def test_symlink_loops_are_diagnostics_not_crashes(tmp_path: Path) -> None:
         ("main.eval.yaml", "E301", 4),
         ("main.eval.yaml", "E301", 8),
     ]
+
+
+def test_case_file_include_cycles_are_e302_not_a_crash(tmp_path: Path) -> None:
+    (tmp_path / "cases.yaml").write_text("- include: ./cases.yaml\n- id: a\n  input: hi\n  criteria: c\n")
+    (tmp_path / "one.yaml").write_text("- file://two.yaml\n")
+    (tmp_path / "two.yaml").write_text("- file://one.yaml\n")
+    result = load_text(tmp_path, "tests:\n  - include: ./cases.yaml\n  - file://one.yaml\n")
+    got = [(Path(d.file).name, d.code, d.line, d.message) for d in result.diagnostics]
+    assert got == [
+        ("cases.yaml", "E302", 1, "include cycle: cases.yaml -> cases.yaml"),
+        ("two.yaml", "E302", 1, "include cycle: one.yaml -> two.yaml -> one.yaml"),
+    ]
+    assert result.suite is not None and [t.id for t in result.suite.tests] == ["a"]

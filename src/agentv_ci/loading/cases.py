@@ -15,7 +15,7 @@ from agentv_ci.loading.documents import read_document
 from agentv_ci.loading.execution import parse_execution
 from agentv_ci.loading.jsonl import read_jsonl_cases
 from agentv_ci.loading.keys import INCLUDE_ENTRY_KEYS, TESTS_ALIASES
-from agentv_ci.loading.paths import resolve_relative, strip_file_scheme
+from agentv_ci.loading.paths import resolve_relative, safe_resolve, strip_file_scheme
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import ExecutionSpec, Test
 
@@ -50,6 +50,7 @@ class CaseExpander:
     def __init__(self, ctx: LoadContext, load_child_suite: SuiteLoader) -> None:
         self.ctx = ctx
         self.load_child_suite = load_child_suite
+        self._active: list[Path] = []  # case files being expanded (a file reached again is a cycle)
 
     def expand(self, raw: Any, node: Node) -> list[CaseEntry]:
         ctx = self.ctx
@@ -99,6 +100,19 @@ class CaseExpander:
         if suffix not in (".yaml", ".yml"):
             ctx.error("E006", f"unsupported tests file {path.name!r}", node, hint="use .yaml, .yml or .jsonl")
             return []
+        resolved = safe_resolve(path)
+        if resolved in self._active:
+            chain = " -> ".join(p.name for p in (*self._active, resolved))
+            ctx.error("E302", f"include cycle: {chain}", node)
+            return []
+        self._active.append(resolved)
+        try:
+            return self._yaml_cases(path, node)
+        finally:
+            self._active.pop()
+
+    def _yaml_cases(self, path: Path, node: Node) -> list[CaseEntry]:
+        ctx = self.ctx
         doc = read_document(path, ctx, node.loc())
         if doc is None:
             return []
