@@ -750,3 +750,20 @@ def test_case_file_include_cycles_are_e302_not_a_crash(tmp_path: Path) -> None:
         ("two.yaml", "E302", 1, "include cycle: one.yaml -> two.yaml -> one.yaml"),
     ]
     assert result.suite is not None and [t.id for t in result.suite.tests] == ["a"]
+
+
+def test_input_files_directory_and_glob_get_precise_messages(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("hi\n")
+    result = load_text(
+        tmp_path, 'tests:\n  - id: a\n    input: hi\n    criteria: c\n    input_files: [docs, "docs/*.md"]\n'
+    )
+    got = [(d.code, d.col, d.message, d.hint) for d in result.diagnostics]
+    assert got[0] == (
+        "E101",
+        19,
+        "input file 'docs' is a directory",
+        "list the files themselves (globs are not expanded in input_files)",
+    )
+    assert got[1][:3] == ("E301", 25, "input file not found: docs/*.md")
+    assert (got[1][3] or "").endswith("globs are not expanded in input_files")

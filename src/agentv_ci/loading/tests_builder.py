@@ -80,12 +80,20 @@ def resolve_input_files(raw: Any, node: Node, ctx: LoadContext) -> list[tuple[st
             continue
         path = resolve_reference(ref, node.base_dir, ctx.repo_root)
         ctx.depend(path)
-        if not path.is_file():
+        if path.is_dir():
+            ctx.error(
+                "E101",
+                f"input file {ref!r} is a directory",
+                node.child(i),
+                hint="list the files themselves (globs are not expanded in input_files)",
+            )
+        elif not path.is_file():
             ctx.error(
                 "E301",
                 f"input file not found: {ref}",
                 node.child(i),
-                hint=f"resolved relative to {node.base_dir} (leading `/` = repo root)",
+                hint=f"resolved relative to {node.base_dir} (leading `/` = repo root)"
+                + ("; globs are not expanded in input_files" if any(c in ref for c in "*?[") else ""),
             )
         out.append((ref, path))
     return out
