@@ -148,3 +148,35 @@ def test_cancelling_while_the_agent_starts_still_kills_its_process_group(tmp_pat
 
     time.sleep(1.5)
     assert sorted(p.name for p in tmp_path.glob("alive-*")) == []
+
+
+def test_placeholders_inside_the_prompt_are_not_substituted(tmp_path: Path) -> None:
+    """One pass, as AgentV: a prompt mentioning {OUTPUT_FILE} or {EVAL_ID} reaches the agent verbatim."""
+    script = _script(tmp_path, "import json, sys\njson.dump({'text': sys.argv[1]}, open(sys.argv[2], 'w'))\n")
+    prompt = "write {OUTPUT_FILE} for {EVAL_ID} then {UNKNOWN}"
+    response = _run(tmp_path, f"{PY} {script} {{PROMPT}} {{OUTPUT_FILE}}", make_request(prompt))
+    assert response.text == prompt
+
+
+def test_files_format_basename(tmp_path: Path) -> None:
+    script = _script(
+        tmp_path, "import json, sys\njson.dump({'text': ' '.join(sys.argv[2:])}, open(sys.argv[1], 'w'))\n"
+    )
+    attached = tmp_path / "my data.csv"
+    attached.write_text("x")
+    request = make_request("hi", files=[str(attached)])
+    response = _run(
+        tmp_path, f"{PY} {script} {{OUTPUT_FILE}} {{FILES}}", request, files_format="{basename}={path}"
+    )
+    assert response.text == f"my data.csv={attached}"
+
+
+def test_output_messages_win_over_text_and_text_may_be_a_number(tmp_path: Path) -> None:
+    """AgentV reads `output` first (then `text`, stringified when it is not a string)."""
+    from agentv_ci.targets.cli import parse_output_file
+
+    both = parse_output_file(
+        json.dumps({"text": "ignored", "output": [{"role": "assistant", "content": "A"}]})
+    )
+    assert both.text == "A"
+    assert parse_output_file(json.dumps({"text": 42})).text == "42"

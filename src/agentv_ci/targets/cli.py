@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -41,13 +42,21 @@ class CliConfig(msgspec.Struct, omit_defaults=True):
     env: dict[str, str] = {}
 
 
+_PLACEHOLDER = re.compile(r"\{[A-Z_]+\}")
+
+
 def render_command(template: str, values: dict[str, str]) -> str:
-    """Substitute the placeholders (values must already be shell-safe)."""
-    command = template
-    for key in PLACEHOLDERS:
-        if key in command:
-            command = command.replace(key, values[key])
-    return command
+    """Substitute the placeholders in one pass, as AgentV (values must already be shell-safe): text a
+    value brings in (a prompt mentioning `{OUTPUT_FILE}`) is never substituted; unknown ones stay."""
+    return _PLACEHOLDER.sub(lambda match: values.get(match.group(0), match.group(0)), template)
+
+
+def format_files(files: list[str], template: str) -> str:
+    """`{FILES}`: each file through `files_format` (`{path}`, `{basename}`), shell-quoted, space-joined."""
+    return " ".join(
+        template.replace("{path}", shlex.quote(f)).replace("{basename}", shlex.quote(Path(f).name))
+        for f in files
+    )
 
 
 def parse_output_file(text: str) -> TargetResponse:
@@ -65,9 +74,11 @@ def parse_output_file(text: str) -> TargetResponse:
             messages = msgspec.convert(raw_messages, list[Message], strict=False)
         except msgspec.ValidationError as exc:
             raise TargetError(f"cli output file: bad `output` messages: {exc}") from None
-    text_value = data.get("text")
-    answer = text_value if isinstance(text_value, str) else final_answer(messages)
-    if not messages:
+    # As AgentV: `output` messages first, then `text` (stringified when not a string).
+    if messages:
+        answer = final_answer(messages)
+    else:
+        answer = _as_text(data.get("text"))
         messages = [Message(role="assistant", content=answer)]
     usage = None
     if isinstance(data.get("token_usage"), dict):
@@ -83,6 +94,16 @@ def parse_output_file(text: str) -> TargetResponse:
         duration_ms=duration,
         llm_call_count=llm_calls,
     )
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, bool | dict | list):
+        return msgspec.json.encode(value).decode()
+    return str(value)
 
 
 def _non_negative(value: Any) -> float | None:
@@ -128,7 +149,7 @@ class CliTarget:
         prompt_file = temp_dir / "prompt.md"
         output_file = temp_dir / "output.json"
         prompt_file.write_text(request.prompt, encoding="utf-8")
-        files = " ".join(shlex.quote(self.config.files_format.replace("{path}", f)) for f in request.files)
+        files = format_files(list(request.files), self.config.files_format)
         values = {
             "{PROMPT}": shlex.quote(request.prompt),
             "{PROMPT_FILE}": shlex.quote(str(prompt_file)),
