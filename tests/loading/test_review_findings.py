@@ -767,3 +767,21 @@ def test_input_files_directory_and_glob_get_precise_messages(tmp_path: Path) -> 
     )
     assert got[1][:3] == ("E301", 25, "input file not found: docs/*.md")
     assert (got[1][3] or "").endswith("globs are not expanded in input_files")
+
+
+def test_after_each_reset_with_per_test_isolation_is_flagged_as_redundant(tmp_path: Path) -> None:
+    result = load_text(
+        tmp_path,
+        """\
+        workspace:
+          isolation: per_test
+          hooks:
+            after_each: {command: ["true"], reset: fast}
+        tests:
+          - id: a
+            input: hi
+            criteria: c
+        """,
+    )
+    got = [(d.code, d.line, d.col, d.message) for d in result.diagnostics]
+    assert got == [("W106", 4, 44, "hooks.after_each.reset is redundant with `isolation: per_test`")]
