@@ -129,6 +129,13 @@ def test_bad_field_config(config: dict, message: str) -> None:
         ("15-JAN-2025", ["DD-MMM-YYYY"], "2025-01-15"),
         ("2024-02-30", ["YYYY-MM-DD"], None),
         ("31/02/2024", ["DD/MM/YYYY"], None),
+        # what JavaScript's `new Date()` also reads (AgentV tries it first)
+        ("2024-3-5", ["YYYY-MM-DD"], "2024-03-05"),
+        ("2024/03/05", ["YYYY-MM-DD"], "2024-03-05"),
+        ("March 5, 2024", ["YYYY-MM-DD"], "2024-03-05"),
+        ("Tue Mar 05 2024", ["YYYY-MM-DD"], "2024-03-05"),
+        ("5 March 2024", ["YYYY-MM-DD"], "2024-03-05"),
+        ("Someday 5, 2024", ["YYYY-MM-DD"], None),
     ],
 )
 def test_parse_date(text: str, formats: list[str], iso: str | None) -> None:

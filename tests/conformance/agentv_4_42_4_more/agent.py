@@ -61,6 +61,31 @@ answers = {
     },
     "skillnone": {"text": "no skills used"},
     "code": {"text": "The answer is 42"},
+    "msgs": {
+        "output": [
+            {
+                "role": "assistant",
+                "content": "first draft",
+                "tool_calls": [{"tool": "search", "input": {"n": 1}}],
+            },
+            {"role": "tool", "content": "tool result text"},
+            {"role": "assistant", "content": "Final answer: 42"},
+        ]
+    },
+    "fa2": {
+        "text": json.dumps(
+            {
+                "flag": 1,
+                "count": True,
+                "d1": "15-JAN-2025",
+                "d2": "03/05/2024",
+                "d3": "2024-3-5",
+                "d4": "March 5, 2024",
+                "when": "2024-03-05T23:30:00Z",
+                "n": "abc",
+            }
+        )
+    },
 }
 answer = answers.get(key, {"text": "plain answer 42"})
 if key == "flaky":  # a different answer per attempt: 0, 1, 0.5 with the trials corpus' assertions
