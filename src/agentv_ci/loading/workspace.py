@@ -116,14 +116,14 @@ def parse_workspace(raw: Any, node: Node, ctx: LoadContext) -> dict[str, Any] | 
             workspace["hooks"] = parsed
     hooks_raw = raw.get("hooks")
     after_each = hooks_raw.get("after_each") if isinstance(hooks_raw, dict) else None
-    if isinstance(after_each, dict) and after_each.get("reset") not in (None, "none"):
-        if raw.get("isolation") == "per_test":
-            ctx.warn(
-                "W106",
-                "hooks.after_each.reset is redundant with `isolation: per_test`",
-                node.child("hooks").child("after_each").child("reset"),
-                hint="each test already gets a fresh workspace copy",
-            )
+    resets = isinstance(after_each, dict) and after_each.get("reset") not in (None, "none")
+    if resets and raw.get("isolation") == "per_test":
+        ctx.warn(
+            "W106",
+            "hooks.after_each.reset is redundant with `isolation: per_test`",
+            node.child("hooks").child("after_each").child("reset"),
+            hint="each test already gets a fresh workspace copy",
+        )
     if "isolation" in raw and raw["isolation"] not in ISOLATION:
         ctx.error("E103", f"isolation must be one of {', '.join(ISOLATION)}", node.child("isolation"))
     if "mode" in raw and raw["mode"] not in MODES:
