@@ -51,6 +51,7 @@ def test_target_error_does_not_stop_the_run(tmp_path: Path) -> None:
     assert results["s-1"].execution_status == "execution_error"
     assert results["s-1"].error == "refused s-1"
     assert results["s-1"].line == 2
+    assert (results["s-1"].failure_stage, results["s-1"].failure_reason_code) == ("agent", "provider_error")
     assert results["s-0"].execution_status == results["s-2"].execution_status == "ok"
 
 

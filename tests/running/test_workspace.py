@@ -76,6 +76,7 @@ def test_failing_setup_is_an_execution_error_and_teardown_only_warns(tmp_path: P
     )
     assert {r.execution_status for r in results} == {"execution_error"}
     assert all(r.failure_stage == "setup" and "exited with code 7" in (r.error or "") for r in results)
+    assert {r.failure_reason_code for r in results} == {"script_error"}  # AgentV's code for a hook
     assert len(runner.warnings) == 3 and all("timed out after 0.1s" in w for w in runner.warnings)
 
 

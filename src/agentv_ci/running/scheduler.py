@@ -308,7 +308,7 @@ class Runner:
                 status="execution_error",
                 error=str(exc),
                 stage="setup",
-                reason="setup_failed",
+                reason="script_error",
                 dry_run=dry_run,
             )
         except TimeoutError:
@@ -322,7 +322,7 @@ class Runner:
                 status="execution_error",
                 error=exc.message,
                 stage="agent",
-                reason="target_error",
+                reason="provider_error",
                 dry_run=dry_run,
             )
         except AgentvCiError as exc:
@@ -331,7 +331,7 @@ class Runner:
                 status="execution_error",
                 error=exc.render(),
                 stage="evaluator",
-                reason="error",
+                reason="evaluator_error",
                 dry_run=dry_run,
             )
         finally:

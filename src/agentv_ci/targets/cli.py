@@ -195,7 +195,8 @@ class CliTarget:
         elapsed_ms = (time.perf_counter() - started) * 1000
         if process.returncode != 0:
             tail = stderr.decode("utf-8", errors="replace").strip()[-500:]
-            raise TargetError(f"cli target {self.name!r} exited with code {process.returncode}: {tail}")
+            detail = f": {tail}" if tail else ""
+            raise TargetError(f"cli target {self.name!r} exited with code {process.returncode}{detail}")
         if not output_file.is_file():
             raise TargetError(f"cli target {self.name!r} did not write {{OUTPUT_FILE}} ({output_file.name})")
         response = parse_output_file(output_file.read_text(encoding="utf-8", errors="replace"))
