@@ -222,10 +222,12 @@ def _compare(base: list[TestResult], head: list[TestResult]) -> Comparison:
             )
         elif b is not None and h is not None:
             tests.append(_classify(b, h))
-    suites = sorted({t.suite for t in tests})
+    by_suite: dict[str, list[TestComparison]] = {}
+    for test in tests:
+        by_suite.setdefault(test.suite, []).append(test)
     return Comparison(
         tests=tests,
-        suites=[_suite_stats(s, (t for t in tests if t.suite == s)) for s in suites],
+        suites=[_suite_stats(name, by_suite[name]) for name in sorted(by_suite)],
         overall=_suite_stats("overall", tests),
     )
 

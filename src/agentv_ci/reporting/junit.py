@@ -33,6 +33,7 @@ from agentv_ci.reporting.details import (
     grader_failure_text,
     repo_relative,
 )
+from agentv_ci.reporting.gc_pause import paused_gc
 from agentv_ci.reporting.results_file import aggregate_attempts
 from agentv_ci.reporting.totals import outcome_of
 from agentv_ci.text_safety import clean_text, excerpt, neutralise_workflow_commands
@@ -182,6 +183,11 @@ def render_junit(summary: RunSummary, repo_root: Path) -> str:
     build, a serialisation, a re-parse to drop attributes the XSD rejects and a second
     serialisation (15 s for 100k results; this takes about 1 s).
     """
+    with paused_gc():  # many small containers, no cycles: see gc_pause
+        return _render(summary, repo_root)
+
+
+def _render(summary: RunSummary, repo_root: Path) -> str:
     by_suite: dict[str, list[TestResult]] = {}
     for result in aggregate_attempts(summary.results):  # one case per test x target
         by_suite.setdefault(result.suite, []).append(result)

@@ -23,6 +23,7 @@ from urllib.parse import quote
 from agentv_ci.model.result import GraderResult, RunSummary, TestResult
 from agentv_ci.plugins import ReportOptions
 from agentv_ci.reporting.details import failing_graders, grader_failure_text, repo_relative, test_label
+from agentv_ci.reporting.gc_pause import paused_gc
 from agentv_ci.reporting.results_file import aggregate_attempts
 from agentv_ci.reporting.totals import outcome_of
 from agentv_ci.text_safety import clean_text, excerpt
@@ -238,7 +239,8 @@ def build_log(
 
 
 def render_sarif(summary: RunSummary, repo_root: Path, *, category: str | None = None) -> dict[str, Any]:
-    findings = findings_of(summary, repo_root)
+    with paused_gc():  # many small containers, no cycles: see gc_pause
+        findings = findings_of(summary, repo_root)
     rules = dict(_FIXED_RULES)
     for f in findings:
         if f.rule_id not in rules:
