@@ -33,6 +33,19 @@ DIVERGENCES: dict[Key, dict[str, Any]] = {
         "score": 0.75,
         "execution_status": "quality_failure",
     },
+    ("judge", "garbage-forever"): {
+        "reason": "same score, status and verdict; the quoted parser message is V8's",
+        "free_text": ["judge-g9"],
+    },
+    ("judge", "composite-skip-member"): {
+        "reason": "AgentV drops a member whose judge never parses (verdict skip) and scores the rest: a "
+        "silent score. Issue 3: a parse failure is an execution error, never a silent score.",
+        "score": 0.0,
+        "execution_status": "execution_error",
+        "grader_scores": [0.0],
+        "free_text": ["composite"],
+        "no_children": True,
+    },
 }
 # Requests only we send (the legacy judge above); every other request must match the reference's.
 _ONLY_OURS = ("LEGACY",)

@@ -155,7 +155,9 @@ def test_unparseable_judge_is_an_execution_error_not_a_score(llm_server: FakeLlm
     llm_server.responder = lambda call: '{"verdict": "looks good"}'
     result = judge(llm_server, llm())
     assert result.error is not None and "could not be parsed" in result.error and "no `score`" in result.error
-    assert result.score == 0.0 and result.verdict == "fail"
+    # verdict skip + AgentV's text, but `error` is set: the test is an execution error, not a score
+    assert result.score == 0.0 and result.verdict == "skip"
+    assert result.assertions[0].text.startswith("Grader parse failure after 3 attempts: Failed to parse")
     assert len(llm_server.calls) == 4
 
 

@@ -19,6 +19,14 @@ ATTEMPTS = 3
 T = TypeVar("T")
 
 
+class JudgeParseError(GraderError):
+    """The grader model's replies stayed unreadable after the retries and the repair request."""
+
+    def __init__(self, message: str, *, problem: str) -> None:
+        super().__init__(message)
+        self.problem = problem
+
+
 def add_usage(total: TokenUsage | None, extra: TokenUsage | None) -> TokenUsage | None:
     if extra is None:
         return total
@@ -75,7 +83,8 @@ async def ask_judge(
     try:
         return interpret(reply, usage)
     except (JudgeReplyError, ValueError) as exc:
-        raise GraderError(
+        raise JudgeParseError(
             f"{what}: the grader model's reply could not be parsed after {ATTEMPTS} attempts and a repair "
-            f"request: {exc}; last reply: {excerpt(reply, 300)!r}"
+            f"request: {exc}; last reply: {excerpt(reply, 300)!r}",
+            problem=str(exc),
         ) from None

@@ -20,9 +20,9 @@ from agentv_ci.graders import llm_prompts as prompts
 from agentv_ci.graders.code import DEFAULT_TIMEOUT_S, command_argv
 from agentv_ci.graders.code_process import ScriptFailure, run_script
 from agentv_ci.graders.code_protocol import build_payload
-from agentv_ci.graders.judge_calls import ask_judge, require_caller
+from agentv_ci.graders.judge_calls import ATTEMPTS, JudgeParseError, ask_judge, require_caller
 from agentv_ci.graders.judge_replies import parse_checks, parse_freeform
-from agentv_ci.graders.outcome import GRADER_PASS_BAR, excerpt, scored
+from agentv_ci.graders.outcome import GRADER_PASS_BAR, errored, excerpt, scored
 from agentv_ci.graders.rubric_items import normalise_rubrics, score_checklist, score_ranges
 from agentv_ci.model.result import GraderResult, TokenUsage
 from agentv_ci.model.suite import GraderSpec
@@ -163,15 +163,24 @@ class LlmGrader:
         what = f"{self.spec.type} {self.spec.name!r}"
         caller = require_caller(ctx.call_grader_target, what)
         prompt, system = await self._prompt(ctx)
-        return await ask_judge(
-            caller,
-            prompt,
-            system,
-            lambda reply, usage: self._interpret(reply, usage, ctx),
-            what=what,
-            target=self.config.target,
-            temperature=self.config.temperature,
-        )
+        try:
+            return await ask_judge(
+                caller,
+                prompt,
+                system,
+                lambda reply, usage: self._interpret(reply, usage, ctx),
+                what=what,
+                target=self.config.target,
+                temperature=self.config.temperature,
+            )
+        except JudgeParseError as exc:
+            # Still an error (the test becomes an execution error), shown as AgentV shows it: verdict
+            # skip and its "Grader parse failure" text.
+            text = (
+                f"Grader parse failure after {ATTEMPTS} attempts: Failed to parse evaluator response after "
+                f"{ATTEMPTS} attempts and 1 structure-fix attempt: {exc.problem}"
+            )
+            return msgspec.structs.replace(errored(self.spec, exc.message, text=text), verdict="skip")
 
     def _interpret(self, reply: str, usage: TokenUsage | None, ctx: GradingContext) -> GraderResult:
         details: dict[str, Any] = {"mode": self.mode}

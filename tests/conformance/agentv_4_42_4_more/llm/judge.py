@@ -40,6 +40,8 @@ def respond(body: dict[str, Any]) -> str:
         ids = re.findall(r"^### Criterion: (\S+)", user, flags=re.M)
         scores = {"warmth": 8, "tone": 4}
         return json.dumps({"checks": [{"id": i, "score": scores.get(i, 5), "reasoning": i} for i in ids]})
+    if "GARBAGE9" in user or ("invalid JSON structure" in user and "GARBAGE9-reply" in user):
+        return "GARBAGE9-reply: no JSON here"
     if "invalid JSON structure" in user:
         return '```json\n{"score": 0.65, "assertions": [{"text": "repaired", "passed": true}]}\n```'
     with _lock:
