@@ -94,6 +94,18 @@ def test_resume_skips_finished_tests(project: Path) -> None:
     assert summary["totals"]["tests"] == 4
 
 
+def test_resume_after_a_kill_mid_write_drops_the_torn_last_line(project: Path) -> None:
+    """A kill can land between the bytes of a row: resume keeps the complete rows, reruns the torn one."""
+    _invoke("a.eval.yaml", "-o", "out", "--test-id", "good-0", "--no-fail")
+    with (project / "out" / "index.jsonl").open("a") as index:
+        index.write('{"test_id":"good-1","suite":"a","tar')  # no newline: the process died here
+    code, output = _invoke("a.eval.yaml", "-o", "out", "--resume", "--no-fail")
+    assert code == 0, output
+    rows = _rows(project / "out")
+    assert sorted(r["test_id"] for r in rows) == ["bad-0", "good-0", "good-1", "good-2"]
+    assert _calls(project) == ["bad-0", "good-0", "good-1", "good-2"]
+
+
 def test_budget_stop_is_inconclusive_not_a_pass(project: Path) -> None:
     code, output = _invoke(
         "a.eval.yaml", "-o", "out", "--test-id", "good-*", "--workers", "1", "--budget-usd", "0.5"

@@ -126,10 +126,10 @@ def execute_run(request: RunRequest) -> RunOutcome:
         output_dir = output_dir or latest_run_dir()
         if output_dir is None:
             raise UsageError("--resume found no previous run", hint="pass -o DIR of the run to resume")
+        _prepare_index_for_resume(output_dir / "index.jsonl")
         previous = _previous_results(output_dir)
         finished = {(r.suite, r.test_id, r.target) for r in previous}
         jobs = drop_finished(jobs, finished)
-        _drop_not_run_rows(output_dir / "index.jsonl")
     output_dir = output_dir or timestamp_dir()
     if not request.resume:
         (output_dir / "index.jsonl").unlink(missing_ok=True)  # a new run into an old dir starts afresh
@@ -201,8 +201,9 @@ async def _drive(runner: Runner) -> None:
             loop.remove_signal_handler(signal.SIGTERM)
 
 
-def _drop_not_run_rows(index: Path) -> None:
-    """Before resuming, remove `not_run` rows (those tests run now and get a real row)."""
+def _prepare_index_for_resume(index: Path) -> None:
+    """Before resuming, drop `not_run` rows (those tests run now and get a real row) and a row torn by
+    a kill mid-write (not JSON: that test runs again), so the file reads cleanly and appends cleanly."""
     import msgspec
 
     if not index.is_file():
@@ -218,7 +219,9 @@ def _drop_not_run_rows(index: Path) -> None:
         if isinstance(row, dict) and row.get("execution_status") == "not_run":
             continue
         kept.append(line)
-    index.write_bytes(b"".join(line + b"\n" for line in kept))
+    temp = index.with_name(index.name + ".resume-tmp")
+    temp.write_bytes(b"".join(line + b"\n" for line in kept))
+    temp.replace(index)  # atomic: a kill now leaves the old file or the new one, never half of it
 
 
 __all__ = ["ConfigError", "Job", "RunOutcome", "RunRequest", "execute_run"]
