@@ -154,6 +154,20 @@ def test_shards_then_merge(project: Path) -> None:
     assert json.loads((project / "merged" / "summary.json").read_text())["totals"]["tests"] == 4
 
 
+def test_merge_prefers_a_finished_row_over_a_not_run_one(project: Path) -> None:
+    """A retried shard (finished rows) merged before a budget-stopped one (not_run rows) must not lose
+    the finished results, whatever the order of the inputs."""
+    _invoke("a.eval.yaml", "-o", "full", "--no-fail")
+    _invoke("a.eval.yaml", "-o", "stopped", "--budget-usd", "0.1", "--workers", "1", "--no-fail")
+    assert any(r["execution_status"] == "not_run" for r in _rows(project / "stopped"))
+    for order in (["full", "stopped"], ["stopped", "full"]):
+        result = CliRunner().invoke(app, ["merge", *order, "-o", "merged"])
+        assert result.exit_code == 0, result.output
+        assert {r["execution_status"] for r in _rows(project / "merged")} == {"ok", "quality_failure"}
+        summary = json.loads((project / "merged" / "summary.json").read_text())
+        assert not summary.get("budget_exhausted")  # nothing is left unrun, so not inconclusive
+
+
 def test_bad_input_exits_2_before_running(project: Path) -> None:
     (project / "broken.eval.yaml").write_text("tests:\n  - id: x\n    input: [unclosed\n")
     code, output = _invoke("broken.eval.yaml", "a.eval.yaml", "-o", "out")

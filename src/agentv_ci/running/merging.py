@@ -17,7 +17,8 @@ class MergeOutcome:
 
 
 def merge_runs(inputs: list[Path], output_dir: Path) -> MergeOutcome:
-    """Read every input (run dir or results file), keep one row per suite + test id + target, and write
+    """Read every input (run dir or results file), keep one row per suite + test id + target (a later
+    input's row wins, except that a `not_run` row never replaces a finished one), and write
     `output_dir/index.jsonl` and `summary.json`. Run facts: earliest start, latest end, any dry-run
     or budget stop carried over."""
     from agentv_ci.reporting.results_file import (
@@ -37,8 +38,11 @@ def merge_runs(inputs: list[Path], output_dir: Path) -> MergeOutcome:
         runs.append(run)
         for result in run.results:
             key = (result.suite, result.test_id, result.target)
-            if key in rows:
+            earlier = rows.get(key)
+            if earlier is not None:
                 duplicates += 1
+                if result.execution_status == "not_run" and earlier.execution_status != "not_run":
+                    continue  # a finished row is never replaced by a "not run" one
             rows[key] = result
     index = output_dir / "index.jsonl"
     if index.exists():
@@ -54,7 +58,9 @@ def merge_runs(inputs: list[Path], output_dir: Path) -> MergeOutcome:
         ended_at=max(ends) if ends else None,
         duration_ms=sum(r.duration_ms or 0.0 for r in runs),
         dry_run=any(r.dry_run for r in runs),
-        budget_exhausted=any(r.budget_exhausted for r in runs),
+        # Only while some row is still "not run": a rerun shard that finished them clears it.
+        budget_exhausted=any(r.budget_exhausted for r in runs)
+        and any(row.execution_status == "not_run" for row in rows.values()),
         selection={k: v for r in runs for k, v in r.selection.items()},
     )
     write_summary_json(output_dir / "summary.json", summary)
