@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import json
 import statistics
 import tempfile
 import time
@@ -24,11 +23,12 @@ from typing import Any
 from agentv_ci.compare import compare_runs, render_comparison
 from agentv_ci.gating import GateOptions, decide
 from agentv_ci.model.result import AssertionResult, GraderResult, TestResult, TokenUsage
+from agentv_ci.plugins import ReportOptions
 from agentv_ci.reporting.console import render_console
 from agentv_ci.reporting.junit import render_junit
 from agentv_ci.reporting.markdown import render_markdown
 from agentv_ci.reporting.results_file import ResultsWriter, load_run
-from agentv_ci.reporting.sarif import render_sarif
+from agentv_ci.reporting.sarif import SarifReporter
 
 REPO = Path("/repo")
 
@@ -106,9 +106,12 @@ def main() -> int:
         print(f"  gates + baseline    {seconds:7.2f} s   exit {int(decision.exit_code)}")
         seconds, xml = timed(repeat, lambda: render_junit(head, REPO))
         print(f"  JUnit               {seconds:7.2f} s   {len(xml.encode()) / 1e6:.1f} MB")
-        seconds, sarif = timed(repeat, lambda: json.dumps(render_sarif(head, REPO), indent=2))
-        gz = len(gzip.compress(sarif.encode()))
-        print(f"  SARIF               {seconds:7.2f} s   {len(sarif) / 1e6:.1f} MB ({gz / 1e6:.1f} MB gzip)")
+        sarif_path = Path(tmp) / "report.sarif"
+        options = ReportOptions(path=sarif_path, repo_root=REPO)
+        seconds, _ = timed(repeat, lambda: SarifReporter().write(head, options))
+        sarif = sarif_path.read_bytes()
+        gz = len(gzip.compress(sarif))
+        print(f"  SARIF (file)        {seconds:7.2f} s   {len(sarif) / 1e6:.1f} MB ({gz / 1e6:.1f} MB gzip)")
         comparison = decision.comparison
         seconds, md = timed(repeat, lambda: render_markdown(head, decision, comparison=comparison))
         print(f"  Markdown            {seconds:7.2f} s   {len(md):,} chars")

@@ -13,12 +13,13 @@ and a notification says how many were left out.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
+
+import msgspec
 
 from agentv_ci.model.result import GraderResult, RunSummary, TestResult
 from agentv_ci.plugins import ReportOptions
@@ -280,4 +281,5 @@ class SarifReporter:
         """Reads `options.extras["sarif_category"]` (the run's `automationDetails.id`), if any."""
         category = options.extras.get("sarif_category")
         document = render_sarif(summary, options.repo_root, category=str(category) if category else None)
-        options.path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        # msgspec: the same indented UTF-8 as json.dumps(indent=2, ensure_ascii=False), ~10x faster
+        options.path.write_bytes(msgspec.json.format(msgspec.json.encode(document), indent=2) + b"\n")
