@@ -177,3 +177,27 @@ def test_bad_input_exits_2_before_running(project: Path) -> None:
     assert _invoke("a.eval.yaml", "--target", "nope")[0] == 2
     assert _invoke("a.eval.yaml", "--budget-usd", "0")[0] == 2
     assert _invoke("a.eval.yaml", "--threshold", "2")[0] == 2
+
+
+def test_grader_model_spend_counts_toward_the_budget(project: Path) -> None:
+    """--budget-usd caps all money spent, including what llm-graders pay their grader target."""
+    (project / "judge.py").write_text(
+        "import json, sys\n"
+        "verdict = {'score': 1, 'assertions': [{'text': 'ok', 'passed': True}], 'reasoning': 'fine'}\n"
+        "json.dump({'text': json.dumps(verdict), 'cost_usd': 1.0}, open(sys.argv[1], 'w'))\n"
+    )
+    (project / ".agentv" / "targets.yaml").write_text(
+        "targets:\n  - name: agent\n    provider: mock\n    response: 'yes'\n    grader_target: judge\n"
+        f"  - name: judge\n    provider: cli\n    command: {sys.executable} judge.py {{OUTPUT_FILE}}\n"
+    )
+    tests = "".join(
+        f"  - id: j-{i}\n    input: q {i}\n    criteria: says yes\n"
+        "    assertions:\n      - type: llm-grader\n"
+        for i in range(5)
+    )
+    (project / "j.eval.yaml").write_text(f"name: j\nexecution:\n  target: agent\ntests:\n{tests}")
+    code, output = _invoke("j.eval.yaml", "-o", "out", "--budget-usd", "1.5", "--workers", "1")
+    statuses = [r["execution_status"] for r in _rows(project / "out")]
+    assert statuses.count("ok") == 2, output  # 1.0 spent after the first, 2.0 >= 1.5 after the second
+    assert statuses.count("not_run") == 3
+    assert code == 3

@@ -112,6 +112,7 @@ class Runner:
                     eval_target=job.target,
                     override=self.options.grader_target,
                     dry_run=self.options.dry_run,
+                    on_cost=self.options.budget.add,
                 )
             self._check_grader_targets(job, config, self._callers[key])
 

@@ -8,14 +8,14 @@ AgentV's dry-run JSON (`{"score":1,...,"overall_reasoning":"dry-run mock"}`).
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
+from collections.abc import Callable
 
 from agentv_ci.errors import ConfigError
 from agentv_ci.model.result import TargetResponse
 from agentv_ci.model.suite import Message, Test
 from agentv_ci.plugins import GraderTargetRequest, TargetPlugin, TargetRequest
 from agentv_ci.prompting import render_input
-from agentv_ci.targets.config import TargetsConfig
+from agentv_ci.targets.config import MAX_ALIAS_DEPTH, TargetsConfig
 from agentv_ci.targets.factory import create_target
 from agentv_ci.targets.mock import DRY_RUN_ANSWER, MockConfig, MockTarget
 
@@ -26,9 +26,16 @@ class GraderCaller:
     """Calls grader targets by name, creating each once; `aclose()` releases them."""
 
     def __init__(
-        self, targets: TargetsConfig, *, default: str | None, override: str | None, dry_run: bool
+        self,
+        targets: TargetsConfig,
+        *,
+        default: str | None,
+        override: str | None,
+        dry_run: bool,
+        on_cost: Callable[[float | None], None] | None = None,
     ) -> None:
         self.targets = targets
+        self.on_cost = on_cost  # told what each grader call cost (the run's budget counts it)
         self.default = default
         self.override = override
         self.dry_run = dry_run
@@ -60,10 +67,18 @@ class GraderCaller:
         messages = list(request.messages)
         if request.system:
             messages.insert(0, Message(role="system", content=request.system))
+        # No eval file behind a grader call: a `cli` grader target without `cwd` runs in the project
+        # dir (the one holding .agentv/targets.yaml), i.e. the parent of this placeholder path.
         call = TargetRequest(
-            test=_GRADER_TEST, messages=messages, prompt=render_input(messages), eval_path=Path.cwd()
+            test=_GRADER_TEST,
+            messages=messages,
+            prompt=render_input(messages),
+            eval_path=self.targets.base_dir / "grader-call",
         )
-        return await target.invoke(call)
+        response = await target.invoke(call)
+        if self.on_cost is not None:
+            self.on_cost(response.cost_usd)
+        return response
 
     async def aclose(self) -> None:
         instances, self._instances = list(self._instances.values()), {}
@@ -77,7 +92,7 @@ def default_grader_target(targets: TargetsConfig, eval_target: str | None) -> st
         return None
     seen = 0
     name: str | None = eval_target
-    while name is not None and name in targets.targets and seen <= 5:
+    while name is not None and name in targets.targets and seen <= MAX_ALIAS_DEPTH:
         definition = targets.targets[name]
         if definition.grader_target:
             return definition.grader_target
@@ -87,14 +102,19 @@ def default_grader_target(targets: TargetsConfig, eval_target: str | None) -> st
 
 
 def make_grader_caller(
-    targets: TargetsConfig, *, eval_target: str | None, override: str | None, dry_run: bool
+    targets: TargetsConfig,
+    *,
+    eval_target: str | None,
+    override: str | None,
+    dry_run: bool,
+    on_cost: Callable[[float | None], None] | None = None,
 ) -> GraderCaller | None:
     """A `GraderTargetCaller` for one eval target, or None when no grader target can be named
     (a grader that still asks gets a clear error from its own spec)."""
     default = default_grader_target(targets, eval_target)
     if not dry_run and override is None and default is None:
         return None
-    caller = GraderCaller(targets, default=default, override=override, dry_run=dry_run)
+    caller = GraderCaller(targets, default=default, override=override, dry_run=dry_run, on_cost=on_cost)
     if override is not None:
         caller.instance(override)  # an unknown name or a missing API key fails before any test runs
     return caller
