@@ -47,7 +47,11 @@ def gr(
         ([gr(0.0, verdict="skip")], 0.8, (0.0, "skip")),
         ([], 0.8, (0.0, "skip")),
         ([gr(1.0), gr(1.0), gr(1.0), gr(1.0), gr(0.0)], 0.8, (0.8, "pass")),
-        ([gr(0.7, 1), gr(0.9, 1)], 0.8, (0.8, "pass")),  # float noise tolerated
+        ([gr(0.7, 1), gr(0.9, 1)], 0.8, (0.8, "pass")),
+        # no float tolerance, as AgentV: (0.1 + 0.7) / 1.0 = 0.7999999999999999 fails a 0.8 bar
+        ([gr(1.0, 0.1), gr(0.0, 0.2), gr(1.0, 0.7)], 0.8, (0.8, "fail")),
+        # a required grader that skipped scores 0 against its bar: the test is zeroed (AgentV)
+        ([gr(1.0), gr(0.0, verdict="skip", required=True)], 0.8, (0.0, "fail")),
         # required below the test threshold zeroes the test
         ([gr(1.0, 5), gr(0.5, required=True)], 0.8, (0.0, "fail")),
         # required with its own min_score bar
@@ -125,7 +129,8 @@ def test_pass_all_needs_every_attempt() -> None:
 
 def test_mean_strategy() -> None:
     result = aggregate_attempts([attempt(1.0), attempt(0.6), attempt(0.8)], "mean")
-    assert result.score == pytest.approx(0.8) and result.verdict == "pass"
+    # summed left to right like AgentV: 2.4000000000000004 / 3 = 0.8000000000000002 (fmean: 0.7999...)
+    assert result.score == 0.8000000000000002 and result.verdict == "pass"
     assert result.aggregation is not None and result.aggregation.stddev == pytest.approx(0.2)
 
 

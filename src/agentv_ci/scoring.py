@@ -2,7 +2,8 @@
 
 - test score = weighted mean of the non-skipped graders' scores (0 when the weights sum to 0);
 - a `required` grader below its bar (`min_score`, else numeric `required`, else the test threshold)
-  forces the test score to 0;
+  forces the test score to 0 (a required grader that skipped counts as 0 there, as in AgentV);
+- comparisons are exact (`score >= bar`, no float tolerance), as AgentV's;
 - `negate` flips a grader's score and verdict (applied per grader, before the required gate);
 - verdict: score >= threshold -> pass, else fail; no scorable grader -> skip;
 - threshold: CLI > test `execution.threshold` > suite `execution.threshold` > 0.8.
@@ -11,8 +12,7 @@
 from __future__ import annotations
 
 import math
-import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
 import msgspec
@@ -38,7 +38,6 @@ __all__ = [
 ]
 
 DEFAULT_THRESHOLD = 0.8
-_EPSILON = 1e-9  # float noise: (0.7 + 0.1) must still meet a 0.8 bar
 
 # Two-sided 95% Student t critical values for df = 1..30 (AgentV's table); 1.96 beyond.
 _T95 = (
@@ -48,9 +47,28 @@ _T95 = (
 )  # fmt: skip
 
 
+def js_sum(values: Iterable[float]) -> float:
+    """Left-to-right float addition, as JavaScript's `reduce((a, b) => a + b, 0)` (Python's `fsum`,
+    `statistics.fmean` and, from 3.12, `sum` round differently and can flip a verdict at the bar)."""
+    total = 0.0
+    for value in values:
+        total += value
+    return total
+
+
+def _js_mean(values: list[float]) -> float:
+    return js_sum(values) / len(values)
+
+
+def _js_stdev(values: list[float], mean: float) -> float:
+    """Sample standard deviation computed as AgentV does."""
+    return math.sqrt(js_sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+
+
 def meets(score: float, bar: float) -> bool:
-    """`score >= bar`, tolerant of float noise."""
-    return score + _EPSILON >= bar
+    """`score >= bar`, exactly as AgentV compares (no float tolerance: a weighted mean of
+    0.7999999999999999 fails a 0.8 bar there, so it fails here too)."""
+    return score >= bar
 
 
 def effective_threshold(cli: float | None, test: Test, suite: Suite | None) -> float:
@@ -94,10 +112,10 @@ def combine_grader_results(results: Sequence[GraderResult], threshold: float) ->
     counted = [r for r in results if r.verdict != "skip" or r.error is not None]
     if not counted:
         return 0.0, "skip"
-    total_weight = sum(r.weight for r in counted)
-    score = sum(r.score * r.weight for r in counted) / total_weight if total_weight > 0 else 0.0
+    total_weight = js_sum(r.weight for r in counted)
+    score = js_sum(r.score * r.weight for r in counted) / total_weight if total_weight > 0 else 0.0
     score = min(1.0, max(0.0, score))
-    for result in counted:
+    for result in results:  # AgentV checks skipped graders too: a required one that skipped scored 0
         if result.required and not meets(result.score, _required_bar(result, threshold)):
             score = 0.0
             break
@@ -115,10 +133,10 @@ def three_way_verdict(score: float) -> Literal["pass", "borderline", "fail"]:
 
 def _confidence_lower_bound(scores: list[float]) -> tuple[float, float, float, float]:
     """(mean, stddev, lower, upper) of a 95% t-interval on `scores`, bounds clamped to 0..1."""
-    mean = statistics.fmean(scores)
+    mean = _js_mean(scores)
     if len(scores) < 2:
         return mean, 0.0, mean, mean
-    stddev = statistics.stdev(scores)
+    stddev = _js_stdev(scores, mean)
     df = len(scores) - 1
     t = _T95[df - 1] if df <= len(_T95) else 1.96
     half = t * stddev / math.sqrt(len(scores))
@@ -177,9 +195,9 @@ def aggregate_attempts(attempts: list[TestResult], strategy: str) -> TestResult:
         verdict = "pass" if passed_attempts == len(attempts) else "fail"
     elif strategy == "mean":
         base = best
-        score = statistics.fmean(scores)
+        score = _js_mean(scores)
         summary.mean = score
-        summary.stddev = statistics.stdev(scores) if len(scores) > 1 else 0.0
+        summary.stddev = _js_stdev(scores, score) if len(scores) > 1 else 0.0
         verdict = "pass" if meets(score, threshold) else "fail"
     elif strategy == "confidence_interval":
         base = best

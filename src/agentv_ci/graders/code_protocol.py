@@ -16,6 +16,7 @@ from agentv_ci.graders.outcome import answer_text, clamp_score, excerpt
 from agentv_ci.model.result import AssertionResult, TargetResponse
 from agentv_ci.model.suite import Message, Test
 from agentv_ci.prompting import reference_answer, render_input
+from agentv_ci.scoring import js_sum
 
 INLINE_OUTPUT_LIMIT = 50_000  # larger answers go to a temp file named by `output_path`
 
@@ -156,7 +157,7 @@ def parse_json_answer(
         except ValueError:
             raise ProtocolError(f"`score` must be a number, got {data['score']!r}") from None
     elif check_scores:
-        score = sum(check_scores) / len(check_scores)
+        score = js_sum(check_scores) / len(check_scores)
     elif as_bool(data.get("pass")) is not None:
         score = 1.0 if as_bool(data.get("pass")) else 0.0
     elif assertions:

@@ -29,6 +29,7 @@ from agentv_ci.graders.outcome import GRADER_PASS_BAR, errored, scored
 from agentv_ci.model.result import AssertionResult, GraderResult, TokenUsage
 from agentv_ci.model.suite import GraderSpec
 from agentv_ci.plugins import GradingContext
+from agentv_ci.scoring import js_sum
 
 AGGREGATORS = (
     "weighted_average",
@@ -188,7 +189,7 @@ class Composite:
             head = AssertionResult(
                 f"{passed}/{len(active)} evaluators passed (threshold: {bar:g})", score >= bar
             )
-            verdict = "pass" if score + 1e-9 >= bar else "fail"
+            verdict = "pass" if score >= bar else "fail"
             return scored(self.spec, score, [head, *assertions], details=details, verdict=verdict)
         if kind == "safety_gate":
             required = self.aggregator.get("required") or [m.name for m in self.members if m.required]
@@ -200,9 +201,7 @@ class Composite:
             return scored(self.spec, self._weighted(active), assertions, details=details)
         if kind == "all_or_nothing":
             cut = self.aggregator.get("threshold")
-            ok = all(
-                (r.score + 1e-9 >= float(cut)) if cut is not None else r.verdict == "pass" for r in active
-            )
+            ok = all((r.score >= float(cut)) if cut is not None else r.verdict == "pass" for r in active)
             return scored(self.spec, 1.0 if ok else 0.0, assertions, details=details)
         if kind == "code-grader":
             return await self._script(results, assertions, details, ctx)
@@ -213,8 +212,8 @@ class Composite:
         weights = weights if isinstance(weights, dict) else {}
         # AgentV: only the aggregator's `weights` count; a member's own `weight` is ignored (default 1).
         pairs = [(r.score, float(weights.get(r.name, 1.0))) for r in active]
-        total = sum(w for _, w in pairs)
-        return sum(s * w for s, w in pairs) / total if total > 0 else 0.0
+        total = js_sum(w for _, w in pairs)
+        return js_sum(s * w for s, w in pairs) / total if total > 0 else 0.0
 
     async def _script(
         self,

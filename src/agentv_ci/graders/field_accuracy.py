@@ -25,6 +25,7 @@ from agentv_ci.graders.outcome import answer_text, scored
 from agentv_ci.model.result import AssertionResult, GraderResult
 from agentv_ci.model.suite import GraderSpec, Message
 from agentv_ci.plugins import GradingContext
+from agentv_ci.scoring import js_sum
 
 MATCHES = ("exact", "numeric_tolerance", "date", "contains", "regex")
 AGGREGATIONS = ("weighted_average", "all_or_nothing", "minimum")
@@ -141,9 +142,11 @@ class FieldAccuracy:
             counted = [o.score for o in outcomes if o.weight > 0]
             score = min(counted) if counted else 1.0
         else:
-            total = sum(o.weight for o in outcomes)
+            total = js_sum(o.weight for o in outcomes)
             score = (
-                sum(o.score * o.weight for o in outcomes) / total if total > 0 else (0.0 if outcomes else 1.0)
+                js_sum(o.score * o.weight for o in outcomes) / total
+                if total > 0
+                else (0.0 if outcomes else 1.0)
             )
         return scored(self.spec, score, assertions)
 

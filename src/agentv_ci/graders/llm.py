@@ -197,7 +197,7 @@ class LlmGrader:
             details.update(extra)
             if overall:
                 details["overall_reasoning"] = overall
-            verdict = "fail" if gate_failed or score + 1e-9 < GRADER_PASS_BAR else "pass"
+            verdict = "fail" if gate_failed or score < GRADER_PASS_BAR else "pass"
             return scored(self.spec, score, assertions, details=details, verdict=verdict, token_usage=usage)
         return self._freeform(reply, usage, details)
 

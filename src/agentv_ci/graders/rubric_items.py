@@ -8,6 +8,7 @@ from typing import Any
 from agentv_ci.errors import ConfigError
 from agentv_ci.model.result import AssertionResult
 from agentv_ci.model.source import SourceLocation
+from agentv_ci.scoring import js_sum
 
 PASS_TENTHS = 7  # a score-range item "passes" at 7/10 or more
 
@@ -81,8 +82,8 @@ def score_checklist(
     checked = [r for r in rubrics if r["id"] in by_id]
     if not checked:
         raise ValueError(f"no check matched a rubric id (expected {[r['id'] for r in rubrics]})")
-    total = sum(r["weight"] for r in checked)
-    earned = sum(r["weight"] for r in checked if by_id[r["id"]]["satisfied"])
+    total = js_sum(r["weight"] for r in checked)
+    earned = js_sum(r["weight"] for r in checked if by_id[r["id"]]["satisfied"])
     required_failed = any(r["required"] and not by_id[r["id"]]["satisfied"] for r in checked)
     assertions = [
         AssertionResult(
@@ -105,7 +106,7 @@ def score_ranges(
     checked = [r for r in rubrics if r["id"] in by_id]
     if not checked:
         raise ValueError(f"no check matched a rubric id (expected {[r['id'] for r in rubrics]})")
-    total = sum(r["weight"] for r in checked)
+    total = js_sum(r["weight"] for r in checked)
     earned = 0.0
     gate_failed = False
     assertions: list[AssertionResult] = []
@@ -114,12 +115,9 @@ def score_ranges(
         normalised = tenths / 10
         earned += rubric["weight"] * normalised
         min_score = rubric.get("min_score")
-        if min_score is not None:
-            below = normalised + 1e-9 < min_score
-        else:
-            below = rubric["required"] and tenths < 10
+        below = normalised < min_score if min_score is not None else rubric["required"] and tenths < 10
         gate_failed = gate_failed or below
-        passed = tenths >= PASS_TENTHS and (min_score is None or normalised + 1e-9 >= min_score)
+        passed = tenths >= PASS_TENTHS and (min_score is None or normalised >= min_score)
         label = rubric["outcome"] or rubric["id"]
         band = next(
             (
