@@ -85,10 +85,17 @@ def test_sarif_output_is_valid_sarif_2_1_0(tmp_path: Path) -> None:
     result = runner.invoke(app, ["validate", str(_bad_file(tmp_path)), "--format", "sarif"])
     log = json.loads(result.output)
     schema = json.loads((SHARED_SCHEMAS / "sarif-schema-2.1.0.json").read_text())
-    jsonschema.Draft7Validator(schema).validate(log)
+    jsonschema.Draft4Validator(schema).validate(log)
     results = log["runs"][0]["results"]
-    assert [(r["ruleId"], r["level"]) for r in results] == [("W101", "warning"), ("E106", "error")]
-    region = results[1]["locations"][0]["physicalLocation"]["region"]
+    # The same shape as `run --sarif`: rules named agentv/<id>, one per diagnostic code.
+    assert [(r["ruleId"], r["level"]) for r in results] == [
+        ("agentv/W101", "warning"),
+        ("agentv/E106", "error"),
+    ]
+    rules = {rule["id"] for rule in log["runs"][0]["tool"]["driver"]["rules"]}
+    assert rules == {"agentv/W101", "agentv/E106"}
+    assert all(r["partialFingerprints"] for r in results)
+    region = by_rule["agentv/E106"]["locations"][0]["physicalLocation"]["region"]
     assert (region["startLine"], region["startColumn"]) == (6, 30)
 
 

@@ -259,10 +259,13 @@ def sarif_from_diagnostics(
         rule_id = f"agentv/{d.code}"
         level = "error" if d.severity == "error" else "warning"
         if rule_id not in rules:
+            from agentv_ci.validation.codes import CODES
+
+            title = CODES[d.code][1] if d.code in CODES else "eval file problem"
             rules[rule_id] = _rule(
                 rule_id,
-                f"Eval file problem {d.code}",
-                f"`agentv-ci validate` reported {d.code} ({d.severity}).",
+                f"{d.code}: {title}",
+                f"`agentv-ci validate` reported {d.code} ({title}); see docs/diagnostics.md.",
                 d.hint or "See docs/diagnostics.md for this code.",
                 level,
             )
