@@ -61,6 +61,7 @@ class Runner:
         self._limits: dict[int, asyncio.Semaphore] = {}
         self.not_run = 0
         self._checked: set[tuple[int, str]] = set()
+        self._prepared = False  # prepare() ran (the session calls it before run(), which calls it too)
         self.halted_by: str | None = None  # set by `execution.fail_on_error` on the first execution error
 
     # ------------------------------------------------------------------ setup
@@ -99,6 +100,8 @@ class Runner:
         from agentv_ci.targets.factory import create_target
         from agentv_ci.targets.grader_caller import make_grader_caller
 
+        if self._prepared:
+            return
         for job in self.jobs:
             config = self._config_for(job.suite.path)
             key = (config.path, job.target)
@@ -115,6 +118,7 @@ class Runner:
                     on_cost=self.options.budget.add,
                 )
             self._check_grader_targets(job, config, self._callers[key])
+        self._prepared = True
 
     def _check_grader_targets(
         self, job: Job, config: TargetsConfig, caller: GraderTargetCaller | None
