@@ -50,6 +50,11 @@ DIVERGENCES: dict[Key, dict[str, Any]] = {
         "score": 0.0,
         "execution_status": "execution_error",
     },
+    ("suite-threshold", "code__suite_bar"): {
+        "reason": "AgentV 4.42.4 ignores a suite-level `execution.threshold`; issue 3: CLI > test > suite > 0.8, "
+        "so 0.5 meets the suite's 0.5 bar here",
+        "execution_status": "ok",
+    },
     ("trials-mean", "flaky__mean"): {
         "reason": _STATUS_FOLLOWS_VERDICT,
         "execution_status": "quality_failure",
