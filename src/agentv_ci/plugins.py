@@ -19,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, NoReturn, Protocol, runtime_checkable
 
 import msgspec
 
@@ -216,25 +216,49 @@ def load_plugin_class(namespace: str, name: str) -> type[Any] | None:
         return _CLASS_CACHE[key]
     if key in _FAILURES:
         raise ConfigError(_FAILURES[key].render())
-    from importlib.metadata import entry_points
+    from stevedore import NamedExtensionManager
 
-    matches = list(entry_points(group=namespace, name=name))
-    if not matches:
+    load_failures: list[tuple[Any, BaseException]] = []
+    # Only the named entry point is imported; a broken one is reported, never raised from here.
+    manager: Any = NamedExtensionManager(
+        namespace,
+        names=[name],
+        invoke_on_load=False,
+        on_load_failure_callback=lambda _mgr, ep, exc: load_failures.append((ep, exc)),
+        on_missing_entrypoints_callback=None,
+    )
+    if load_failures:
+        ep, exc = load_failures[0]
+        _fail(key, ep, f"{type(exc).__name__}: {exc}")
+    extensions = list(manager.extensions)
+    if not extensions:
         return None
-    ep = matches[0]
-    try:
-        cls = ep.load()
-    except Exception as exc:  # a broken third-party plugin must not crash the run
-        problem = f"{type(exc).__name__}: {exc}"
-    else:
-        contract_problem = _check_contract(namespace, cls)
-        if contract_problem is None:
-            _CLASS_CACHE[key] = cls
-            return cls  # type: ignore[no-any-return]
-        problem = f"breaks the plugin contract: {contract_problem}"
-    failure = PluginFailure(namespace, name, ep.value, _distribution_of(ep), problem)
+    extension = extensions[0]
+    cls = extension.plugin
+    contract_problem = _check_contract(namespace, cls)
+    if contract_problem is not None:
+        _fail(key, extension.entry_point, f"breaks the plugin contract: {contract_problem}")
+    _CLASS_CACHE[key] = cls
+    return cls  # type: ignore[no-any-return]
+
+
+def _fail(key: tuple[str, str], entry_point: Any, problem: str) -> NoReturn:
+    namespace, name = key
+    value = getattr(entry_point, "value", str(entry_point))
+    failure = PluginFailure(namespace, name, value, _distribution_for(namespace, name, entry_point), problem)
     _FAILURES[key] = failure
     raise ConfigError(failure.render())
+
+
+def _distribution_for(namespace: str, name: str, entry_point: Any) -> str:
+    # stevedore's cached entry points carry no distribution; importlib.metadata's do.
+    if getattr(entry_point, "dist", None) is not None:
+        return _distribution_of(entry_point)
+    from importlib.metadata import entry_points
+
+    for candidate in entry_points(group=namespace, name=name):
+        return _distribution_of(candidate)
+    return "unknown distribution"
 
 
 def register_for_tests(namespace: str, name: str, cls: type[Any]) -> None:
