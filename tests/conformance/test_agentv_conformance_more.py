@@ -51,8 +51,8 @@ DIVERGENCES: dict[Key, dict[str, Any]] = {
         "execution_status": "execution_error",
     },
     ("suite-threshold", "code__suite_bar"): {
-        "reason": "AgentV 4.42.4 ignores a suite-level `execution.threshold`; issue 3: CLI > test > suite > 0.8, "
-        "so 0.5 meets the suite's 0.5 bar here",
+        "reason": "AgentV 4.42.4 ignores a suite-level `execution.threshold`; issue 3: CLI > test > suite "
+        "> 0.8, so 0.5 meets the suite's 0.5 bar here",
         "execution_status": "ok",
     },
     ("trials-mean", "flaky__mean"): {
