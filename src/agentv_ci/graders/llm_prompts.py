@@ -133,6 +133,34 @@ def _json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
+def _js_values(value: Any) -> Any:
+    """Integral floats as ints, so JSON reads as JavaScript writes it (`2`, not `2.0`)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _js_values(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_js_values(v) for v in value]
+    return value
+
+
+def js_json(value: Any, *, pretty: bool) -> str:
+    """`JSON.stringify(value, null, 2)` (pretty) or `JSON.stringify(value)`; "" for no value."""
+    if value is None or value == {}:
+        return ""
+    if pretty:
+        return json.dumps(_js_values(value), indent=2, ensure_ascii=False, default=str)
+    return json.dumps(_js_values(value), separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def _rubric_objects(rubrics: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The rubric items as AgentV's template variables show them (key order id, outcome, weight, required)."""
+    if not rubrics:
+        return None
+    keys = ("id", "outcome", "weight", "required", "min_score", "operator", "score_ranges")
+    return [{k: item[k] for k in keys if k in item} for item in rubrics]
+
+
 def _messages_json(messages: list[Message]) -> str:
     return _json(msgspec.to_builtins(messages))
 
@@ -152,16 +180,16 @@ def template_variables(test: Test, response: TargetResponse, rubrics: list[dict[
     output = answer_text(response).strip()
     expected = reference_answer(test.expected_output).strip()
     criteria = (test.criteria or "").strip()
-    metadata = _json(test.metadata)
+    metadata = js_json(test.metadata, pretty=True)
     values = {
         "input": question,
         "output": output,
         "expected_output": expected,
         "criteria": criteria,
         "metadata": metadata,
-        "metadata_json": json.dumps(test.metadata, ensure_ascii=False, default=str),
-        "rubrics": rubric_lines(rubrics),
-        "rubrics_json": json.dumps(rubrics, ensure_ascii=False),
+        "metadata_json": js_json(test.metadata, pretty=False),
+        "rubrics": js_json(_rubric_objects(rubrics), pretty=True),
+        "rubrics_json": js_json(_rubric_objects(rubrics), pretty=False),
         "file_changes": response.file_changes or "",
         "tool_calls": tool_calls_text(response),
         # aliases from earlier dialects

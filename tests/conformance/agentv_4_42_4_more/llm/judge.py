@@ -35,6 +35,11 @@ def respond(body: dict[str, Any]) -> str:
             {"id": rid, "satisfied": "stock" not in outcome.lower(), "reasoning": f"checked {rid}"}
             for rid, outcome in re.findall(r"^- \[([^\]]+)\][^:]*: (.*)$", user, flags=re.M)
         ]
+        if user.startswith("CUSTOMR"):
+            checks = [
+                {"id": "name", "satisfied": True, "reasoning": "r"},
+                {"id": "stocks", "satisfied": False, "reasoning": "r"},
+            ]
         return json.dumps({"checks": checks, "overall_reasoning": "ok"})
     if "integer (0-10)" in system:
         ids = re.findall(r"^### Criterion: (\S+)", user, flags=re.M)
