@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+import httpcore
 import httpx
 import msgspec
 
@@ -106,6 +107,17 @@ class JsonHttpClient:
             )
             for _ in range(count)
         ]
+        if self._base.scheme == "http":
+            # Plain-HTTP servers (local vLLM/Ollama/LiteLLM, test fakes): the lean asyncio backend
+            # (one send() per request, no anyio layer). httpx still maps the errors.
+            from agentv_ci.targets.asyncio_backend import AsyncioBackend
+
+            for transport in self._pools:
+                transport._pool = httpcore.AsyncConnectionPool(
+                    max_connections=per_pool,
+                    max_keepalive_connections=per_pool,
+                    network_backend=AsyncioBackend(),
+                )
         self._busy = [0] * count
         self._urls: dict[tuple[str, tuple[tuple[str, str], ...]], httpx.URL] = {}
 
