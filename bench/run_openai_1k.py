@@ -106,6 +106,7 @@ def main() -> int:
             each = ", ".join(f"{v:.2f}" for v in values)
             print(f"{label}: {median:.2f} s  ratio {median / ideal:.2f}  [{each}]")
         print("target: ratio <= 1.25")
+        print(f"load average while measuring: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         return 0
     finally:
         if server.stdin is not None:
