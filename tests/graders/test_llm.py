@@ -187,7 +187,7 @@ def test_custom_prompt_file_renders_every_variable_and_alias(
         "expected_output_text": "Paris",
         "criteria": "Names Paris as the capital",
         "expected_outcome": "Names Paris as the capital",
-        "metadata_json": '{"topic": "geo"}',
+        "metadata_json": '{"topic":"geo"}',  # compact, as JSON.stringify
     }
     for name, value in expected.items():
         assert f"{name}=<{value}>" in user
