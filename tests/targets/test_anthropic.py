@@ -55,6 +55,13 @@ def test_messages_api_text_tools_usage_cost(llm_server: FakeLlmServer) -> None:
     assert call.body["messages"] == [{"role": "user", "content": [{"type": "text", "text": "find x"}]}]
 
 
+def test_default_system_prompt_when_the_test_has_none(llm_server: FakeLlmServer) -> None:
+    from agentv_ci.targets.system_prompt import DEFAULT_SYSTEM_PROMPT
+
+    _invoke(llm_server, [Message(role="user", content="hi")])
+    assert llm_server.calls[0].body["system"] == DEFAULT_SYSTEM_PROMPT
+
+
 def test_retry_then_success_and_malformed(llm_server: FakeLlmServer) -> None:
     llm_server.fail_next(529, retry_after=0)
     assert _invoke(llm_server, [Message(role="user", content="hi")]).text == "echo: hi"

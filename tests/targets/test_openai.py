@@ -7,8 +7,10 @@ import pytest
 
 from agentv_ci.errors import TargetError
 from agentv_ci.model.result import TargetResponse
+from agentv_ci.model.suite import Message
 from agentv_ci.targets.openai import AzureConfig, AzureTarget, OpenAIConfig, OpenAITarget
 from agentv_ci.targets.pricing import Price, register_price
+from agentv_ci.targets.system_prompt import DEFAULT_SYSTEM_PROMPT
 from tests.fakes.llm_server import FakeLlmServer, Reply
 from tests.targets.helpers import make_request
 
@@ -47,7 +49,27 @@ def test_chat_completion_text_usage_and_cost(llm_server: FakeLlmServer) -> None:
     call = llm_server.calls[0]
     assert call.path == "/v1/chat/completions"
     assert call.headers["authorization"] == "Bearer sk-test"
-    assert call.body["messages"] == [{"role": "user", "content": "ping"}]
+    # No system message in the test: AgentV 4.42.4's default system prompt goes first, as AgentV sends it.
+    assert call.body["messages"] == [
+        {"role": "system", "content": DEFAULT_SYSTEM_PROMPT},
+        {"role": "user", "content": "ping"},
+    ]
+    assert DEFAULT_SYSTEM_PROMPT.startswith("You are a careful assistant.")
+
+
+def test_a_test_system_message_replaces_the_default(llm_server: FakeLlmServer) -> None:
+    async def go() -> None:
+        target = OpenAITarget("llm", _config(llm_server), base_dir=Path.cwd())
+        try:
+            request = make_request("ping")
+            request.messages.insert(0, Message(role="system", content="be terse"))
+            await target.invoke(request)
+        finally:
+            await target.aclose()
+
+    asyncio.run(go())
+    assert [m["role"] for m in llm_server.calls[0].body["messages"]] == ["system", "user"]
+    assert llm_server.calls[0].body["messages"][0]["content"] == "be terse"
 
 
 def test_tool_calls_are_mapped(llm_server: FakeLlmServer) -> None:

@@ -15,6 +15,7 @@ from agentv_ci.plugins import TargetRequest
 from agentv_ci.prompting import content_text
 from agentv_ci.targets.http import JsonHttpClient
 from agentv_ci.targets.pricing import Price, cost_of
+from agentv_ci.targets.system_prompt import with_default_system
 
 
 class AnthropicConfig(msgspec.Struct, omit_defaults=True):
@@ -118,7 +119,7 @@ class AnthropicTarget:
 
     async def invoke(self, request: TargetRequest) -> TargetResponse:
         started = time.perf_counter()
-        system, turns = to_anthropic_payload(request.messages)
+        system, turns = to_anthropic_payload(with_default_system(request.messages))
         payload: dict[str, Any] = {
             "model": self.config.model,
             "max_tokens": self.config.max_tokens,

@@ -17,6 +17,7 @@ from agentv_ci.plugins import TargetRequest
 from agentv_ci.prompting import content_text
 from agentv_ci.targets.http import JsonHttpClient
 from agentv_ci.targets.pricing import Price, cost_of
+from agentv_ci.targets.system_prompt import with_default_system
 
 
 class OpenAIConfig(msgspec.Struct, omit_defaults=True):
@@ -146,7 +147,8 @@ class OpenAITarget:
         return "chat/completions", None
 
     def _payload(self, request: TargetRequest) -> dict[str, Any]:
-        payload: dict[str, Any] = {"model": self.model, "messages": to_openai_messages(request.messages)}
+        messages = to_openai_messages(with_default_system(request.messages))
+        payload: dict[str, Any] = {"model": self.model, "messages": messages}
         if self.config.temperature is not None:
             payload["temperature"] = self.config.temperature
         if self.config.max_tokens is not None:
