@@ -86,6 +86,9 @@ def report_command(
         decision=decision,
         sarif_category=sarif_category,
     )
+    from agentv_ci.github.step_summary import append_step_summary
+
+    append_step_summary(summary, decision, baseline=base, repo_root=repo_root or Path.cwd())
     typer.echo(render_console(summary, decision))
     # SystemExit, not typer.Exit: `cli.run_app` runs typer with standalone_mode=False, where typer
     # turns typer.Exit into a return value and the process would exit 0.

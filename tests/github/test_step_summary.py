@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from agentv_ci.gating import GateOptions, decide
+from agentv_ci.github.step_summary import append_step_summary
+from agentv_ci.model.result import RunSummary, TestResult
+
+
+def _summary() -> RunSummary:
+    return RunSummary(
+        [
+            TestResult("good", "smoke", "mock", 1.0, "ok", verdict="pass"),
+            TestResult("bad", "smoke", "mock", 0.2, "quality_failure", verdict="fail", output="<b>@team</b>"),
+        ]
+    )
+
+
+def test_appends_to_the_job_summary_only_inside_actions(tmp_path: Path) -> None:
+    summary = _summary()
+    decision = decide(summary, GateOptions())
+    assert append_step_summary(summary, decision, env={}) is None
+    target = tmp_path / "step-summary.md"
+    target.write_text("earlier step\n")
+    written = append_step_summary(summary, decision, env={"GITHUB_STEP_SUMMARY": str(target)})
+    assert written == target
+    text = target.read_text()
+    assert text.startswith("earlier step\n")  # appended, never overwritten
+    assert "FAILED" in text.splitlines()[1]  # the verdict line comes first
+    assert "@team" not in text  # model text cannot mention anyone
+
+
+def test_report_command_writes_the_step_summary(tmp_path: Path) -> None:
+    rows = [
+        {"test_id": "a", "suite": "s", "target": "t", "score": 1.0, "execution_status": "ok"},
+        {"test_id": "b", "suite": "s", "target": "t", "score": 0.1, "execution_status": "quality_failure"},
+    ]
+    index = tmp_path / "index.jsonl"
+    index.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    target = tmp_path / "summary.md"
+    env = dict(os.environ, GITHUB_STEP_SUMMARY=str(target))
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentv_ci", "report", str(index)], env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "1/2 tests passed" in target.read_text()
