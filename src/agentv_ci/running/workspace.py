@@ -12,7 +12,6 @@ import asyncio
 import json
 import os
 import shutil
-import signal
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 
 from agentv_ci.model.suite import Suite, Test
 from agentv_ci.prompting import render_input
+from agentv_ci.targets.subprocesses import spawn_stoppable, stop_group
 
 SETUP_TIMEOUT_MS = 60_000
 TEARDOWN_TIMEOUT_MS = 30_000
@@ -68,19 +68,18 @@ async def run_hook(
     }
     try:
         if isinstance(command, list):
-            process = await asyncio.create_subprocess_exec(*[str(part) for part in command], **options)
+            starting = asyncio.create_subprocess_exec(*[str(part) for part in command], **options)
         else:
-            process = await asyncio.create_subprocess_shell(str(command), **options)
+            starting = asyncio.create_subprocess_shell(str(command), **options)
+        process = await spawn_stoppable(starting)
     except OSError as exc:
         return HookOutcome(False, f"cannot start hook {command!r}: {exc}")
     try:
         output, _ = await asyncio.wait_for(process.communicate(json.dumps(payload).encode()), timeout_s)
-    except TimeoutError:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        await process.wait()
+    except (TimeoutError, asyncio.CancelledError) as exc:
+        await stop_group(process)  # the hook's children too, also on Ctrl-C
+        if isinstance(exc, asyncio.CancelledError):
+            raise
         return HookOutcome(False, f"hook {command!r} timed out after {timeout_s:g}s")
     if process.returncode != 0:
         tail = output.decode("utf-8", errors="replace").strip()[-400:]

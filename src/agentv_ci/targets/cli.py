@@ -16,7 +16,6 @@ import os
 import re
 import shlex
 import shutil
-import signal
 import tempfile
 import time
 from pathlib import Path
@@ -29,6 +28,7 @@ from agentv_ci.model.result import TargetResponse, TokenUsage
 from agentv_ci.model.suite import Message
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.prompting import final_answer
+from agentv_ci.targets.subprocesses import spawn_stoppable, stop_group
 
 PLACEHOLDERS = ("{PROMPT}", "{PROMPT_FILE}", "{OUTPUT_FILE}", "{FILES}", "{EVAL_ID}", "{ATTEMPT}")
 
@@ -167,7 +167,7 @@ class CliTarget:
         }
         timeout = self.config.timeout_seconds or request.timeout_s
         started = time.perf_counter()
-        spawn = asyncio.ensure_future(
+        process = await spawn_stoppable(
             asyncio.create_subprocess_shell(
                 command,
                 cwd=str(self._cwd(request)),
@@ -179,16 +179,9 @@ class CliTarget:
             )
         )
         try:
-            # Shielded: a cancel during the spawn must still get the process, to kill its whole group
-            # (asyncio would kill only the shell; the agent's children live in their own session).
-            process = await asyncio.shield(spawn)
-        except asyncio.CancelledError:
-            await _stop(await spawn)
-            raise
-        try:
             _, stderr = await asyncio.wait_for(process.communicate(), timeout)
         except (TimeoutError, asyncio.CancelledError) as exc:
-            await _stop(process)
+            await stop_group(process)
             if isinstance(exc, asyncio.CancelledError):
                 raise
             raise TargetError(f"cli target {self.name!r} timed out after {timeout}s") from None
@@ -206,19 +199,3 @@ class CliTarget:
 
     async def aclose(self) -> None:
         return None
-
-
-def _kill_group(process: asyncio.subprocess.Process) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-async def _stop(process: asyncio.subprocess.Process) -> None:
-    """Kill the agent's process group, reap it and close its pipes while the loop still runs."""
-    _kill_group(process)
-    await process.wait()
-    transport = getattr(process, "_transport", None)
-    if transport is not None:
-        transport.close()
