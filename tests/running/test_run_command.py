@@ -177,6 +177,11 @@ def test_bad_input_exits_2_before_running(project: Path) -> None:
     assert _invoke("a.eval.yaml", "--target", "nope")[0] == 2
     assert _invoke("a.eval.yaml", "--budget-usd", "0")[0] == 2
     assert _invoke("a.eval.yaml", "--threshold", "2")[0] == 2
+    for flag in ("--timeout", "--budget-usd"):  # NaN and infinity are not limits
+        for value in ("nan", "inf"):
+            code, output = _invoke("a.eval.yaml", flag, value)
+            assert code == 2 and flag in output, (flag, value, output)
+    assert _calls(project) == []
 
 
 def test_grader_model_spend_counts_toward_the_budget(project: Path) -> None:

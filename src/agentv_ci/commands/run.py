@@ -80,8 +80,10 @@ def run_command(
             raise UsageError(f"{name} must be between 0 and 1, got {value}")
     if repeat is not None and repeat < 1:
         raise UsageError("--repeat must be at least 1")
-    if timeout is not None and timeout <= 0:
-        raise UsageError("--timeout must be greater than 0")
+    if timeout is not None and not 0 < timeout < float("inf"):
+        raise UsageError(f"--timeout must be a number of seconds greater than 0, got {timeout}")
+    if budget_usd is not None and not 0 < budget_usd < float("inf"):
+        raise UsageError(f"--budget-usd must be an amount greater than 0, got {budget_usd}")
     baseline_summary = load_run(baseline) if baseline is not None else None
     plan = PlanOptions(
         targets=tuple(target or ()),
