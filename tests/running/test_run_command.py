@@ -117,6 +117,14 @@ def test_budget_stop_is_inconclusive_not_a_pass(project: Path) -> None:
     assert summary["budget_exhausted"] is True and summary["not_run"] == 1
 
 
+def test_record_with_cache_hits_records_every_answer(project: Path) -> None:
+    _invoke("a.eval.yaml", "-o", "warm", "--cache", "--no-fail")
+    assert _invoke("a.eval.yaml", "-o", "live", "--cache", "--record", "rec.jsonl", "--no-fail")[0] == 0
+    assert len(_calls(project)) == 4  # the second run was all cache hits...
+    recorded = [json.loads(line) for line in (project / "rec.jsonl").read_text().splitlines()]
+    assert sorted(r["test_id"] for r in recorded) == ["bad-0", "good-0", "good-1", "good-2"]  # ...recorded
+
+
 def test_record_then_replay(project: Path) -> None:
     assert _invoke("a.eval.yaml", "-o", "live", "--record", "recorded.jsonl", "--no-fail")[0] == 0
     recorded = [json.loads(line) for line in (project / "recorded.jsonl").read_text().splitlines()]

@@ -230,24 +230,26 @@ class Runner:
     async def _invoke(self, job: Job, request: TargetRequest, target: TargetPlugin) -> TargetResponse:
         cache = self.options.cache if not self.options.dry_run else None
         key: str | None = None
+        hit: TargetResponse | None = None
         if cache is not None:
             fingerprint = self._fingerprints.get(id(target))
             if fingerprint is None:
                 fingerprint = self._fingerprints[id(target)] = target_fingerprint(target)
             key = cache_key(fingerprint, request)
             hit = cache.get(key)
-            if hit is not None:
-                return hit
-        limit = self._limits.get(id(target))
-        if limit is not None:
-            async with limit:
-                response = await self._call(job, request, target)
+        if hit is not None:
+            response = hit  # no new spend
         else:
-            response = await self._call(job, request, target)
-        self.options.budget.add(response.cost_usd)
-        if cache is not None and key is not None:
-            cache.put(key, response)
-        if self.options.recorder is not None:
+            limit = self._limits.get(id(target))
+            if limit is not None:
+                async with limit:
+                    response = await self._call(job, request, target)
+            else:
+                response = await self._call(job, request, target)
+            self.options.budget.add(response.cost_usd)
+            if cache is not None and key is not None:
+                cache.put(key, response)
+        if self.options.recorder is not None:  # cached answers too: the recording stays complete
             from agentv_ci.grading import relative_eval_path
 
             self.options.recorder.record(
