@@ -72,3 +72,52 @@ def test_mock_canned_echo_and_dry_run() -> None:
     bare = asyncio.run(MockTarget("m", MockConfig(), base_dir=Path.cwd()).invoke(make_request()))
     assert json.loads(bare.text)["overall_reasoning"] == "dry-run mock"
     assert bare.text == DRY_RUN_ANSWER
+
+
+AGENTV_FIXTURE_KEYS = {
+    "schema_version",
+    "suite",
+    "eval_path",
+    "test_id",
+    "source_target",
+    "attempt",
+    "variant",
+    "fixture_id",
+    "recorded_at",
+    "source",
+    "redaction",
+    "output",
+    "transcript",
+    "token_usage",
+    "cost_usd",
+    "duration_ms",
+    "start_time",
+    "end_time",
+}  # fmt: skip  (AgentV 4.42.4's ReplayFixtureWireSchema, which is strict)
+
+
+def test_recordings_are_agentv_replay_fixtures_and_the_latest_recording_wins(tmp_path: Path) -> None:
+    path = tmp_path / "rec.jsonl"
+    for text in ("old", "new"):
+        recorder = ReplayRecorder(path)
+        answer = TargetResponse(
+            text=text,
+            messages=[Message(role="assistant", content=text, tool_calls=[ToolCall(tool="ls", input={})])],
+            token_usage=TokenUsage(input=3, output=1),
+            cost_usd=0.25,
+            duration_ms=12.0,
+        )
+        recorder.record(
+            suite="s", eval_path="e.yaml", test_id="t1", target="live", attempt=0, response=answer
+        )
+        recorder.close()
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert all(set(row) <= AGENTV_FIXTURE_KEYS for row in rows)
+    assert rows[0]["schema_version"] == "agentv.replay_fixture.v1"
+    assert (rows[0]["source_target"], rows[0]["suite"], rows[0]["test_id"]) == ("live", "s", "t1")
+    assert rows[0]["output"][0]["tool_calls"] == [{"tool": "ls", "input": {}}]
+    target = ReplayTarget("r", ReplayConfig(fixtures="rec.jsonl", source_target="live"), base_dir=tmp_path)
+    replayed = asyncio.run(target.invoke(make_request(test_id="t1")))
+    assert replayed.text == "new"  # a re-recording replaces the old answer
+    assert replayed.token_usage == TokenUsage(input=3, output=1)
+    assert (replayed.cost_usd, replayed.duration_ms) == (0.25, 12.0)

@@ -1,21 +1,24 @@
 """`replay`: answers from a recorded JSONL file; `ReplayRecorder` writes that file (`run --record`).
 
-One row per answer: `{"suite", "eval_path", "test_id", "target", "attempt", "response": {...}}` where
-`response` is a `TargetResponse` (`text`, `messages` with tool calls, `token_usage`, `cost_usd`, ...).
-Rows with `output` (AgentV message list) or just `text` instead of `response` are accepted too.
-Lookup: suite + test id + attempt, then test id + attempt, then the test id's first row.
+Rows are AgentV 4.42.4 replay fixtures, so either tool reads the other's recordings:
+`{"schema_version": "agentv.replay_fixture.v1", "suite", "eval_path", "test_id", "source_target",
+"attempt", "recorded_at", "output": [messages with tool_calls], "token_usage", "cost_usd", "duration_ms"}`.
+Rows of earlier agentv-ci versions (`target` + `response`) and rows with just `text` are read too.
+Lookup: suite + test id + attempt, then test id + attempt (the latest recording wins), then the test
+id's first row.
 """
 
 from __future__ import annotations
 
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
 import msgspec
 
 from agentv_ci.errors import ConfigError, TargetError
-from agentv_ci.model.result import TargetResponse
+from agentv_ci.model.result import TargetResponse, TokenUsage
 from agentv_ci.model.suite import Message
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.prompting import final_answer
@@ -26,7 +29,13 @@ class ReplayConfig(msgspec.Struct, omit_defaults=True):
     source_target: str | None = None  # only rows recorded from this target
 
 
+FIXTURE_SCHEMA_VERSION = "agentv.replay_fixture.v1"  # AgentV 4.42.4's replay fixture rows
+
+
 class ReplayRow(msgspec.Struct, omit_defaults=True):
+    """A row as AgentV writes it (`schema_version`, `source_target`, `output`, usage...), or as earlier
+    agentv-ci versions did (`target` + `response`)."""
+
     test_id: str
     suite: str | None = None
     eval_path: str | None = None
@@ -36,12 +45,25 @@ class ReplayRow(msgspec.Struct, omit_defaults=True):
     response: TargetResponse | None = None
     output: list[Message] | None = None
     text: str | None = None
+    token_usage: TokenUsage | None = None
+    cost_usd: float | None = None
+    duration_ms: float | None = None
+    start_time: str | None = None
+    end_time: str | None = None
 
     def to_response(self) -> TargetResponse:
         if self.response is not None:
             return self.response
         messages = self.output or [Message(role="assistant", content=self.text or "")]
-        return TargetResponse(text=self.text or final_answer(messages), messages=messages)
+        return TargetResponse(
+            text=self.text or final_answer(messages),
+            messages=messages,
+            token_usage=self.token_usage,
+            cost_usd=self.cost_usd,
+            duration_ms=self.duration_ms,
+            start_time=self.start_time,
+            end_time=self.end_time,
+        )
 
 
 def read_replay_rows(path: Path) -> list[ReplayRow]:
@@ -82,12 +104,9 @@ class ReplayTarget:
             source = row.source_target or row.target
             if self.config.source_target and source != self.config.source_target:
                 continue
-            for key in (
-                (row.suite, row.test_id, row.attempt),
-                (None, row.test_id, row.attempt),
-                (None, row.test_id, None),
-            ):
-                index.setdefault(key, row)
+            index[(row.suite, row.test_id, row.attempt)] = row  # the latest recording wins
+            index[(None, row.test_id, row.attempt)] = row
+            index.setdefault((None, row.test_id, None), row)  # any attempt: the first recorded
         return index
 
     async def invoke(self, request: TargetRequest) -> TargetResponse:
@@ -121,14 +140,21 @@ class ReplayRecorder:
     def record(
         self, *, suite: str, eval_path: str, test_id: str, target: str, attempt: int, response: TargetResponse
     ) -> None:
-        row: dict[str, Any] = {
+        messages = response.messages or [Message(role="assistant", content=response.text)]
+        row: dict[str, Any] = {  # AgentV's replay fixture row (its schema is strict: these keys only)
+            "schema_version": FIXTURE_SCHEMA_VERSION,
             "suite": suite,
             "eval_path": eval_path,
             "test_id": test_id,
-            "target": target,
+            "source_target": target,
             "attempt": attempt,
-            "response": msgspec.structs.replace(response, raw=None),
+            "recorded_at": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "output": [msgspec.structs.replace(m, tool_call_id=None) for m in messages],
         }
+        for key in ("token_usage", "cost_usd", "duration_ms", "start_time", "end_time"):
+            value = getattr(response, key)
+            if value is not None:
+                row[key] = value
         with self._lock:
             self._handle.write(self._encoder.encode(row) + b"\n")
             self._handle.flush()
