@@ -8,6 +8,7 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
+from agentv_ci.errors import ConfigError
 from agentv_ci.graders.invoke import run_grader_spec
 from agentv_ci.graders.outcome import answer_text
 from agentv_ci.model.result import (
@@ -18,7 +19,7 @@ from agentv_ci.model.result import (
     Verdict,
 )
 from agentv_ci.model.suite import GraderSpec, Test
-from agentv_ci.plugins import GraderTargetCaller, GradingContext
+from agentv_ci.plugins import GRADERS_NAMESPACE, GraderTargetCaller, GradingContext, load_plugin_class
 from agentv_ci.prompting import render_input
 from agentv_ci.scoring import combine_grader_results
 
@@ -65,6 +66,15 @@ def _relative_eval_path(eval_path: str, cwd: str) -> str:
         return str(resolved)
 
 
+def _runs_inline(spec: GraderSpec) -> bool:
+    """True for graders that declare `inline = True` (pure computation, no I/O to overlap)."""
+    try:
+        cls = load_plugin_class(GRADERS_NAMESPACE, spec.type)
+    except ConfigError:
+        return True  # run_grader_spec reports the broken plugin as this grader's error
+    return bool(getattr(cls, "inline", False))
+
+
 def _status(results: list[GraderResult], verdict: Verdict) -> ExecutionStatus:
     if any(r.error is not None for r in results):
         return "execution_error"
@@ -101,7 +111,11 @@ async def grade_test(
     )
     base_dir = eval_path.parent
     specs = graders_for(test)
-    results = list(await asyncio.gather(*(run_grader_spec(s, ctx, base_dir=base_dir) for s in specs)))
+    if sum(1 for s in specs if not _runs_inline(s)) <= 1:
+        # Nothing to overlap: awaiting in turn skips a task and its callbacks per grader.
+        results = [await run_grader_spec(s, ctx, base_dir=base_dir) for s in specs]
+    else:
+        results = list(await asyncio.gather(*(run_grader_spec(s, ctx, base_dir=base_dir) for s in specs)))
     score, verdict = combine_grader_results(results, threshold)
     status = _status(results, verdict)
     error: str | None = None

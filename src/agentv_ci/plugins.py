@@ -73,6 +73,9 @@ class GraderPlugin(Protocol):
     `__init__(spec, config, *, base_dir)`; `async grade(ctx) -> GraderResult`. A grader that cannot
     score (crash, timeout, unparseable judge) returns a result with `error` set and verdict "fail"
     or raises `GraderError`; it never returns a made-up score.
+
+    Optional: `inline: ClassVar[bool] = True` declares a grader that only computes (no I/O, never
+    really suspends), so the engine may await it in turn instead of giving it its own task.
     """
 
     Config: ClassVar[type[msgspec.Struct]]

@@ -88,6 +88,7 @@ class FieldAccuracy:
     """`field-accuracy`: per-field exact / numeric-tolerance / date / contains / regex comparison."""
 
     Config: ClassVar[type[msgspec.Struct]] = FieldAccuracyConfig
+    inline: ClassVar[bool] = True  # pure computation: graded without an asyncio task
 
     def __init__(self, spec: GraderSpec, config: FieldAccuracyConfig, *, base_dir: Path) -> None:
         self.spec = spec

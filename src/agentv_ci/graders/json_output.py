@@ -26,6 +26,7 @@ class IsJson:
     """`is-json`: passes when the final answer is valid JSON (objects, arrays and scalars alike)."""
 
     Config: ClassVar[type[msgspec.Struct]] = IsJsonConfig
+    inline: ClassVar[bool] = True  # pure computation: graded without an asyncio task
 
     def __init__(self, spec: GraderSpec, config: IsJsonConfig, *, base_dir: Path) -> None:
         self.spec = spec

@@ -41,6 +41,7 @@ class Latency:
     """`latency`: passes when the target's duration is at most `threshold` ms."""
 
     Config: ClassVar[type[msgspec.Struct]] = LatencyConfig
+    inline: ClassVar[bool] = True  # pure computation: graded without an asyncio task
 
     def __init__(self, spec: GraderSpec, config: LatencyConfig, *, base_dir: Path) -> None:
         if config.threshold is None or config.threshold < 0:
@@ -73,6 +74,7 @@ class Cost:
     """`cost`: passes when the target's cost is at most `budget` USD."""
 
     Config: ClassVar[type[msgspec.Struct]] = CostConfig
+    inline: ClassVar[bool] = True  # pure computation: graded without an asyncio task
 
     def __init__(self, spec: GraderSpec, config: CostConfig, *, base_dir: Path) -> None:
         if config.budget is None or config.budget < 0:
@@ -101,6 +103,7 @@ class TokenUsageGrader:
     """`token-usage`: passes when every limit that is set holds."""
 
     Config: ClassVar[type[msgspec.Struct]] = TokenUsageConfig
+    inline: ClassVar[bool] = True  # pure computation: graded without an asyncio task
 
     def __init__(self, spec: GraderSpec, config: TokenUsageConfig, *, base_dir: Path) -> None:
         if config.max_total is None and config.max_input is None and config.max_output is None:
@@ -158,6 +161,7 @@ class ExecutionMetrics:
     its check). Exploration ratio = read/search-type tool calls / all tool calls, within tolerance."""
 
     Config: ClassVar[type[msgspec.Struct]] = ExecutionMetricsConfig
+    inline: ClassVar[bool] = True  # pure computation: graded without an asyncio task
 
     def __init__(self, spec: GraderSpec, config: ExecutionMetricsConfig, *, base_dir: Path) -> None:
         limits = [f for f in ExecutionMetricsConfig.__struct_fields__ if f != "exploration_tolerance"]

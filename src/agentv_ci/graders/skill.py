@@ -60,6 +60,7 @@ class SkillTrigger:
     """`skill-trigger`: score 1 when the skill was triggered exactly when `should_trigger` says so."""
 
     Config: ClassVar[type[msgspec.Struct]] = SkillTriggerConfig
+    inline: ClassVar[bool] = True  # pure computation: graded without an asyncio task
 
     def __init__(self, spec: GraderSpec, config: SkillTriggerConfig, *, base_dir: Path) -> None:
         if not config.skill:

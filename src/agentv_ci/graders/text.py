@@ -38,6 +38,7 @@ class _TextGrader:
     """Base: validates `value` at build time so a bad config is reported before any answer exists."""
 
     Config: ClassVar[type[msgspec.Struct]] = TextConfig
+    inline: ClassVar[bool] = True  # pure computation: graded without an asyncio task
     many: ClassVar[bool] = False
 
     def __init__(self, spec: GraderSpec, config: TextConfig, *, base_dir: Path) -> None:

@@ -82,6 +82,7 @@ class ToolTrajectory:
     """`tool-trajectory`: checks the sequence / counts / arguments of the agent's tool calls."""
 
     Config: ClassVar[type[msgspec.Struct]] = ToolTrajectoryConfig
+    inline: ClassVar[bool] = True  # pure computation: graded without an asyncio task
 
     def __init__(self, spec: GraderSpec, config: ToolTrajectoryConfig, *, base_dir: Path) -> None:
         self.spec = spec
