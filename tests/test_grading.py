@@ -103,3 +103,26 @@ def test_implicit_llm_grader_from_criteria_without_a_grader_target_errors_clearl
 def test_no_graders_and_no_criteria_is_a_skip() -> None:
     result = run(EvalTest(id="t"), TargetResponse(text="x"))
     assert result.verdict == "skip" and result.failure_reason_code == "no_graders"
+
+
+def test_graders_that_do_io_overlap_and_inline_ones_still_score(tmp_path: Path) -> None:
+    # Two code-graders (real subprocesses) must run concurrently: their run intervals overlap.
+    script = tmp_path / "slow_grader.py"
+    script.write_text(
+        "import json, sys, time\n"
+        "name = sys.argv[1]\n"
+        "start = time.time(); time.sleep(0.4)\n"
+        "open(name, 'w').write(f'{start} {time.time()}')\n"
+        "print(json.dumps({'score': 1.0, 'assertions': [{'text': name, 'passed': True}]}))\n"
+    )
+    graders = [
+        spec("code-grader", "first", command=["python3", str(script), str(tmp_path / "a.txt")]),
+        spec("contains", "inline", value="ok"),
+        spec("code-grader", "second", command=["python3", str(script), str(tmp_path / "b.txt")]),
+    ]
+    test = EvalTest(id="io", suite="s", input=[Message(role="user", content="q")], graders=graders)
+    result = run(test, TargetResponse(text="ok"), tmp=tmp_path)
+    assert [g.name for g in result.scores] == ["first", "inline", "second"]  # order kept
+    assert result.score == 1.0 and result.execution_status == "ok"
+    (a0, a1), (b0, b1) = (tuple(map(float, (tmp_path / f).read_text().split())) for f in ("a.txt", "b.txt"))
+    assert max(a0, b0) < min(a1, b1)  # the two intervals overlap
