@@ -48,3 +48,22 @@ def test_report_command_writes_the_step_summary(tmp_path: Path) -> None:
     )
     assert proc.returncode == 1, proc.stderr
     assert "1/2 tests passed" in target.read_text()
+
+
+def test_run_writes_the_step_summary(tmp_path: Path) -> None:
+    evals = tmp_path / "evals"
+    (evals / ".agentv").mkdir(parents=True)
+    (evals / ".agentv" / "targets.yaml").write_text(
+        "targets:\n  - name: default\n    provider: mock\n    response: hello world\n"
+    )
+    (evals / "s.eval.yaml").write_text(
+        "name: s\ntests:\n  - id: t\n    input: hi\n    assertions:\n      - type: contains\n        value: hello\n"
+    )
+    target = tmp_path / "summary.md"
+    env = dict(os.environ, GITHUB_STEP_SUMMARY=str(target))
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentv_ci", "run", str(evals), "-o", str(tmp_path / "out")],
+        env=env, capture_output=True, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "PASSED" in target.read_text().splitlines()[0]

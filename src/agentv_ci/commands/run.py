@@ -131,6 +131,9 @@ def run_command(
         baseline=baseline_summary,
         decision=decision,
     )
+    from agentv_ci.github.step_summary import append_step_summary
+
+    append_step_summary(summary, decision, baseline=baseline_summary, repo_root=Path.cwd())
     for warning in outcome.warnings:
         typer.echo(f"warning: {warning}", err=True)
     typer.echo(render_console(summary, decision))
