@@ -57,7 +57,8 @@ def test_run_writes_the_step_summary(tmp_path: Path) -> None:
         "targets:\n  - name: default\n    provider: mock\n    response: hello world\n"
     )
     (evals / "s.eval.yaml").write_text(
-        "name: s\ntests:\n  - id: t\n    input: hi\n    assertions:\n      - type: contains\n        value: hello\n"
+        "name: s\ntests:\n  - id: t\n    input: hi\n"
+        "    assertions:\n      - type: contains\n        value: hello\n"
     )
     target = tmp_path / "summary.md"
     env = dict(os.environ, GITHUB_STEP_SUMMARY=str(target))
