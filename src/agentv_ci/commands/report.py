@@ -59,9 +59,9 @@ def report_command(
 ) -> None:
     """Rebuild JUnit/SARIF/Markdown and apply the gates to a finished run; exit per the gates."""
     from agentv_ci.errors import UsageError
-    from agentv_ci.gating import GateOptions, decide, rejudge
-    from agentv_ci.reporting import write_reports
+    from agentv_ci.gating import GateOptions, rejudge
     from agentv_ci.reporting.console import render_console
+    from agentv_ci.reporting.finish import gate_and_report
     from agentv_ci.reporting.results_file import load_run
 
     if max_regression is not None and baseline is None:
@@ -75,20 +75,16 @@ def report_command(
         max_regression=max_regression,
         fail_on_error=fail_on_error,
     )
-    decision = decide(summary, options, base)
-    write_reports(
+    decision = gate_and_report(
         summary,
+        options,
+        baseline=base,
         junit=junit,
         sarif=sarif,
         markdown=markdown,
         repo_root=repo_root or Path.cwd(),
-        baseline=base,
-        decision=decision,
         sarif_category=sarif_category,
     )
-    from agentv_ci.github.step_summary import append_step_summary
-
-    append_step_summary(summary, decision, baseline=base, repo_root=repo_root or Path.cwd())
     typer.echo(render_console(summary, decision))
     # SystemExit, not typer.Exit: `cli.run_app` runs typer with standalone_mode=False, where typer
     # turns typer.Exit into a return value and the process would exit 0.

@@ -67,9 +67,9 @@ def run_command(
 ) -> None:
     """Run eval files: asyncio across all files, bounded workers, streamed results."""
     from agentv_ci.errors import ExitCode, UsageError
-    from agentv_ci.gating import GateOptions, decide
-    from agentv_ci.reporting import write_reports
+    from agentv_ci.gating import GateOptions
     from agentv_ci.reporting.console import render_console
+    from agentv_ci.reporting.finish import gate_and_report
     from agentv_ci.reporting.results_file import load_run
     from agentv_ci.running.plan import PlanOptions
     from agentv_ci.running.session import RunRequest, execute_run
@@ -121,19 +121,15 @@ def run_command(
         max_regression=max_regression,
         fail_on_error=fail_on_error,
     )
-    decision = decide(summary, options, baseline_summary)
-    write_reports(
+    decision = gate_and_report(
         summary,
+        options,
+        baseline=baseline_summary,
         junit=junit,
         sarif=sarif,
         markdown=markdown,
         repo_root=Path.cwd(),
-        baseline=baseline_summary,
-        decision=decision,
     )
-    from agentv_ci.github.step_summary import append_step_summary
-
-    append_step_summary(summary, decision, baseline=baseline_summary, repo_root=Path.cwd())
     for warning in outcome.warnings:
         typer.echo(f"warning: {warning}", err=True)
     typer.echo(render_console(summary, decision))
