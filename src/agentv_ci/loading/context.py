@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -76,7 +77,13 @@ class Node:
 
     @property
     def base_dir(self) -> Path:
-        return Path(self.doc.file).parent
+        return _parent_dir(self.doc.file)
+
+
+@lru_cache(maxsize=1024)
+def _parent_dir(file: str) -> Path:
+    # Cached: asked for every grader of every test, and building a Path is not free.
+    return Path(file).parent
 
 
 def did_you_mean(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> str | None:
@@ -114,6 +121,9 @@ class LoadContext:
         self.process_env = env if process_env is None else process_env
         self.diagnostics: list[Diagnostic] = []
         self.dependencies: dict[str, None] = {}
+        # Outcomes of load-time grader builds, by the spec's content (see grader_checks): identical
+        # graders repeated across the tests of a suite are built once per load.
+        self.build_outcomes: dict[Any, Any] = {}
 
     def depend(self, path: Path) -> None:
         self.dependencies[str(path)] = None

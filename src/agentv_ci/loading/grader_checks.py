@@ -10,6 +10,7 @@ from typing import Any
 from agentv_ci.loading.context import LoadContext, Node, did_you_mean, type_name
 from agentv_ci.loading.keys import GRADER_COMMON
 from agentv_ci.loading.paths import resolve_reference, safe_resolve
+from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import GraderSpec
 
 VALUE_TYPES = frozenset({"contains", "icontains", "starts-with", "ends-with", "regex", "equals"})
@@ -230,15 +231,84 @@ def check_plugin_config(spec: GraderSpec, node: Node, ctx: LoadContext) -> None:
         ctx.report("E202", exc.message, loc)
 
 
-def check_grader_builds(spec: GraderSpec, node: Node, ctx: LoadContext) -> None:
-    """Build the grader as the runner will: its own checks (a tool-trajectory `mode`, a field-accuracy
-    `match`, a composite aggregator...) become E202 now instead of a grader skipped at run time."""
+@lru_cache(maxsize=16)
+def _unkeyed_fields(spec_type: type[Any]) -> tuple[int, int]:
+    """Indexes of `location` and `config_locations` among a spec class's fields."""
+    fields: tuple[str, ...] = spec_type.__struct_fields__
+    return fields.index("location"), fields.index("config_locations")
+
+
+def _build_key(spec: GraderSpec, base_dir: Any) -> bytes | None:
+    """Everything a build can depend on except where the spec was written (its locations), as
+    msgpack bytes (which keep 1, 1.0, True, "1" and b"1" apart), or None when not encodable."""
+    import msgspec
+
+    values = list(msgspec.structs.astuple(spec))
+    location, config_locations = _unkeyed_fields(type(spec))
+    values[location] = None
+    values[config_locations] = list(spec.config_locations)  # which keys have a location
+    try:
+        return msgspec.msgpack.encode([str(base_dir), *values])
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+# A build outcome: () when the grader builds, else (code, message, hint, where), where `where` is
+# None for the grader's own location or a config key whose location to report.
+_Outcome = tuple[()] | tuple[str, str, str | None, str | None]
+
+
+def _build_outcome(spec: GraderSpec, node: Node) -> tuple[_Outcome, SourceLocation | None]:
+    """Build the grader; the outcome plus the location to report it at for this spec."""
     from agentv_ci.errors import AgentvCiError
     from agentv_ci.plugins import build_grader
 
     try:
         build_grader(spec, base_dir=node.base_dir)
     except AgentvCiError as exc:
-        ctx.report("E202", exc.message, exc.location or node.loc(), exc.hint)
+        return _relocatable("E202", exc.message, exc.hint, exc.location, spec, node)
     except Exception as exc:  # a third-party plugin's constructor must not crash validation
-        ctx.report("E203", f"grader {spec.type!r} failed to initialise: {exc!r}", node.loc())
+        return ("E203", f"grader {spec.type!r} failed to initialise: {exc!r}", None, None), None
+    return (), None
+
+
+def _relocatable(
+    code: str, message: str, hint: str | None, location: SourceLocation | None, spec: GraderSpec, node: Node
+) -> tuple[_Outcome, SourceLocation | None]:
+    """Express an error's location relative to the spec (its own location or one config key's), so
+    the outcome can be replayed for another test; a location that is neither stays as it is, and so
+    does a message that quotes one of the spec's positions."""
+    written = [spec.location, *spec.config_locations.values()]
+    if any(f"{loc.file}:{loc.line}" in message for loc in written if loc is not None):
+        return (code, message, hint, None), location or node.loc()
+    if location is None:
+        return (code, message, hint, None), None
+    keys = [k for k, loc in spec.config_locations.items() if loc == location]
+    own = location == spec.location
+    if own and not keys:
+        return (code, message, hint, None), None
+    if len(keys) == 1 and not own:
+        return (code, message, hint, keys[0]), None
+    return (code, message, hint, None), location  # not relative to the spec: not cacheable
+
+
+def check_grader_builds(spec: GraderSpec, node: Node, ctx: LoadContext) -> None:
+    """Build the grader as the runner will: its own checks (a tool-trajectory `mode`, a field-accuracy
+    `match`, a composite aggregator...) become E202 now instead of a grader skipped at run time.
+
+    The outcome is cached per load by the spec's content, so a grader repeated in every test is built
+    once; each test still gets its own diagnostic, at its own location."""
+    key = _build_key(spec, node.base_dir)
+    outcome: _Outcome | None = ctx.build_outcomes.get(key) if key is not None else None
+    if outcome is None:
+        outcome, fixed = _build_outcome(spec, node)
+        if fixed is not None and outcome:  # not replayable for another spec: reported, not cached
+            ctx.report(outcome[0], outcome[1], fixed, outcome[2])
+            return
+        if key is not None:
+            ctx.build_outcomes[key] = outcome
+    if not outcome:
+        return
+    code, message, hint, where = outcome
+    loc = spec.config_locations.get(where, node.loc()) if where is not None else node.loc()
+    ctx.report(code, message, loc, hint)
