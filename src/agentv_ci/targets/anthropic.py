@@ -13,7 +13,7 @@ from agentv_ci.model.result import TargetResponse, TokenUsage
 from agentv_ci.model.suite import Message, ToolCall
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.prompting import content_text
-from agentv_ci.targets.http import JsonHttpClient
+from agentv_ci.targets.http import client_for
 from agentv_ci.targets.pricing import Price, cost_of
 from agentv_ci.targets.system_prompt import with_default_system
 
@@ -103,18 +103,10 @@ class AnthropicTarget:
     def __init__(self, name: str, config: AnthropicConfig, *, base_dir: Path) -> None:
         self.name = name
         self.config = config
-        self._client = JsonHttpClient(
+        self._client = client_for(
+            config,
             base_url=config.base_url,
-            headers={
-                "x-api-key": config.api_key,
-                "anthropic-version": config.anthropic_version,
-                **config.headers,
-            },
-            timeout_s=config.timeout_seconds,
-            max_retries=config.max_retries,
-            backoff_base_s=config.retry_initial_delay_ms / 1000,
-            backoff_cap_s=config.retry_max_delay_ms / 1000,
-            max_connections=config.max_connections,
+            auth_headers={"x-api-key": config.api_key, "anthropic-version": config.anthropic_version},
         )
 
     async def invoke(self, request: TargetRequest) -> TargetResponse:

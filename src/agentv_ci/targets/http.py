@@ -15,7 +15,7 @@ import ssl
 import sys
 from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, Protocol
 
 import httpcore
 import httpx
@@ -70,6 +70,30 @@ def backoff_delay(attempt: int, *, base_s: float, cap_s: float, retry_after: flo
     if retry_after is not None:
         return min(retry_after, max(cap_s, RETRY_AFTER_CEILING_S))
     return random.uniform(0, min(cap_s, base_s * (2**attempt)))
+
+
+class HttpSettings(Protocol):
+    """The timeout/retry/pool fields an HTTP target's Config carries (OpenAI, Azure, Anthropic)."""
+
+    timeout_seconds: float
+    max_retries: int
+    retry_initial_delay_ms: float
+    retry_max_delay_ms: float
+    max_connections: int
+    headers: dict[str, str]
+
+
+def client_for(settings: HttpSettings, *, base_url: str, auth_headers: Mapping[str, str]) -> JsonHttpClient:
+    """A `JsonHttpClient` configured from a target's settings; its own `headers` win over `auth_headers`."""
+    return JsonHttpClient(
+        base_url=base_url,
+        headers={**auth_headers, **settings.headers},
+        timeout_s=settings.timeout_seconds,
+        max_retries=settings.max_retries,
+        backoff_base_s=settings.retry_initial_delay_ms / 1000,
+        backoff_cap_s=settings.retry_max_delay_ms / 1000,
+        max_connections=settings.max_connections,
+    )
 
 
 class JsonHttpClient:

@@ -15,7 +15,7 @@ from agentv_ci.model.result import TargetResponse, TokenUsage
 from agentv_ci.model.suite import Message, ToolCall
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.prompting import content_text
-from agentv_ci.targets.http import JsonHttpClient
+from agentv_ci.targets.http import client_for
 from agentv_ci.targets.pricing import Price, cost_of
 from agentv_ci.targets.system_prompt import with_default_system
 
@@ -127,15 +127,7 @@ class OpenAITarget:
         self.name = name
         self.config = config
         self.model = config.model
-        self._client = JsonHttpClient(
-            base_url=self._base_url(),
-            headers={**self._auth_headers(), **config.headers},
-            timeout_s=config.timeout_seconds,
-            max_retries=config.max_retries,
-            backoff_base_s=config.retry_initial_delay_ms / 1000,
-            backoff_cap_s=config.retry_max_delay_ms / 1000,
-            max_connections=config.max_connections,
-        )
+        self._client = client_for(config, base_url=self._base_url(), auth_headers=self._auth_headers())
 
     def _base_url(self) -> str:
         return self.config.base_url
