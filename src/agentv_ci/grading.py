@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
-from datetime import UTC, datetime
 from pathlib import Path
 
+from agentv_ci.clock import now_millis
 from agentv_ci.errors import ConfigError
 from agentv_ci.graders.invoke import run_grader_spec
 from agentv_ci.graders.outcome import answer_text
@@ -142,7 +142,7 @@ async def grade_test(
         token_usage=response.token_usage,
         cost_usd=response.cost_usd,
         duration_ms=response.duration_ms,
-        timestamp=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        timestamp=now_millis(),
         start_time=response.start_time,
         end_time=response.end_time,
         eval_path=relative_eval_path(eval_path),

@@ -1,26 +1,12 @@
-"""Result rows the runner writes itself: tests that produced no graded answer, and timestamps."""
+"""Result rows the runner writes itself: tests that produced no graded answer."""
 
 from __future__ import annotations
 
-import time
-from datetime import UTC, datetime
 from pathlib import Path
 
+from agentv_ci.clock import now_millis
 from agentv_ci.model.result import TestResult
 from agentv_ci.running.plan import Job
-
-_clock: list[tuple[int, str]] = [(-1, "")]
-
-
-def now() -> str:
-    """ISO-8601 UTC with milliseconds; formatted once per millisecond (thousands of tests share one)."""
-    millis = time.time_ns() // 1_000_000
-    last_millis, text = _clock[0]
-    if millis != last_millis:
-        text = datetime.fromtimestamp(millis / 1000, UTC).isoformat(timespec="milliseconds")
-        text = text.replace("+00:00", "Z")
-        _clock[0] = (millis, text)
-    return text
 
 
 def unfinished_result(
@@ -41,7 +27,7 @@ def unfinished_result(
         error=error,
         failure_stage=stage,
         failure_reason_code=reason,
-        timestamp=now(),
+        timestamp=now_millis(),
         eval_path=relative_eval_path(Path(job.suite.path)),
         line=test.location.line if test.location and test.location.line > 0 else None,
         conversation_id=test.conversation_id,

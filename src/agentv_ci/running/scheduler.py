@@ -10,6 +10,7 @@ from pathlib import Path
 
 import msgspec
 
+from agentv_ci.clock import now_millis
 from agentv_ci.errors import AgentvCiError, TargetError
 from agentv_ci.model.result import TargetResponse, TestResult
 from agentv_ci.model.suite import Message, Test
@@ -19,7 +20,6 @@ from agentv_ci.running.budget import Budget
 from agentv_ci.running.cache import ResponseCache, cache_key, target_fingerprint
 from agentv_ci.running.conversation import run_conversation
 from agentv_ci.running.plan import Job
-from agentv_ci.running.rows import now as _now
 from agentv_ci.running.rows import unfinished_result
 from agentv_ci.running.workspace import HookError, WorkspaceManager
 from agentv_ci.targets.config import TargetsConfig, load_targets
@@ -272,7 +272,7 @@ class Runner:
         eval_path = self._eval_path(job.suite.path)
         dry_run = self.options.dry_run
         workspace: Path | None = None
-        started_at = _now()
+        started_at = now_millis()
         has_workspace = test.workspace is not None or job.suite.workspace is not None
         try:
             if has_workspace:
@@ -347,7 +347,7 @@ class Runner:
         changes: dict[str, object] = {}
         if result.start_time is None:
             changes["start_time"] = started_at
-            changes["end_time"] = _now()
+            changes["end_time"] = now_millis()
         if attempt and result.attempt is None:
             changes["attempt"] = attempt
         if not result.suite:

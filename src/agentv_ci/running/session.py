@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
+from agentv_ci.clock import now_seconds
 from agentv_ci.errors import ConfigError, LoadError, UsageError
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.suite import Suite
@@ -139,7 +140,7 @@ def _execute_run(request: RunRequest) -> RunOutcome:
     from agentv_ci.targets.replay import ReplayRecorder
 
     started = time.perf_counter()
-    started_at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    started_at = now_seconds()
     suites = load_selected_suites(request.paths, request.env)
     jobs = plan_jobs(suites, request.plan)
     output_dir = request.output_dir
@@ -192,7 +193,7 @@ def _execute_run(request: RunRequest) -> RunOutcome:
     summary = summary_from_results(
         [*previous, *results],
         started_at=started_at,
-        ended_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        ended_at=now_seconds(),
         duration_ms=(time.perf_counter() - started) * 1000,
         dry_run=request.dry_run,
         budget_exhausted=options.budget.exhausted and runner.not_run > 0,

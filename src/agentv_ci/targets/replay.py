@@ -11,12 +11,12 @@ id's first row.
 from __future__ import annotations
 
 import threading
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
 import msgspec
 
+from agentv_ci.clock import now_millis
 from agentv_ci.errors import ConfigError, TargetError
 from agentv_ci.model.result import TargetResponse, TokenUsage
 from agentv_ci.model.suite import Message
@@ -148,7 +148,7 @@ class ReplayRecorder:
             "test_id": test_id,
             "source_target": target,
             "attempt": attempt,
-            "recorded_at": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "recorded_at": now_millis(),
             "output": [msgspec.structs.replace(m, tool_call_id=None) for m in messages],
         }
         for key in ("token_usage", "cost_usd", "duration_ms", "start_time", "end_time"):
