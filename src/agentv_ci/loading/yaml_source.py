@@ -54,28 +54,47 @@ class EvalYamlLoader(_Base):  # type: ignore[misc]
             mapping[str(key_node.value)] = self.construct_object(value_node, deep=deep)
         return mapping
 
+    # The C parser asks these for every node. Without path resolvers (none are registered) a plain
+    # scalar's tag depends on its text alone, so it is looked up once per distinct text.
+    def resolve(self, kind: Any, value: Any, implicit: tuple[bool, bool]) -> str:
+        if self.yaml_path_resolvers:
+            return super().resolve(kind, value, implicit)  # type: ignore[no-any-return]
+        if kind is yaml.ScalarNode:
+            if not implicit[0]:
+                return self.DEFAULT_SCALAR_TAG  # type: ignore[no-any-return]
+            tag = _RESOLVED.get(value)
+            if tag is None:
+                tag = super().resolve(kind, value, implicit)
+                if len(_RESOLVED) >= _RESOLVED_MAX:
+                    _RESOLVED.clear()
+                _RESOLVED[value] = tag
+            return tag
+        if kind is yaml.MappingNode:
+            return self.DEFAULT_MAPPING_TAG  # type: ignore[no-any-return]
+        return self.DEFAULT_SEQUENCE_TAG  # type: ignore[no-any-return]
+
+
+# Plain scalar text -> resolved tag, for EvalYamlLoader's implicit resolvers (fixed at import).
+_RESOLVED: dict[str, str] = {}
+_RESOLVED_MAX = 65_536
+
 
 EvalYamlLoader.yaml_implicit_resolvers = {
     ch: [(tag, rx) for tag, rx in resolvers if tag not in _DROPPED_TAGS]
     for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-EvalYamlLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
+_BOOL_RX = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
 # YAML 1.2 core schema ints: decimal (optionally signed), 0o octal, 0x hex. No 1.1 sexagesimal/underscores.
-EvalYamlLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?(?:0|[1-9][0-9]*))$"), list("-+0123456789")
-)
+_INT_RX = re.compile(r"^(?:[-+]?(?:0|[1-9][0-9]*))$")
 # YAML 1.2 core schema floats (as JS `yaml` reads them): `1e-3`, `5E2`, `.5`, `1.` are numbers, which
 # YAML 1.1 left as strings because it wants a dot and a signed exponent.
-EvalYamlLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(
-        r"^(?:[-+]?(?:(?:\.[0-9]+|[0-9]+\.[0-9]*)(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+)"
-        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
-    ),
-    list("-+0123456789."),
+_FLOAT_RX = re.compile(
+    r"^(?:[-+]?(?:(?:\.[0-9]+|[0-9]+\.[0-9]*)(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+)"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
 )
+EvalYamlLoader.add_implicit_resolver("tag:yaml.org,2002:bool", _BOOL_RX, list("tTfF"))
+EvalYamlLoader.add_implicit_resolver("tag:yaml.org,2002:int", _INT_RX, list("-+0123456789"))
+EvalYamlLoader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_RX, list("-+0123456789."))
 
 
 class MarkedDocument:
@@ -106,52 +125,102 @@ class MarkedDocument:
             probe = probe[:-1]
 
 
-def _walk(
-    node: yaml.Node,
-    path: JsonPath,
-    marks: dict[JsonPath, tuple[int, int]],
-    key_marks: dict[JsonPath, tuple[int, int]],
-    file: str,
-    budget: list[int],
-    duplicates: list[LoadError],
-) -> None:
-    if len(path) > MAX_DEPTH:
-        raise LoadError(
-            f"document is nested too deeply (more than {MAX_DEPTH} levels)",
-            location=SourceLocation(file, node.start_mark.line + 1, node.start_mark.column + 1),
-            hint="flatten this structure; eval files never need this much nesting",
-        )
-    budget[0] -= 1
-    if budget[0] < 0:
-        raise LoadError(
-            "document expands to too many nodes (YAML alias bomb?)",
-            location=SourceLocation(file, node.start_mark.line + 1, node.start_mark.column + 1),
-            hint="reduce the use of anchors/aliases (&x / *x)",
-        )
-    marks[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
-    if isinstance(node, yaml.MappingNode):
+_STR_TAG = "tag:yaml.org,2002:str"
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+_NULL_TAG = "tag:yaml.org,2002:null"
+
+
+class _Builder:
+    """One walk over the composed nodes: records the marks, refuses duplicate keys, alias bombs and
+    over-deep nesting, and builds the Python values as it goes (as `construct_document` would).
+
+    A node it does not build itself (an explicit tag, a merge key `<<`, a non-scalar key, a scalar
+    whose text is not its tag's implicit form) sets `fallback`: the document is then constructed by
+    the loader after the walk, exactly as before, so those rare cases keep PyYAML's behaviour."""
+
+    __slots__ = ("budget", "built", "duplicates", "fallback", "file", "key_marks", "loader", "marks")
+
+    def __init__(self, loader: Any, file: str, budget: int) -> None:
+        self.loader = loader
+        self.file = file
+        self.budget = budget
+        self.marks: dict[JsonPath, tuple[int, int]] = {}
+        self.key_marks: dict[JsonPath, tuple[int, int]] = {}
+        self.duplicates: list[LoadError] = []
+        self.built: dict[yaml.Node, Any] = {}  # an aliased collection is one object, as in PyYAML
+        self.fallback = False
+
+    def walk(self, node: yaml.Node, path: JsonPath) -> Any:
+        mark = node.start_mark
+        if len(path) > MAX_DEPTH:
+            raise LoadError(
+                f"document is nested too deeply (more than {MAX_DEPTH} levels)",
+                location=SourceLocation(self.file, mark.line + 1, mark.column + 1),
+                hint="flatten this structure; eval files never need this much nesting",
+            )
+        self.budget -= 1
+        if self.budget < 0:
+            raise LoadError(
+                "document expands to too many nodes (YAML alias bomb?)",
+                location=SourceLocation(self.file, mark.line + 1, mark.column + 1),
+                hint="reduce the use of anchors/aliases (&x / *x)",
+            )
+        self.marks[path] = (mark.line + 1, mark.column + 1)
+        kind = type(node)
+        if kind is yaml.ScalarNode:
+            return self._scalar(node)
+        if kind is yaml.MappingNode:
+            return self._mapping(node, path)
+        if node.tag != _SEQ_TAG:
+            self.fallback = True
+        items = [self.walk(item, (*path, index)) for index, item in enumerate(node.value)]
+        return self.built.setdefault(node, items)
+
+    def _mapping(self, node: yaml.Node, path: JsonPath) -> Any:
+        if node.tag != _MAP_TAG:
+            self.fallback = True
+        mapping: dict[str, Any] = {}
         seen: dict[str, int] = {}
         for key_node, value_node in node.value:
             key = str(key_node.value)
+            if type(key_node) is not yaml.ScalarNode:
+                self.fallback = True  # the loader refuses it after the walk, as before
             if key == "<<":
+                self.fallback = True  # merge keys: PyYAML flattens them
                 continue
+            key_mark = key_node.start_mark
             if key in seen:
-                duplicates.append(
+                self.duplicates.append(
                     LoadError(
                         f"duplicate key {key!r} (first at line {seen[key]})",
-                        location=SourceLocation(
-                            file, key_node.start_mark.line + 1, key_node.start_mark.column + 1
-                        ),
+                        location=SourceLocation(self.file, key_mark.line + 1, key_mark.column + 1),
                         hint="each key may appear once per mapping; remove or rename one of them",
                     )
                 )
                 continue
-            seen[key] = key_node.start_mark.line + 1
-            key_marks[(*path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            _walk(value_node, (*path, key), marks, key_marks, file, budget, duplicates)
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            _walk(item, (*path, index), marks, key_marks, file, budget, duplicates)
+            seen[key] = key_mark.line + 1
+            child = (*path, key)
+            self.key_marks[child] = (key_mark.line + 1, key_mark.column + 1)
+            mapping[key] = self.walk(value_node, child)
+        return self.built.setdefault(node, mapping)
+
+    def _scalar(self, node: yaml.Node) -> Any:
+        tag = node.tag
+        value: str = node.value
+        if tag == _STR_TAG:
+            return value
+        if tag == _NULL_TAG:
+            return None
+        loader = self.loader
+        if tag == "tag:yaml.org,2002:bool" and _BOOL_RX.match(value):
+            return loader.construct_yaml_bool(node)
+        if tag == "tag:yaml.org,2002:int" and _INT_RX.match(value):
+            return loader.construct_yaml_int(node)
+        if tag == "tag:yaml.org,2002:float" and _FLOAT_RX.match(value):
+            return loader.construct_yaml_float(node)
+        self.fallback = True  # an explicit tag (`!!binary`, `!!int 0x1F`, `!custom`...)
+        return value
 
 
 class DuplicateKeys(LoadError):
@@ -166,17 +235,17 @@ def parse_yaml(text: str, file: str) -> MarkedDocument:
     """Parse one YAML document. Raises `LoadError` with file:line:col on syntax errors,
     duplicate keys (`DuplicateKeys`, carrying all of them) and alias bombs."""
     loader = EvalYamlLoader(text)
+    builder = _Builder(loader, file, _NODE_FLOOR + len(text))
     try:
         node = loader.get_single_node()
-        marks: dict[JsonPath, tuple[int, int]] = {}
-        key_marks: dict[JsonPath, tuple[int, int]] = {}
+        data = None
         if node is not None:
-            # Walk first: refuses duplicates and alias bombs before construction can blow up.
-            duplicates: list[LoadError] = []
-            _walk(node, (), marks, key_marks, file, [_NODE_FLOOR + len(text)], duplicates)
-            if duplicates:
-                raise DuplicateKeys(duplicates)
-        data = loader.construct_document(node) if node is not None else None
+            # One walk refuses duplicates and alias bombs before any construction can blow up.
+            data = builder.walk(node, ())
+            if builder.duplicates:
+                raise DuplicateKeys(builder.duplicates)
+            if builder.fallback:
+                data = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         loc = SourceLocation(file, mark.line + 1, mark.column + 1) if mark else SourceLocation(file)
@@ -191,7 +260,7 @@ def parse_yaml(text: str, file: str) -> MarkedDocument:
         raise LoadError("document is nested too deeply", location=SourceLocation(file)) from None
     finally:
         loader.dispose()
-    return MarkedDocument(data, marks, key_marks, file)
+    return MarkedDocument(data, builder.marks, builder.key_marks, file)
 
 
 def _char_at(text: str, line: int, column: int) -> str:
