@@ -75,3 +75,18 @@ def test_alias_bomb_is_refused() -> None:
     with pytest.raises(LoadError) as caught:
         parse_yaml("\n".join(lines) + "\n", "f.yaml")
     assert "alias bomb" in caught.value.message
+
+
+def test_depth_limit_holds_for_a_plain_string_leaf() -> None:
+    from agentv_ci.loading.yaml_source import MAX_DEPTH
+
+    def nested(depth: int) -> str:
+        return "{a: " * depth + "leaf" + "}" * depth + "\n"
+
+    data = parse_yaml(nested(MAX_DEPTH), "f.yaml").data
+    for _ in range(MAX_DEPTH):
+        data = data["a"]
+    assert data == "leaf"
+    with pytest.raises(LoadError) as caught:
+        parse_yaml(nested(MAX_DEPTH + 1), "f.yaml")
+    assert "nested too deeply" in caught.value.message

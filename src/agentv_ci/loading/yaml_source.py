@@ -129,6 +129,7 @@ _STR_TAG = "tag:yaml.org,2002:str"
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 _NULL_TAG = "tag:yaml.org,2002:null"
+_SCALAR = yaml.ScalarNode
 
 
 class _Builder:
@@ -182,6 +183,8 @@ class _Builder:
             self.fallback = True
         mapping: dict[str, Any] = {}
         seen: dict[str, int] = {}
+        marks, key_marks = self.marks, self.key_marks
+        shallow = len(path) < MAX_DEPTH  # a child's path is within MAX_DEPTH
         for key_node, value_node in node.value:
             key = str(key_node.value)
             if type(key_node) is not yaml.ScalarNode:
@@ -201,8 +204,15 @@ class _Builder:
                 continue
             seen[key] = key_mark.line + 1
             child = (*path, key)
-            self.key_marks[child] = (key_mark.line + 1, key_mark.column + 1)
-            mapping[key] = self.walk(value_node, child)
+            key_marks[child] = (key_mark.line + 1, key_mark.column + 1)
+            if type(value_node) is _SCALAR and value_node.tag == _STR_TAG and shallow and self.budget > 0:
+                # The common case inlined (what `walk` does for a plain string value).
+                self.budget -= 1
+                mark = value_node.start_mark
+                marks[child] = (mark.line + 1, mark.column + 1)
+                mapping[key] = value_node.value
+            else:
+                mapping[key] = self.walk(value_node, child)
         return self.built.setdefault(node, mapping)
 
     def _scalar(self, node: yaml.Node) -> Any:
