@@ -201,13 +201,13 @@ def check_plugin_config(spec: GraderSpec, node: Node, ctx: LoadContext) -> None:
     # A grader whose Config has a `config` field takes extra keys as script/prompt config (AgentV).
     open_config = "config" in names
     known: dict[str, Any] = {}
-    # The common fields (weight, required, ...) live on GraderSpec, not in the plugin Config, but a
-    # misspelt one lands here and must be suggested too.
-    candidates = (*names, *(c for c in GRADER_COMMON if c not in names))
     for key, value in spec.config.items():
         if key in names:
             known[key] = value
             continue
+        # The common fields (weight, required, ...) live on GraderSpec, not in the plugin Config, but a
+        # misspelt one lands here and must be suggested too.
+        candidates = (*names, *(c for c in GRADER_COMMON if c not in names))
         common = did_you_mean(key, GRADER_COMMON, cutoff=0.8)
         if open_config and common is None:
             continue  # extra keys of code-/llm-graders are script/prompt config
