@@ -8,16 +8,14 @@ Any failure to produce a grade is a grader error (an execution error), never a l
 
 from __future__ import annotations
 
-import json
-import tempfile
 from pathlib import Path
 from typing import Any, ClassVar
 
 import msgspec
 
 from agentv_ci.errors import ConfigError
-from agentv_ci.graders.code_process import ScriptFailure, run_script
-from agentv_ci.graders.code_protocol import ProtocolError, build_payload, interpret
+from agentv_ci.graders.code_process import ScriptFailure
+from agentv_ci.graders.code_protocol import ProtocolError, interpret, run_with_payload
 from agentv_ci.graders.outcome import errored, scored
 from agentv_ci.model.result import GraderResult
 from agentv_ci.model.suite import GraderSpec
@@ -74,22 +72,22 @@ class CodeGrader:
         self.script_config = {**extra, **(config.config or {})}  # explicit `config` wins
 
     async def grade(self, ctx: GradingContext) -> GraderResult:
-        with tempfile.TemporaryDirectory(prefix="agentv-ci-grader-") as spill:
-            payload = build_payload(
+        env = {"AGENTV_WORKSPACE_PATH": str(ctx.workspace_path)} if ctx.workspace_path else None
+        try:
+            run = await run_with_payload(
+                self.argv,
                 ctx.test,
                 ctx.response,
                 config=self.script_config,
                 workspace_path=ctx.workspace_path,
-                spill_dir=Path(spill),
+                cwd=self.cwd,
+                timeout_s=self.timeout_s,
+                spill_prefix="agentv-ci-grader-",
+                indent=2,
+                env=env,
             )
-            env = {"AGENTV_WORKSPACE_PATH": str(ctx.workspace_path)} if ctx.workspace_path else None
-            stdin = json.dumps(payload, indent=2, ensure_ascii=False, default=str).encode()
-            try:
-                run = await run_script(
-                    self.argv, stdin=stdin, cwd=self.cwd, timeout_s=self.timeout_s, env=env
-                )
-            except ScriptFailure as exc:
-                return self._failed(str(exc))
+        except ScriptFailure as exc:
+            return self._failed(str(exc))
         try:
             score, assertions, details, verdict = interpret(run.exit_code, run.stdout, run.stderr)
         except ProtocolError as exc:

@@ -5,12 +5,14 @@ formats scripts answer with (v4 `score`/`assertions`, older `hits`/`misses`/`rea
 from __future__ import annotations
 
 import json
+import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from agentv_ci.graders.code_process import ScriptRun, run_script
 from agentv_ci.graders.judge_replies import as_bool
 from agentv_ci.graders.outcome import answer_text, clamp_score, excerpt
 from agentv_ci.model.result import AssertionResult, TargetResponse
@@ -101,6 +103,29 @@ def build_payload(
         payload["candidate_answer"] = None
         payload["output_path"] = str(path)
     return payload
+
+
+async def run_with_payload(
+    argv: list[str],
+    test: Test,
+    response: TargetResponse,
+    *,
+    config: dict[str, Any],
+    workspace_path: Path | None,
+    cwd: Path,
+    timeout_s: float,
+    spill_prefix: str,
+    indent: int | None = None,
+    env: dict[str, str] | None = None,
+) -> ScriptRun:
+    """Run a script with the stdin payload for `test`/`response`; large answers are spilled to a
+    temporary directory that lives until the script has finished. Raises `ScriptFailure`."""
+    with tempfile.TemporaryDirectory(prefix=spill_prefix) as spill:
+        payload = build_payload(
+            test, response, config=config, workspace_path=workspace_path, spill_dir=Path(spill)
+        )
+        stdin = json.dumps(payload, indent=indent, ensure_ascii=False, default=str).encode()
+        return await run_script(argv, stdin=stdin, cwd=cwd, timeout_s=timeout_s, env=env)
 
 
 def _assertions(data: dict[str, Any]) -> list[AssertionResult]:

@@ -8,8 +8,6 @@ score ranges (`checks[].score` 0..10). Replies are parsed tolerantly; an unreada
 
 from __future__ import annotations
 
-import json
-import tempfile
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -18,8 +16,8 @@ import msgspec
 from agentv_ci.errors import ConfigError, GraderError
 from agentv_ci.graders import llm_prompts as prompts
 from agentv_ci.graders.code import DEFAULT_TIMEOUT_S, command_argv
-from agentv_ci.graders.code_process import ScriptFailure, run_script
-from agentv_ci.graders.code_protocol import build_payload
+from agentv_ci.graders.code_process import ScriptFailure
+from agentv_ci.graders.code_protocol import run_with_payload
 from agentv_ci.graders.judge_calls import ATTEMPTS, JudgeParseError, ask_judge, require_caller
 from agentv_ci.graders.judge_replies import parse_checks, parse_freeform
 from agentv_ci.graders.outcome import GRADER_PASS_BAR, errored, excerpt, scored
@@ -100,19 +98,19 @@ class PromptScript:
         return cls(argv, dict(config or {}), cwd, float(raw.get("timeout_seconds") or DEFAULT_TIMEOUT_S))
 
     async def render(self, ctx: GradingContext, name: str) -> str:
-        with tempfile.TemporaryDirectory(prefix="agentv-ci-prompt-") as spill:
-            payload = build_payload(
+        try:
+            run = await run_with_payload(
+                self.argv,
                 ctx.test,
                 ctx.response,
                 config=self.config,
                 workspace_path=ctx.workspace_path,
-                spill_dir=Path(spill),
+                cwd=self.base_dir,
+                timeout_s=self.timeout_s,
+                spill_prefix="agentv-ci-prompt-",
             )
-            stdin = json.dumps(payload, ensure_ascii=False, default=str).encode()
-            try:
-                run = await run_script(self.argv, stdin=stdin, cwd=self.base_dir, timeout_s=self.timeout_s)
-            except ScriptFailure as exc:
-                raise GraderError(f"llm-grader {name!r}: prompt script failed: {exc}") from None
+        except ScriptFailure as exc:
+            raise GraderError(f"llm-grader {name!r}: prompt script failed: {exc}") from None
         if run.exit_code != 0 or not run.stdout.strip():
             detail = run.stderr.strip() or run.stdout.strip() or "no output"
             raise GraderError(
