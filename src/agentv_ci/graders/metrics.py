@@ -31,6 +31,22 @@ def _usd(value: float) -> str:
     return f"${value:.4f}"
 
 
+def _at_most(
+    label: str, actual: float | None, limit: float, *, missing: str, unit: str = "", bound: str = "max"
+) -> AssertionResult:
+    """`actual <= limit` as AgentV words it (`Cost $0.0100 <= $0.0500 budget`); `missing` when no datum."""
+    if actual is None:
+        return AssertionResult(missing, False)
+    passed = actual <= limit
+    if unit == "$":
+        shown, cap = _usd(actual), _usd(limit)
+    elif unit == "ms":
+        shown, cap = f"{_fmt(round(actual, 3))}ms", f"{_fmt(limit)}ms"
+    else:
+        shown, cap = f"{_fmt(actual)}{unit}", f"{_fmt(limit)}{unit}"
+    return AssertionResult(f"{label} {shown} {'<=' if passed else '>'} {cap} {bound}", passed)
+
+
 class LatencyConfig(msgspec.Struct):
     """`threshold`: the maximum duration in milliseconds."""
 
@@ -52,16 +68,15 @@ class Latency:
         self.threshold = config.threshold
 
     async def grade(self, ctx: GradingContext) -> GraderResult:
-        duration = ctx.response.duration_ms
-        if duration is None:
-            return check(self.spec, False, "No duration data available in trace")
-        passed = duration <= self.threshold
-        op = "<=" if passed else ">"
-        return check(
-            self.spec,
-            passed,
-            f"Duration {_fmt(round(duration, 3))}ms {op} {_fmt(self.threshold)}ms threshold",
+        result = _at_most(
+            "Duration",
+            ctx.response.duration_ms,
+            self.threshold,
+            missing="No duration data available in trace",
+            unit="ms",
+            bound="threshold",
         )
+        return check(self.spec, result.passed, result.text)
 
 
 class CostConfig(msgspec.Struct):
@@ -83,12 +98,15 @@ class Cost:
         self.budget = config.budget
 
     async def grade(self, ctx: GradingContext) -> GraderResult:
-        cost = ctx.response.cost_usd
-        if cost is None:
-            return check(self.spec, False, "No cost data available in trace")
-        passed = cost <= self.budget
-        op = "<=" if passed else ">"
-        return check(self.spec, passed, f"Cost {_usd(cost)} {op} {_usd(self.budget)} budget")
+        result = _at_most(
+            "Cost",
+            ctx.response.cost_usd,
+            self.budget,
+            missing="No cost data available in trace",
+            unit="$",
+            bound="budget",
+        )
+        return check(self.spec, result.passed, result.text)
 
 
 class TokenUsageConfig(msgspec.Struct):
@@ -177,18 +195,7 @@ class ExecutionMetrics:
     def _ceiling(
         label: str, actual: float | None, limit: float | None, missing: str, unit: str = ""
     ) -> AssertionResult | None:
-        if limit is None:
-            return None
-        if actual is None:
-            return AssertionResult(missing, False)
-        passed = actual <= limit
-        if unit == "$":
-            shown, cap = _usd(actual), _usd(limit)
-        elif unit == "ms":
-            shown, cap = f"{_fmt(round(actual, 3))}ms", f"{_fmt(limit)}ms"
-        else:
-            shown, cap = f"{_fmt(actual)}{unit}", f"{_fmt(limit)}{unit}"
-        return AssertionResult(f"{label} {shown} {'<=' if passed else '>'} {cap} max", passed)
+        return None if limit is None else _at_most(label, actual, limit, missing=missing, unit=unit)
 
     async def grade(self, ctx: GradingContext) -> GraderResult:
         response = ctx.response
