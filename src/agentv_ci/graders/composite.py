@@ -25,7 +25,7 @@ from agentv_ci.graders.judge_calls import ask_judge, require_caller
 from agentv_ci.graders.judge_replies import parse_freeform
 from agentv_ci.graders.llm import load_prompt
 from agentv_ci.graders.llm_prompts import FREEFORM_SYSTEM, render_template, template_variables
-from agentv_ci.graders.outcome import GRADER_PASS_BAR, errored, scored
+from agentv_ci.graders.outcome import GRADER_PASS_BAR, errored, scored, skipped
 from agentv_ci.model.result import AssertionResult, GraderResult, TokenUsage
 from agentv_ci.model.suite import GraderSpec
 from agentv_ci.plugins import GradingContext
@@ -132,16 +132,7 @@ class Composite:
 
     async def grade(self, ctx: GradingContext) -> GraderResult:
         if self.aggregator is None:
-            return GraderResult(
-                name=self.spec.name,
-                type=self.spec.type,
-                score=0.0,
-                verdict="skip",
-                weight=self.spec.weight,
-                assertions=[
-                    AssertionResult("composite has no `aggregator`: skipped (AgentV v4 requires one)", False)
-                ],
-            )
+            return skipped(self.spec, "composite has no `aggregator`: skipped (AgentV v4 requires one)")
         # AgentV applies `negate` only to top-level graders: a member's `negate` does not change its score.
         members = [msgspec.structs.replace(m, negate=False) for m in self.members]
         results = list(
@@ -168,14 +159,7 @@ class Composite:
         active = [r for r in results if r.verdict != "skip"]
         details: dict[str, Any] = {"aggregator": kind}
         if not active and kind not in ("code-grader", "llm-grader"):
-            return GraderResult(
-                name=self.spec.name,
-                type=self.spec.type,
-                score=0.0,
-                verdict="skip",
-                weight=self.spec.weight,
-                assertions=[AssertionResult("All evaluators skipped (infrastructure failure)", False)],
-            )
+            return skipped(self.spec, "All evaluators skipped (infrastructure failure)")
         if kind == "weighted_average":
             return scored(self.spec, self._weighted(active), assertions, details=details)
         if kind == "minimum":

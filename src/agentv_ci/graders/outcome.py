@@ -57,6 +57,18 @@ def check(spec: GraderSpec, passed: bool, text: str, evidence: str | None = None
     return scored(spec, 1.0 if passed else 0.0, [assertion])
 
 
+def skipped(spec: GraderSpec, text: str) -> GraderResult:
+    """A grader that did not score (verdict skip, score 0) with one failed assertion saying why."""
+    return GraderResult(
+        name=spec.name,
+        type=spec.type,
+        score=0.0,
+        verdict="skip",
+        weight=spec.weight,
+        assertions=[AssertionResult(text, False)],
+    )
+
+
 def errored(
     spec: GraderSpec, message: str, *, details: dict[str, Any] | None = None, text: str | None = None
 ) -> GraderResult:
