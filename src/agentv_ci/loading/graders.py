@@ -13,6 +13,7 @@ import msgspec
 from agentv_ci.loading.context import LoadContext, Node, did_you_mean, type_name
 from agentv_ci.loading.documents import read_document
 from agentv_ci.loading.grader_checks import check_builtin, check_grader_builds, check_plugin_config
+from agentv_ci.loading.grader_reuse import PURE_TYPES, CleanGrader, content_key, replay
 from agentv_ci.loading.keys import GRADER_COMMON, LEGACY_GRADER_NAMES, canonical_grader_type
 from agentv_ci.loading.rubrics import normalise_rubrics
 from agentv_ci.model.suite import GraderSpec
@@ -57,7 +58,9 @@ def _auto_name(kind: str, raw: dict[str, Any]) -> str:
 def _common_fields(raw: dict[str, Any], node: Node, ctx: LoadContext) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     weight = raw.get("weight", 1.0)
-    if ctx.expect_type(weight, (int, float), "weight", node.child("weight"), "a number"):
+    if weight == 1.0 and type(weight) is float:  # the default, unwritten in most graders
+        fields["weight"] = 1.0
+    elif ctx.expect_type(weight, (int, float), "weight", node.child("weight"), "a number"):
         if not math.isfinite(weight) or weight < 0:
             ctx.error("E107", f"weight must be a finite number >= 0, got {weight}", node.child("weight"))
         fields["weight"] = float(weight)
@@ -158,6 +161,9 @@ class GraderNormaliser:
 
     def __init__(self, ctx: LoadContext) -> None:
         self.ctx = ctx
+        # A pure grader mapping that normalised without any diagnostic, by its content:
+        # (written type, type, name, common fields). The same mapping in another test reuses it.
+        self._clean: dict[bytes, CleanGrader] = {}
 
     def normalise_list(self, raw: Any, node: Node, stack: tuple[Path, ...] = ()) -> list[GraderSpec]:
         ctx = self.ctx
@@ -208,6 +214,11 @@ class GraderNormaliser:
         self, raw: dict[str, Any], node: Node, stack: tuple[Path, ...] = ()
     ) -> GraderSpec | None:
         ctx = self.ctx
+        reuse_key = content_key(raw, node)
+        clean = self._clean.get(reuse_key) if reuse_key is not None else None
+        if clean is not None:
+            return replay(clean, raw, node)
+        diagnostics_before = len(ctx.diagnostics)
         resolved = _resolve_type(raw, node, ctx)
         if resolved is None:
             return None
@@ -223,7 +234,7 @@ class GraderNormaliser:
             if key in GRADER_COMMON:
                 continue
             config[key] = value
-            locations[key] = node.child(key).loc(key=False)
+            locations[key] = node.doc.locate((*node.path, key))  # node.child(key).loc(), without a Node
         if kind == "code-grader" and "script" in config:
             ctx.warn(
                 "W102",
@@ -252,6 +263,8 @@ class GraderNormaliser:
         check_plugin_config(spec, node, ctx)
         if not any(d.severity == "error" for d in ctx.diagnostics[checked_from:]):
             check_grader_builds(spec, node, ctx)
+        if reuse_key is not None and kind in PURE_TYPES and len(ctx.diagnostics) == diagnostics_before:
+            self._clean[reuse_key] = (written, kind, spec.name, common)
         return spec
 
     def _rubric_config(self, kind: str, config: dict[str, Any], node: Node) -> None:
