@@ -113,29 +113,41 @@ class WorkspaceManager:
             "case_metadata": test.metadata if test else None,
         }
 
+    async def _run_hook(
+        self,
+        workspace: dict[str, Any],
+        name: str,
+        *,
+        test: Test | None,
+        path: Path | None,
+        cwd: Path,
+        timeout_ms: int,
+    ) -> HookOutcome:
+        """Run the workspace's `name` hook with its `env` and AgentV's payload; ok when there is none."""
+        hook = _hook(workspace, name)
+        if hook is None:
+            return HookOutcome(True)
+        env = {str(k): str(v) for k, v in (workspace.get("env") or {}).items()}
+        return await run_hook(
+            hook, cwd=cwd, payload=self._payload(test, path), default_timeout_ms=timeout_ms, env=env
+        )
+
     async def enter(self, suite: Suite, test: Test) -> Path | None:
         """Prepare the test's workspace; raises `HookError` when setup fails."""
         workspace = workspace_of(test, suite)
         if not workspace:
             return None
         eval_dir = Path(suite.path).parent
-        env = {str(k): str(v) for k, v in (workspace.get("env") or {}).items()}
         state = self._suites.setdefault(suite.path, _SuiteState())
         async with state.lock:
             if not state.started:
                 state.started = True
                 state.suite, state.workspace = suite, workspace
-                hook = _hook(workspace, "before_all")
-                if hook:
-                    outcome = await run_hook(
-                        hook,
-                        cwd=eval_dir,
-                        payload=self._payload(None, None),
-                        default_timeout_ms=SETUP_TIMEOUT_MS,
-                        env=env,
-                    )
-                    if not outcome.ok:
-                        state.failure = f"before_all: {outcome.message}"
+                outcome = await self._run_hook(
+                    workspace, "before_all", test=None, path=None, cwd=eval_dir, timeout_ms=SETUP_TIMEOUT_MS
+                )
+                if not outcome.ok:
+                    state.failure = f"before_all: {outcome.message}"
         if state.failure:
             raise HookError(state.failure)
         path: Path | None = None
@@ -149,19 +161,13 @@ class WorkspaceManager:
             except OSError as exc:
                 shutil.rmtree(path, ignore_errors=True)
                 raise HookError(f"cannot copy workspace template {source}: {exc}") from None
-        hook = _hook(workspace, "before_each")
-        if hook:
-            outcome = await run_hook(
-                hook,
-                cwd=path or eval_dir,
-                payload=self._payload(test, path),
-                default_timeout_ms=SETUP_TIMEOUT_MS,
-                env=env,
-            )
-            if not outcome.ok:
-                if path is not None:
-                    shutil.rmtree(path, ignore_errors=True)
-                raise HookError(f"before_each: {outcome.message}")
+        outcome = await self._run_hook(
+            workspace, "before_each", test=test, path=path, cwd=path or eval_dir, timeout_ms=SETUP_TIMEOUT_MS
+        )
+        if not outcome.ok:
+            if path is not None:
+                shutil.rmtree(path, ignore_errors=True)
+            raise HookError(f"before_each: {outcome.message}")
         return path
 
     async def leave(self, suite: Suite, test: Test, path: Path | None, *, keep: bool = False) -> None:
@@ -170,18 +176,16 @@ class WorkspaceManager:
         if not workspace:
             return
         eval_dir = Path(suite.path).parent
-        env = {str(k): str(v) for k, v in (workspace.get("env") or {}).items()}
-        hook = _hook(workspace, "after_each")
-        if hook:
-            outcome = await run_hook(
-                hook,
-                cwd=path or eval_dir,
-                payload=self._payload(test, path),
-                default_timeout_ms=TEARDOWN_TIMEOUT_MS,
-                env=env,
-            )
-            if not outcome.ok:
-                self.warnings.append(f"{test.id}: after_each: {outcome.message}")
+        outcome = await self._run_hook(
+            workspace,
+            "after_each",
+            test=test,
+            path=path,
+            cwd=path or eval_dir,
+            timeout_ms=TEARDOWN_TIMEOUT_MS,
+        )
+        if not outcome.ok:
+            self.warnings.append(f"{test.id}: after_each: {outcome.message}")
         if path is not None and not keep:
             shutil.rmtree(path, ignore_errors=True)
 
@@ -190,16 +194,13 @@ class WorkspaceManager:
         for state in self._suites.values():
             if not state.started or state.workspace is None or state.suite is None:
                 continue
-            workspace = state.workspace
-            hook = _hook(workspace, "after_all")
-            if hook:
-                env = {str(k): str(v) for k, v in (workspace.get("env") or {}).items()}
-                outcome = await run_hook(
-                    hook,
-                    cwd=Path(state.suite.path).parent,
-                    payload=self._payload(None, None),
-                    default_timeout_ms=TEARDOWN_TIMEOUT_MS,
-                    env=env,
-                )
-                if not outcome.ok:
-                    self.warnings.append(f"{state.suite.name}: after_all: {outcome.message}")
+            outcome = await self._run_hook(
+                state.workspace,
+                "after_all",
+                test=None,
+                path=None,
+                cwd=Path(state.suite.path).parent,
+                timeout_ms=TEARDOWN_TIMEOUT_MS,
+            )
+            if not outcome.ok:
+                self.warnings.append(f"{state.suite.name}: after_all: {outcome.message}")
