@@ -26,6 +26,7 @@ from agentv_ci.model.result import (
     Verdict,
 )
 from agentv_ci.model.suite import Suite, Test
+from agentv_ci.stats import t_critical_95
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -38,13 +39,6 @@ __all__ = [
 ]
 
 DEFAULT_THRESHOLD = 0.8
-
-# Two-sided 95% Student t critical values for df = 1..30 (AgentV's table); 1.96 beyond.
-_T95 = (
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-)  # fmt: skip
 
 
 def js_sum(values: Iterable[float]) -> float:
@@ -137,8 +131,7 @@ def _confidence_lower_bound(scores: list[float]) -> tuple[float, float, float, f
     if len(scores) < 2:
         return mean, 0.0, mean, mean
     stddev = _js_stdev(scores, mean)
-    df = len(scores) - 1
-    t = _T95[df - 1] if df <= len(_T95) else 1.96
+    t = t_critical_95(len(scores) - 1)  # AgentV's table for df = 1..30, 1.96 beyond
     half = t * stddev / math.sqrt(len(scores))
     return mean, stddev, max(0.0, mean - half), min(1.0, mean + half)
 
