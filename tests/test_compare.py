@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ from agentv_ci.cli import app
 from agentv_ci.compare import compare_runs, render_comparison
 from agentv_ci.model.result import AttemptSummary, TestResult
 from agentv_ci.reporting.results_file import read_results
+from tests.cli_helpers import run_cli
 from tests.reporting.golden import assert_golden
 
 DATA = Path(__file__).resolve().parent / "reporting" / "data"
@@ -113,19 +113,14 @@ def test_compare_command_in_process() -> None:
 
 def test_compare_command_exit_codes_in_subprocess() -> None:
     def run(*extra: str) -> subprocess.CompletedProcess[str]:
-        args = [sys.executable, "-m", "agentv_ci", "compare", str(BASE), str(HEAD), *extra]
-        return subprocess.run(args, capture_output=True, text=True)
+        return run_cli("compare", str(BASE), str(HEAD), *extra)
 
     strict = run("--max-regression", "0.1")
     assert strict.returncode == 1, strict.stderr
     assert "regression: geography/longest-river [gpt]: broken" in strict.stderr
     assert run("--max-regression", "0.6").returncode == 0  # the 0.5 drop is tolerated
     assert run("--format", "yaml").returncode == 2
-    missing = subprocess.run(
-        [sys.executable, "-m", "agentv_ci", "compare", str(BASE), str(DATA / "nope.jsonl")],
-        capture_output=True,
-        text=True,
-    )
+    missing = run_cli("compare", str(BASE), str(DATA / "nope.jsonl"))
     assert missing.returncode == 2
     assert "nope.jsonl: error: results file not found" in missing.stderr
 

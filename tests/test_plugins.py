@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pytest
 
 from agentv_ci import plugins
 from agentv_ci.errors import ConfigError
+from tests.cli_helpers import mock_project, run_cli
 
 REPO = Path(__file__).resolve().parent.parent
 TEXT_STATS_SRC = REPO / "plugins" / "text-stats-grader" / "src"
@@ -56,14 +56,7 @@ def _install_fake_distribution(site: Path) -> None:
 def _run(args: list[str], site: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(site), str(TEXT_STATS_SRC), env.get("PYTHONPATH", "")])
-    return subprocess.run(
-        [sys.executable, "-m", "agentv_ci", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_cli(*args, cwd=cwd, env=env, timeout=120)
 
 
 def test_every_builtin_entry_point_loads_and_meets_its_contract(tmp_path: Path) -> None:
@@ -85,15 +78,13 @@ def test_third_party_grader_runs_and_broken_plugins_are_named(tmp_path: Path) ->
     sync = next(line for line in listing.stdout.splitlines() if "sync-grade" in line)
     assert "`grade` must be `async def`" in sync
 
-    evals = tmp_path / "evals"
-    (evals / ".agentv").mkdir(parents=True)
-    (evals / ".agentv" / "targets.yaml").write_text(
-        "targets:\n  - name: default\n    provider: mock\n    response: one two three four five\n"
-    )
-    (evals / "stats.eval.yaml").write_text(
-        "name: stats\ntests:\n"
+    evals = mock_project(
+        tmp_path / "evals",
+        response="one two three four five",
+        eval_file="stats.eval.yaml",
+        eval_yaml="name: stats\ntests:\n"
         "  - id: short\n    input: hi\n    assertions:\n      - type: text-stats\n        max_words: 10\n"
-        "  - id: too-long\n    input: hi\n    assertions:\n      - type: text-stats\n        max_words: 3\n"
+        "  - id: too-long\n    input: hi\n    assertions:\n      - type: text-stats\n        max_words: 3\n",
     )
     out = tmp_path / "out"
     # A broken plugin elsewhere in the environment does not disturb a run that does not use it.

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
+from tests.cli_helpers import run_cli
 from tests.conftest import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "examples"
@@ -16,14 +16,7 @@ EXAMPLES = REPO_ROOT / "examples"
 def _run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     environment = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     environment.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "agentv_ci", *args],
-        cwd=cwd,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_cli(*args, cwd=cwd, env=environment, timeout=300)
 
 
 def test_examples_run_end_to_end_with_passes_and_failures(tmp_path: Path) -> None:

@@ -2,13 +2,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from agentv_ci.gating import GateOptions, decide
 from agentv_ci.github.step_summary import append_step_summary
 from agentv_ci.model.result import RunSummary, TestResult
+from tests.cli_helpers import mock_project, run_cli
 
 
 def _summary() -> RunSummary:
@@ -43,28 +42,21 @@ def test_report_command_writes_the_step_summary(tmp_path: Path) -> None:
     index.write_text("".join(json.dumps(r) + "\n" for r in rows))
     target = tmp_path / "summary.md"
     env = dict(os.environ, GITHUB_STEP_SUMMARY=str(target))
-    proc = subprocess.run(
-        [sys.executable, "-m", "agentv_ci", "report", str(index)], env=env, capture_output=True, text=True
-    )
+    proc = run_cli("report", str(index), env=env)
     assert proc.returncode == 1, proc.stderr
     assert "1/2 tests passed" in target.read_text()
 
 
 def test_run_writes_the_step_summary(tmp_path: Path) -> None:
-    evals = tmp_path / "evals"
-    (evals / ".agentv").mkdir(parents=True)
-    (evals / ".agentv" / "targets.yaml").write_text(
-        "targets:\n  - name: default\n    provider: mock\n    response: hello world\n"
-    )
-    (evals / "s.eval.yaml").write_text(
-        "name: s\ntests:\n  - id: t\n    input: hi\n"
-        "    assertions:\n      - type: contains\n        value: hello\n"
+    evals = mock_project(
+        tmp_path / "evals",
+        response="hello world",
+        eval_file="s.eval.yaml",
+        eval_yaml="name: s\ntests:\n  - id: t\n    input: hi\n"
+        "    assertions:\n      - type: contains\n        value: hello\n",
     )
     target = tmp_path / "summary.md"
     env = dict(os.environ, GITHUB_STEP_SUMMARY=str(target))
-    proc = subprocess.run(
-        [sys.executable, "-m", "agentv_ci", "run", str(evals), "-o", str(tmp_path / "out")],
-        env=env, capture_output=True, text=True, cwd=tmp_path,
-    )  # fmt: skip
+    proc = run_cli("run", str(evals), "-o", str(tmp_path / "out"), env=env, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "PASSED" in target.read_text().splitlines()[0]

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -12,12 +11,13 @@ from agentv_ci.cli import app
 from agentv_ci.errors import UsageError
 from agentv_ci.model.result import TestResult
 from agentv_ci.reporting.results_file import ResultsWriter
+from tests.cli_helpers import run_cli
 
 DATA = Path(__file__).resolve().parent / "data"
 
 
 def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "agentv_ci", *args], capture_output=True, text=True, cwd=cwd)
+    return run_cli(*args, cwd=cwd)
 
 
 def _write(path: Path, *rows: TestResult) -> Path:
