@@ -8,6 +8,7 @@ from pathlib import Path
 from agentv_ci.model.result import TestResult
 from agentv_ci.running.plan import PlanOptions, plan_jobs
 from agentv_ci.running.scheduler import Runner, RunnerOptions
+from tests.process_groups import assert_cancel_during_spawn_leaves_no_children
 from tests.running.support import make_suite, write_targets
 
 AGENT = (
@@ -97,24 +98,13 @@ def test_hook_gets_agentv_stdin_payload(tmp_path: Path) -> None:
 
 def test_cancelling_a_hook_kills_its_process_group(tmp_path: Path) -> None:
     """Ctrl-C while a hook runs (or starts) must not leave the hook's children running."""
-    import time
-
     from agentv_ci.running.workspace import run_hook
 
-    async def main() -> None:
-        tasks = []
-        for delay in (0, 1, 2, 3, 5, 40):  # loop iterations before the cancel: during and after the spawn
-            flag = tmp_path / f"alive-{delay}"
-            hook = {"command": f"(sleep 1; echo alive > {flag}) & wait"}
-            coroutine = run_hook(hook, cwd=tmp_path, payload={}, default_timeout_ms=30_000, env={})
-            task = asyncio.ensure_future(coroutine)
-            for _ in range(delay):
-                await asyncio.sleep(0 if delay < 40 else 0.005)
-            task.cancel()
-            tasks.append(task)
-        outcomes = await asyncio.gather(*tasks, return_exceptions=True)
-        assert all(isinstance(o, asyncio.CancelledError) for o in outcomes)
-
-    asyncio.run(main())
-    time.sleep(1.5)
-    assert sorted(p.name for p in tmp_path.glob("alive-*")) == []
+    assert_cancel_during_spawn_leaves_no_children(
+        tmp_path,
+        lambda command: run_hook(
+            {"command": command}, cwd=tmp_path, payload={}, default_timeout_ms=30_000, env={}
+        ),
+        (0, 1, 2, 3, 5, 40),  # loop iterations before the cancel: during and after the spawn
+        step_s=lambda delay: 0 if delay < 40 else 0.005,
+    )

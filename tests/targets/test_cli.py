@@ -11,6 +11,7 @@ from agentv_ci.errors import TargetError
 from agentv_ci.model.result import TargetResponse
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.targets.cli import CliConfig, CliTarget
+from tests.process_groups import assert_cancel_during_spawn_leaves_no_children
 from tests.targets.helpers import make_request
 
 PY = sys.executable
@@ -128,26 +129,13 @@ def test_cancelling_kills_the_agent_and_leaves_no_open_transport(tmp_path: Path)
 def test_cancelling_while_the_agent_starts_still_kills_its_process_group(tmp_path: Path) -> None:
     """A cancel that lands while the process is being spawned must not leave the agent's children
     running (they are in their own session, so nothing else would stop them)."""
-
-    async def main() -> None:
-        tasks = []
-        for delay in range(6):  # cancel after 0..5 loop iterations: somewhere inside the spawn
-            flag = tmp_path / f"alive-{delay}"
-            config = CliConfig(command=f"(sleep 1; echo alive > {flag}) & wait")
-            target = CliTarget("agent", config, base_dir=tmp_path)
-            task = asyncio.create_task(target.invoke(make_request("hi")))
-            for _ in range(delay):
-                await asyncio.sleep(0)
-            task.cancel()
-            tasks.append(task)
-        outcomes = await asyncio.gather(*tasks, return_exceptions=True)
-        assert all(isinstance(o, asyncio.CancelledError) for o in outcomes)
-
-    asyncio.run(main())
-    import time
-
-    time.sleep(1.5)
-    assert sorted(p.name for p in tmp_path.glob("alive-*")) == []
+    assert_cancel_during_spawn_leaves_no_children(
+        tmp_path,
+        lambda command: CliTarget("agent", CliConfig(command=command), base_dir=tmp_path).invoke(
+            make_request("hi")
+        ),
+        range(6),  # cancel after 0..5 loop iterations: somewhere inside the spawn
+    )
 
 
 def test_placeholders_inside_the_prompt_are_not_substituted(tmp_path: Path) -> None:
