@@ -47,6 +47,15 @@ def _at_most(
     return AssertionResult(f"{label} {shown} {'<=' if passed else '>'} {cap} {bound}", passed)
 
 
+def _required_limit(spec: GraderSpec, value: float | None, *, grader: str, field: str, unit: str) -> float:
+    """A grader's single limit, which must be set and >= 0 (else a ConfigError at the grader)."""
+    if value is None or value < 0:
+        raise ConfigError(
+            f"{grader} grader {spec.name!r} needs `{field}` ({unit}, >= 0)", location=spec.location
+        )
+    return value
+
+
 class LatencyConfig(msgspec.Struct):
     """`threshold`: the maximum duration in milliseconds."""
 
@@ -60,12 +69,10 @@ class Latency:
     inline: ClassVar[bool] = True  # pure computation: graded without an asyncio task
 
     def __init__(self, spec: GraderSpec, config: LatencyConfig, *, base_dir: Path) -> None:
-        if config.threshold is None or config.threshold < 0:
-            raise ConfigError(
-                f"latency grader {spec.name!r} needs `threshold` (ms, >= 0)", location=spec.location
-            )
         self.spec = spec
-        self.threshold = config.threshold
+        self.threshold = _required_limit(
+            spec, config.threshold, grader="latency", field="threshold", unit="ms"
+        )
 
     async def grade(self, ctx: GradingContext) -> GraderResult:
         result = _at_most(
@@ -92,10 +99,8 @@ class Cost:
     inline: ClassVar[bool] = True  # pure computation: graded without an asyncio task
 
     def __init__(self, spec: GraderSpec, config: CostConfig, *, base_dir: Path) -> None:
-        if config.budget is None or config.budget < 0:
-            raise ConfigError(f"cost grader {spec.name!r} needs `budget` (USD, >= 0)", location=spec.location)
         self.spec = spec
-        self.budget = config.budget
+        self.budget = _required_limit(spec, config.budget, grader="cost", field="budget", unit="USD")
 
     async def grade(self, ctx: GradingContext) -> GraderResult:
         result = _at_most(
