@@ -14,7 +14,8 @@ from agentv_ci.model.suite import Message, ToolCall
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.prompting import content_text
 from agentv_ci.targets.http import client_for
-from agentv_ci.targets.pricing import Price, cost_of
+from agentv_ci.targets.model_reply import reply_response
+from agentv_ci.targets.pricing import Price
 from agentv_ci.targets.system_prompt import with_default_system
 
 
@@ -123,14 +124,8 @@ class AnthropicTarget:
             payload["temperature"] = self.config.temperature
         body = await self._client.post_json("messages", payload)
         text, calls, usage = parse_message(body)
-        return TargetResponse(
-            text=text,
-            messages=[Message(role="assistant", content=text, tool_calls=calls or None)],
-            token_usage=usage,
-            cost_usd=cost_of(usage, str(body.get("model") or self.config.model), self.config.pricing),
-            duration_ms=(time.perf_counter() - started) * 1000,
-            llm_call_count=1,
-        )
+        model = str(body.get("model") or self.config.model)
+        return reply_response(text, calls, usage, model=model, pricing=self.config.pricing, started=started)
 
     async def aclose(self) -> None:
         await self._client.aclose()

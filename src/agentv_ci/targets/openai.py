@@ -16,7 +16,8 @@ from agentv_ci.model.suite import Message, ToolCall
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.prompting import content_text
 from agentv_ci.targets.http import client_for
-from agentv_ci.targets.pricing import Price, cost_of
+from agentv_ci.targets.model_reply import reply_response
+from agentv_ci.targets.pricing import Price
 from agentv_ci.targets.system_prompt import with_default_system
 
 
@@ -152,15 +153,8 @@ class OpenAITarget:
         path, params = self._path()
         body = await self._client.post_json(path, self._payload(request), params=params)
         text, calls, usage = parse_chat_completion(body)
-        model = body.get("model") if isinstance(body, dict) else None
-        return TargetResponse(
-            text=text,
-            messages=[Message(role="assistant", content=text, tool_calls=calls or None)],
-            token_usage=usage,
-            cost_usd=cost_of(usage, str(model or self.model), self.config.pricing),
-            duration_ms=(time.perf_counter() - started) * 1000,
-            llm_call_count=1,
-        )
+        model = str((body.get("model") if isinstance(body, dict) else None) or self.model)
+        return reply_response(text, calls, usage, model=model, pricing=self.config.pricing, started=started)
 
     async def aclose(self) -> None:
         await self._client.aclose()
