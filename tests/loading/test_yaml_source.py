@@ -58,6 +58,10 @@ def test_duplicate_keys_are_all_reported_even_beside_an_explicit_tag() -> None:
     with pytest.raises(DuplicateKeys) as caught:
         parse_yaml("a: !!int nope\nb: 1\nb: 2\nc: {d: 1, d: 2}\n", "f.yaml")
     assert [(e.location.line, e.location.col) for e in caught.value.errors if e.location] == [(3, 1), (4, 11)]
+    assert [e.message for e in caught.value.errors] == [
+        "duplicate key 'b' (first at line 2)",
+        "duplicate key 'd' (first at line 4)",
+    ]
 
 
 def test_bad_explicit_scalar_and_list_key_still_fail_as_pyyaml_does() -> None:

@@ -140,9 +140,19 @@ class _Builder:
     whose text is not its tag's implicit form) sets `fallback`: the document is then constructed by
     the loader after the walk, exactly as before, so those rare cases keep PyYAML's behaviour."""
 
-    __slots__ = ("budget", "built", "duplicates", "fallback", "file", "key_marks", "loader", "marks")
+    __slots__ = (
+        "aliases",
+        "budget",
+        "built",
+        "duplicates",
+        "fallback",
+        "file",
+        "key_marks",
+        "loader",
+        "marks",
+    )
 
-    def __init__(self, loader: Any, file: str, budget: int) -> None:
+    def __init__(self, loader: Any, file: str, budget: int, aliases: bool = True) -> None:
         self.loader = loader
         self.file = file
         self.budget = budget
@@ -150,6 +160,7 @@ class _Builder:
         self.key_marks: dict[JsonPath, tuple[int, int]] = {}
         self.duplicates: list[LoadError] = []
         self.built: dict[yaml.Node, Any] = {}  # an aliased collection is one object, as in PyYAML
+        self.aliases = aliases  # False when the text has no `&`, so no node can be reached twice
         self.fallback = False
 
     def walk(self, node: yaml.Node, path: JsonPath) -> Any:
@@ -176,34 +187,34 @@ class _Builder:
         if node.tag != _SEQ_TAG:
             self.fallback = True
         items = [self.walk(item, (*path, index)) for index, item in enumerate(node.value)]
-        return self.built.setdefault(node, items)
+        return self.built.setdefault(node, items) if self.aliases else items
 
     def _mapping(self, node: yaml.Node, path: JsonPath) -> Any:
         if node.tag != _MAP_TAG:
             self.fallback = True
         mapping: dict[str, Any] = {}
-        seen: dict[str, int] = {}
         marks, key_marks = self.marks, self.key_marks
         shallow = len(path) < MAX_DEPTH  # a child's path is within MAX_DEPTH
         for key_node, value_node in node.value:
-            key = str(key_node.value)
-            if type(key_node) is not yaml.ScalarNode:
+            if type(key_node) is _SCALAR:
+                key: str = key_node.value
+            else:
+                key = str(key_node.value)
                 self.fallback = True  # the loader refuses it after the walk, as before
             if key == "<<":
                 self.fallback = True  # merge keys: PyYAML flattens them
                 continue
             key_mark = key_node.start_mark
-            if key in seen:
+            child = (*path, key)
+            if key in mapping:
                 self.duplicates.append(
                     LoadError(
-                        f"duplicate key {key!r} (first at line {seen[key]})",
+                        f"duplicate key {key!r} (first at line {key_marks[child][0]})",
                         location=SourceLocation(self.file, key_mark.line + 1, key_mark.column + 1),
                         hint="each key may appear once per mapping; remove or rename one of them",
                     )
                 )
                 continue
-            seen[key] = key_mark.line + 1
-            child = (*path, key)
             key_marks[child] = (key_mark.line + 1, key_mark.column + 1)
             if type(value_node) is _SCALAR and value_node.tag == _STR_TAG and shallow and self.budget > 0:
                 # The common case inlined (what `walk` does for a plain string value).
@@ -213,7 +224,7 @@ class _Builder:
                 mapping[key] = value_node.value
             else:
                 mapping[key] = self.walk(value_node, child)
-        return self.built.setdefault(node, mapping)
+        return self.built.setdefault(node, mapping) if self.aliases else mapping
 
     def _scalar(self, node: yaml.Node) -> Any:
         tag = node.tag
@@ -245,7 +256,7 @@ def parse_yaml(text: str, file: str) -> MarkedDocument:
     """Parse one YAML document. Raises `LoadError` with file:line:col on syntax errors,
     duplicate keys (`DuplicateKeys`, carrying all of them) and alias bombs."""
     loader = EvalYamlLoader(text)
-    builder = _Builder(loader, file, _NODE_FLOOR + len(text))
+    builder = _Builder(loader, file, _NODE_FLOOR + len(text), aliases="&" in text)
     try:
         node = loader.get_single_node()
         data = None
