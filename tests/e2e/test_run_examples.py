@@ -7,7 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import mock_project, run_cli
 from tests.conftest import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "examples"
@@ -75,3 +75,22 @@ def test_missing_api_key_is_bad_input_before_anything_runs(tmp_path: Path) -> No
 def test_bad_flags_exit_2(tmp_path: Path) -> None:
     assert _run("run", str(EXAMPLES), "--shard", "5/2", cwd=tmp_path).returncode == 2
     assert _run("run", str(tmp_path / "missing"), cwd=tmp_path).returncode == 2
+
+
+def test_run_sarif_category_sets_automation_details(tmp_path: Path) -> None:
+    evals = mock_project(
+        tmp_path / "evals",
+        response="hello",
+        eval_file="s.eval.yaml",
+        eval_yaml="name: s\ntests:\n  - id: t\n    input: hi\n"
+        "    assertions:\n      - type: contains\n        value: bye\n",
+    )
+    sarif = tmp_path / "r.sarif"
+    proc = run_cli(
+        "run", str(evals), "-o", str(tmp_path / "out"),
+        "--sarif", str(sarif), "--sarif-category", "evals/linux", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr  # the failing test fails the run
+    run = json.loads(sarif.read_text())["runs"][0]
+    assert run["automationDetails"]["id"] == "evals/linux/"  # SARIF: a trailing "/" names a category
+    assert run["results"][0]["ruleId"] == "agentv/contains"

@@ -46,6 +46,12 @@ def run_command(
     ] = None,
     junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML.")] = None,
     sarif: Annotated[Path | None, typer.Option("--sarif", help="Write SARIF 2.1.0.")] = None,
+    sarif_category: Annotated[
+        str | None,
+        typer.Option(
+            "--sarif-category", help="SARIF automationDetails.id (default: upload-sarif's category)."
+        ),
+    ] = None,
     markdown: Annotated[Path | None, typer.Option("--markdown", help="Write a Markdown summary.")] = None,
     threshold: Annotated[float | None, typer.Option("--threshold", help="Per-test pass bar 0..1.")] = None,
     min_pass_rate: Annotated[float | None, typer.Option("--min-pass-rate", help="Gate: pass rate.")] = None,
@@ -129,6 +135,7 @@ def run_command(
         sarif=sarif,
         markdown=markdown,
         repo_root=Path.cwd(),
+        sarif_category=sarif_category,
     )
     for warning in outcome.warnings:
         typer.echo(f"warning: {warning}", err=True)
