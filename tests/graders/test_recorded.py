@@ -193,3 +193,63 @@ def test_three_way_labels(tmp_path: Path) -> None:
         str(eval_path), "--responses", str(responses), "-o", str(tmp_path / "o"), "--three-way"
     )
     assert code == 0 and "[pass]" in output
+
+
+METRICS_EVAL = """\
+tests:
+  - id: run
+    input: Look it up
+    assertions:
+      - type: tool-trajectory
+        mode: in_order
+        expected:
+          - tool: search
+      - type: token-usage
+        max_total: 100
+      - type: execution-metrics
+        max_input_tokens: 60
+      - type: latency
+        threshold: 1000
+"""
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"input": 40, "output": 30},
+        {"input_tokens": 40, "output_tokens": 30},
+        {"prompt_tokens": 40, "completion_tokens": 30},
+        {"inputTokens": 40, "outputTokens": 30},
+    ],
+)
+def test_messages_token_usage_and_duration_reach_the_graders(tmp_path: Path, usage: dict) -> None:
+    eval_path, responses = write(
+        tmp_path,
+        {
+            "test_id": "run",
+            "messages": [
+                {"role": "assistant", "content": "", "tool_calls": [{"tool": "search", "input": {}}]},
+                {"role": "assistant", "content": "Found it."},
+            ],
+            "token_usage": usage,
+            "duration_ms": 400,
+        },
+        eval_text=METRICS_EVAL,
+    )
+    code, output = grade_cli(str(eval_path), "--responses", str(responses), "-o", str(tmp_path / "out"))
+    assert code == 0, output
+    row = rows(tmp_path / "out")[0]
+    assert row["output"] == "Found it."
+    texts = [a["text"] for g in row["scores"] for a in g["assertions"]]
+    assert "Total tokens 70 <= 100" in texts and "Input tokens 40 <= 60 max" in texts
+    assert "Duration 400ms <= 1000ms threshold" in texts
+
+
+def test_token_usage_without_known_counts_is_missing_data_not_zero(tmp_path: Path) -> None:
+    eval_path, responses = write(
+        tmp_path, {"test_id": "run", "output": "x", "token_usage": {"total": 5000}}, eval_text=METRICS_EVAL
+    )
+    code, output = grade_cli(str(eval_path), "--responses", str(responses), "-o", str(tmp_path / "out"))
+    assert code == 1 and "FAIL  run" in output
+    usage = next(g for g in rows(tmp_path / "out")[0]["scores"] if g["type"] == "token-usage")
+    assert usage["score"] == 0.0 and usage["assertions"][0]["passed"] is False

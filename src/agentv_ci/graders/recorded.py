@@ -47,6 +47,32 @@ def _tool_call(raw: Any, where: SourceLocation) -> ToolCall:
     )
 
 
+_USAGE_KEYS = {
+    "input": ("input", "input_tokens", "inputTokens", "prompt_tokens"),
+    "output": ("output", "output_tokens", "outputTokens", "completion_tokens"),
+    "cached": ("cached", "cache_read_input_tokens", "cachedTokens"),
+    "reasoning": ("reasoning", "reasoning_tokens", "reasoningTokens"),
+}
+
+
+def _token_usage(raw: Any, where: SourceLocation) -> TokenUsage | None:
+    """AgentV's `{input, output, cached, reasoning}` or a provider's spelling (`input_tokens`,
+    `prompt_tokens`...). Without an input or output count it is missing data (metric graders fail),
+    never a silent zero."""
+    if not isinstance(raw, dict):
+        return None
+    counts = {
+        field: next((raw[k] for k in keys if raw.get(k) is not None), None)
+        for field, keys in _USAGE_KEYS.items()
+    }
+    if counts["input"] is None and counts["output"] is None:
+        return None
+    try:
+        return msgspec.convert({k: v for k, v in counts.items() if v is not None}, TokenUsage)
+    except msgspec.ValidationError as exc:
+        raise LoadError(f"invalid response: token_usage: {exc}", location=where) from None
+
+
 def _recorded(data: dict[str, Any], where: SourceLocation) -> RecordedResponse:
     test_id = data.get("test_id", data.get("id"))
     if not isinstance(test_id, str) or not test_id:
@@ -62,11 +88,10 @@ def _recorded(data: dict[str, Any], where: SourceLocation) -> RecordedResponse:
         messages = [*messages, Message(role="assistant", content="", tool_calls=calls)]
     if text and not any(m.role == "assistant" and m.content for m in messages):
         messages = [*messages, Message(role="assistant", content=text)]
-    usage = data.get("token_usage")
     response = TargetResponse(
         text=text or final_answer(messages),
         messages=messages,
-        token_usage=msgspec.convert(usage, TokenUsage) if isinstance(usage, dict) else None,
+        token_usage=_token_usage(data.get("token_usage"), where),
         cost_usd=data.get("cost_usd"),
         duration_ms=data.get("duration_ms"),
         file_changes=data.get("file_changes"),
