@@ -13,8 +13,9 @@ the library's output fails the XSD (`disabled`, `repr(float)` times such as `1e-
 seconds) and serialised once. Going through its string serialiser instead meant a re-parse and a
 second serialisation (15 s for 100k results).
 
-The output validates against Jenkins' `junit-10.xsd` extended with the optional testcase `file`/`line`
-attributes (what mikepenz/action-junit-report and dorny/test-reporter read to annotate the eval file).
+The output validates against the unmodified Jenkins `junit-10.xsd`: the XSD has no testcase
+`file`/`line` attributes, so each case's eval file and line go to the suite's properties
+(`<case name>.file`, `<case name>.line`) and the suite's `file` attribute when it has one eval file.
 """
 
 from __future__ import annotations
@@ -48,8 +49,13 @@ def _case_name(result: TestResult) -> str:
     return clean_text(f"{result.test_id} [{result.target}]")
 
 
-def _case_properties(result: TestResult) -> dict[str, str]:
+def _case_properties(result: TestResult, repo_root: Path) -> dict[str, str]:
     props = {"score": f"{result.score:.4f}", "threshold": f"{result.threshold:.4f}"}
+    path = repo_relative(result.eval_path, repo_root)
+    if path:
+        props["file"] = clean_text(path)
+    if result.line is not None and result.line >= 0:
+        props["line"] = str(int(result.line))
     counts = attempt_counts(result)
     if counts is not None:
         props["passed_attempts"], props["total_attempts"] = str(counts[0]), str(counts[1])
@@ -86,18 +92,12 @@ def _seconds(result: TestResult) -> float:
     return seconds if seconds > 0 and math.isfinite(seconds) else 0.0
 
 
-def _build_case(result: TestResult, summary: RunSummary, repo_root: Path, name: str) -> Any:
+def _build_case(result: TestResult, summary: RunSummary, name: str) -> Any:
     from junit_xml import TestCase
 
-    path = repo_relative(result.eval_path, repo_root)
     out = _system_out(result)
     case = TestCase(
-        name,
-        classname=clean_text(result.suite),
-        elapsed_sec=_seconds(result),
-        stdout=out or None,
-        file=clean_text(path) if path else None,
-        line=int(result.line) if result.line is not None and result.line >= 0 else None,
+        name, classname=clean_text(result.suite), elapsed_sec=_seconds(result), stdout=out or None
     )
     outcome = outcome_of(result)
     if outcome == "failed":
@@ -134,9 +134,9 @@ def _suite_element(
         seen[case_name] = seen.get(case_name, 0) + 1
         if seen[case_name] > 1:  # never emit duplicate names (readers treat them as retries)
             case_name = f"{case_name} #{seen[case_name]}"
-        for key, value in _case_properties(result).items():
+        for key, value in _case_properties(result, repo_root).items():
             properties[f"{case_name}.{key}"] = value
-        cases.append(_build_case(result, summary, repo_root, case_name))
+        cases.append(_build_case(result, summary, case_name))
         outcome = outcome_of(result)
         counts["tests"] += 1
         counts["failures"] += outcome == "failed"
