@@ -241,3 +241,19 @@ def test_auto_names_follow_agentv_4_42_4(tmp_path: Path) -> None:
         "skill-trigger-pdf-tools",
         "latency",
     ]
+
+
+def test_composite_without_members_is_reported_once(tmp_path: Path) -> None:
+    result = load_text(
+        tmp_path,
+        """\
+        tests:
+          - id: a
+            input: hi
+            assertions:
+              - type: composite
+                aggregator: {type: weighted_average}
+        """,
+    )
+    assert codes(result) == [("E102", 5, 9)]
+    assert result.diagnostics[0].message == "composite needs member `assertions`"

@@ -247,8 +247,7 @@ class GraderNormaliser:
             locations.setdefault("command", locations.pop("script"))
         if kind in ("rubrics", "llm-grader"):
             self._rubric_config(kind, config, node)
-        if kind == "composite":
-            self._composite_config(config, locations, node, stack)
+        members_missing = kind == "composite" and not self._composite_config(config, locations, node, stack)
         spec = GraderSpec(
             type=kind,
             name=name or _auto_name(kind, raw),
@@ -261,7 +260,7 @@ class GraderNormaliser:
         checked_from = len(ctx.diagnostics)
         check_builtin(spec, raw, node, ctx)
         check_plugin_config(spec, node, ctx)
-        if not any(d.severity == "error" for d in ctx.diagnostics[checked_from:]):
+        if not members_missing and not any(d.severity == "error" for d in ctx.diagnostics[checked_from:]):
             check_grader_builds(spec, node, ctx)
         if reuse_key is not None and kind in PURE_TYPES and len(ctx.diagnostics) == diagnostics_before:
             self._clean[reuse_key] = (written, kind, spec.name, common)
@@ -278,7 +277,8 @@ class GraderNormaliser:
 
     def _composite_config(
         self, config: dict[str, Any], locations: dict[str, Any], node: Node, stack: tuple[Path, ...]
-    ) -> None:
+    ) -> bool:
+        """Normalise the members; False when there are none (E102 reported; no second build error)."""
         member_key = next((k for k in MEMBER_ALIASES if k in config), None)
         if member_key is None:
             self.ctx.error("E102", "composite needs member `assertions`", node)
@@ -304,6 +304,7 @@ class GraderNormaliser:
             config["aggregator"] = {"type": "weighted_average"}
         elif not isinstance(config["aggregator"], dict) or "type" not in config["aggregator"]:
             self.ctx.error("E101", "aggregator must be a mapping with a `type`", node.child("aggregator"))
+        return member_key is not None
 
     def _include(self, raw: dict[str, Any], node: Node, stack: tuple[Path, ...]) -> list[GraderSpec]:
         ctx = self.ctx
