@@ -40,7 +40,10 @@ CASES = [
     ("regex", {"value": "^second"}, "first\nsecond", 0.0),
     ("regex", {"value": "a.b", "flags": "s"}, "a\nb", 1.0),
     ("regex", {"value": "a.b"}, "a\nb", 0.0),
-    ("regex", {"value": "x", "flags": "gu"}, "xyz", 1.0),  # g/y/u are no-ops
+    ("regex", {"value": "x", "flags": "gu"}, "xyz", 1.0),  # g/u/d are no-ops for one test()
+    ("regex", {"value": "x", "flags": "y"}, "axyz", 0.0),  # sticky: JS test() matches at index 0 only
+    ("regex", {"value": "a", "flags": "gy"}, "abc", 1.0),
+    ("regex", {"value": "x", "flags": "d"}, "axyz", 1.0),
     ("regex", {"value": r"(?<year>\d{4})-\d\d"}, "on 2024-05", 1.0),  # JS named group
     ("regex", {"value": "日本"}, "日本語", 1.0),
     ("is-json", {}, '{"a": 1}', 1.0),
@@ -73,6 +76,7 @@ def test_text_graders_score_like_agentv(type_: str, config: dict, output: str, e
         ("contains-all", {"value": ["a", ""]}, "non-empty list"),
         ("regex", {"value": "("}, "invalid regular expression"),
         ("regex", {"value": "a", "flags": "x"}, "unknown regex flag 'x'"),
+        ("regex", {"value": "a", "flags": "gg"}, "duplicate regex flag 'g'"),
     ],
 )
 def test_bad_text_config_is_a_grader_error_not_a_score(type_: str, config: dict, message: str) -> None:

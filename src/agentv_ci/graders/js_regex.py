@@ -103,9 +103,11 @@ def compile_js_regex(pattern: str, flags: str | None) -> re.Pattern[str]:
     """`new RegExp(pattern, flags)` as a Python pattern. Raises ValueError when invalid.
     Cached: a suite-level regex is compiled once, not once per test."""
     bits = 0
-    for flag in flags or "":
+    for index, flag in enumerate(flags or ""):
         if flag not in JS_FLAGS:
             raise ValueError(f"unknown regex flag {flag!r} (use i, m, s, u)")
+        if flag in (flags or "")[:index]:
+            raise ValueError(f"duplicate regex flag {flag!r}")
         bits |= JS_FLAGS[flag]
     try:
         return re.compile(translate_js_regex(pattern, flags or ""), bits)

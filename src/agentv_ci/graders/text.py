@@ -183,7 +183,8 @@ class Equals(_TextGrader):
 
 
 class Regex(_TextGrader):
-    """`regex`: `value` is searched for anywhere in the answer (JS `RegExp.test`), with `flags`."""
+    """`regex`: `value` is searched for anywhere in the answer (JS `RegExp.test`), with `flags`;
+    the sticky flag `y` matches at the start only, as `test()` does from `lastIndex` 0."""
 
     def __init__(self, spec: GraderSpec, config: TextConfig, *, base_dir: Path) -> None:
         super().__init__(spec, config, base_dir=base_dir)
@@ -194,8 +195,8 @@ class Regex(_TextGrader):
             raise ConfigError(f"regex grader {spec.name!r}: {exc}", location=where) from None
 
     def evaluate(self, output: str) -> GraderResult:
-        match = self.pattern.search(output)
         flags = self.config.flags or ""
+        match = self.pattern.match(output) if "y" in flags else self.pattern.search(output)
         shown = f"/{self.values[0]}/{flags}" + (f" (flags: {flags})" if flags else "")
         if match:
             return check(self.spec, True, f"Output matches pattern {shown}", excerpt(match.group(0)))
