@@ -28,6 +28,7 @@ _LEGACY_COMMAND = "##["
 _MAYBE_COMMAND = re.compile(r":(?::|%3A)|##\[", re.IGNORECASE)
 _NEEDS_CLEANING = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\udfff]")
 _ZWSP = "\u200b"
+_TAG_OPEN = re.compile(r"<(?=[A-Za-z/!?])")
 
 
 def clean_text(text: str) -> str:
@@ -75,11 +76,14 @@ def escape_markdown_inline(text: str) -> str:
 def fenced_block(text: str, *, info: str = "text") -> str:
     """Wrap text in a code fence longer than any backtick run inside it (so it cannot break out).
 
-    Inside a fence GitHub renders no HTML; mentions are broken anyway (defence in depth) and so are
-    `::` commands, because the same text may be echoed to a job log.
+    Inside a fence GitHub renders no HTML; tag openings (`<x`, `</`, `<!`, `<?`) and mentions are
+    broken anyway with a zero-width space (defence in depth: the same body reaches renderers that do
+    not honour fences), and so are `::` commands, because the same text may be echoed to a job log.
     """
     text = clean_text(text).replace("\r\n", "\n").replace("\r", "\n")  # CommonMark ends lines at CR too
     text = neutralise_workflow_commands(text).replace("@", "@" + _ZWSP)
+    if "<" in text:
+        text = _TAG_OPEN.sub("<" + _ZWSP, text)
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{info}\n{text}\n{fence}"

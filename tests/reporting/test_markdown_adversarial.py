@@ -118,3 +118,12 @@ def test_astral_characters_count_twice_toward_the_cap() -> None:
     ]
     text = _render(RunSummary(rows))
     assert len(text.encode("utf-16-le")) // 2 < MAX_CHARS
+
+
+def test_no_raw_html_tag_survives_even_inside_code_fences() -> None:
+    # A fence shows HTML literally on GitHub, but the same body goes to mail notifications, Slack
+    # unfurls and other renderers: no `<tag`, `</tag`, `<!` or `<?` opens anywhere.
+    text = _render(_summary(3))
+    assert "alert(1)" in text  # the model text is still shown
+    opened = re.findall(r"<(/?)([A-Za-z!?][^\s>]*)", text)
+    assert opened == [("", "details"), ("", "summary"), ("/", "summary"), ("/", "details")], opened
