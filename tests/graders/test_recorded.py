@@ -253,3 +253,39 @@ def test_token_usage_without_known_counts_is_missing_data_not_zero(tmp_path: Pat
     assert code == 1 and "FAIL  run" in output
     usage = next(g for g in rows(tmp_path / "out")[0]["scores"] if g["type"] == "token-usage")
     assert usage["score"] == 0.0 and usage["assertions"][0]["passed"] is False
+
+
+def test_legacy_grader_names_are_graded_with_a_deprecation_warning(tmp_path: Path) -> None:
+    legacy = """\
+evalcases:
+  - id: old
+    input: hi
+    execution:
+      evaluators:
+        - name: judge
+          type: code_judge
+          script: [python3, -c, "print('{\\"score\\": 1}')"]
+"""
+    eval_path, responses = write(tmp_path, {"test_id": "old", "output": "hello"}, eval_text=legacy)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agentv_ci",
+            "grade",
+            str(eval_path),
+            "--responses",
+            str(responses),
+            "-o",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    assert "PASS  old  score=1.00" in proc.stdout
+    assert "EVAL.yaml:7:17: warning[W102]: grader type `code_judge` is deprecated; use `code-grader`" in (
+        proc.stderr
+    )
+    assert rows(tmp_path / "out")[0]["scores"][0]["type"] == "code-grader"

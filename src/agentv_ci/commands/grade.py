@@ -50,6 +50,8 @@ def grade_command(
             targets_file=targets_file,
         )
     )
+    for warning in outcome.warnings:  # e.g. a legacy grader name: graded as its modern type, said so
+        typer.echo(warning, err=True)
     for line in outcome.lines(three_way=three_way):
         typer.echo(line)
     if outcome.any_failed:

@@ -151,6 +151,7 @@ class OfflineOutcome:
     results: list[TestResult]
     output_dir: Path
     unanswered: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # the eval file's rendered load warnings
 
     @property
     def all_errored(self) -> bool:
@@ -264,7 +265,8 @@ async def run_offline_grading(
         for result in results:
             writer.append(result)
     answered = {r.test_id for r in recorded}
-    return OfflineOutcome(results, output, [t.id for t in suite.tests if t.id not in answered])
+    warnings = [d.render() for d in loaded.diagnostics if d.severity == "warning"]
+    return OfflineOutcome(results, output, [t.id for t in suite.tests if t.id not in answered], warnings)
 
 
 class _GraderCallers:
