@@ -154,3 +154,11 @@ def test_reader_invariants_hold() -> None:
         for case in cases:
             float(case.get("time") or "x")
     assert int(root.get("tests") or -1) == total
+
+
+def test_dry_run_is_marked_in_every_suite() -> None:
+    rows = [TestResult("a", "s", "m", 1.0, "ok", verdict="pass", dry_run=True)]
+    root = ET.fromstring(render_junit(RunSummary(rows, dry_run=True), FAKE_REPO))
+    assert _suite_props(root)["dry_run"] == "true"
+    real = ET.fromstring(render_junit(RunSummary([TestResult("a", "s", "m", 1.0, "ok")]), FAKE_REPO))
+    assert "dry_run" not in _suite_props(real)

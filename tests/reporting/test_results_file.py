@@ -129,6 +129,24 @@ def test_summary_from_results_counts_not_run() -> None:
     assert summary_from_results(rows, not_run=7).not_run == 7
 
 
+def test_dry_run_rows_mark_the_summary_dry_run_without_summary_json() -> None:
+    # `report` on a dry run's index.jsonl alone must still say "dry run", never look like a real run
+    rows = [TestResult("a", "s", "m", 1.0, "ok", dry_run=True), TestResult("b", "s", "m", 1.0, "ok")]
+    assert summary_from_results(rows).dry_run is True
+    assert summary_from_results(rows, dry_run=False).dry_run is True
+    assert summary_from_results([TestResult("b", "s", "m", 1.0, "ok")]).dry_run is False
+
+
+def test_load_run_keeps_the_dry_run_marking_without_summary_json(tmp_path: Path) -> None:
+    index = tmp_path / "index.jsonl"
+    index.write_text(
+        '{"test_id":"a","suite":"s","target":"m","score":1,"execution_status":"ok","dry_run":true}\n'
+    )
+    assert load_run(tmp_path).dry_run is True
+    index.write_text('{"test_id":"a","suite":"s","target":"m","score":1,"execution_status":"ok"}\n')
+    assert load_run(tmp_path).dry_run is False
+
+
 def test_bad_summary_json_is_a_load_error(tmp_path: Path) -> None:
     (tmp_path / "index.jsonl").write_text(textwrap.dedent('{"test_id":"a","suite":"s","score":1}\n'))
     (tmp_path / "summary.json").write_text("{not json")

@@ -126,6 +126,8 @@ def _suite_element(
     from junit_xml import TestSuite
 
     properties = {"tool": f"{summary.tool} {summary.version}".strip()}
+    if summary.dry_run:
+        properties["dry_run"] = "true"  # placeholder answers: the scores say nothing about quality
     cases: list[Any] = []
     seen: dict[str, int] = {}
     counts = {"tests": 0.0, "failures": 0.0, "errors": 0.0, "time": 0.0}

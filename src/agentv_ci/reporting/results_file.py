@@ -309,8 +309,10 @@ def _sum_optional(values: Iterable[float | None]) -> float | None:
 
 def summary_from_results(results: Iterable[TestResult], **facts: Any) -> RunSummary:
     """A `RunSummary` from results plus run facts (`started_at`, `selection`, `budget_exhausted`, ...).
-    `not_run` defaults to the number of results whose status is `not_run`."""
+    `not_run` defaults to the number of results whose status is `not_run`; any dry-run row makes the
+    summary a dry run (an index.jsonl without its summary.json keeps the marking)."""
     rows = list(results)
+    facts["dry_run"] = bool(facts.get("dry_run")) or any(r.dry_run for r in rows)
     facts.setdefault("not_run", sum(1 for r in rows if r.execution_status == "not_run"))
     return RunSummary(results=rows, **facts)
 
@@ -346,7 +348,8 @@ def load_run(path: Path) -> RunSummary:
             known = set(RunSummary.__struct_fields__) - {"results"}
             facts = {k: v for k, v in raw.items() if k in known and _fits(k, v)}
     base = msgspec.convert({"results": [], **facts}, RunSummary, strict=False)
-    return msgspec.structs.replace(base, results=results)
+    dry_run = base.dry_run or any(r.dry_run for r in results)  # rows keep the marking without summary.json
+    return msgspec.structs.replace(base, results=results, dry_run=dry_run)
 
 
 def _fits(key: str, value: Any) -> bool:
