@@ -108,7 +108,6 @@ def test_default_prompt_appends_tool_calls_when_present(llm_server: FakeLlmServe
             False,
         ),
         ('{"score": "0.75", "assertions": [{"text": "a", "passed": true}]}', 0.75, True),
-        ('{"score": 7, "assertions": [{"text": "a", "passed": 1}]}', 1.0, True),  # clamped
         ('{"score": 0.2, "hits": ["a"], "misses": ["b"], "reasoning": "meh"}', 0.2, True),  # pre-v3.5 schema
         ('noise {not json} then {"score": 0.3, "assertions": [{"text": "a", "passed": "no"}]}', 0.3, False),
     ],
@@ -149,6 +148,31 @@ def test_repair_request_quotes_the_invalid_reply(llm_server: FakeLlmServer) -> N
     )
     assert repair[1]["content"].endswith("Invalid response:\nscore: 0.6 (no JSON, sorry)")
     assert (result.score, result.verdict, result.error) == (0.6, "fail", None)
+
+
+@pytest.mark.parametrize(
+    ("bad", "good", "score"),
+    [
+        ('{"score": 7, "assertions": []}', '{"score": 0.7, "assertions": []}', 0.7),  # a 0-10 answer
+        ('{"score": -0.5, "assertions": []}', '{"score": 0.25, "assertions": []}', 0.25),
+    ],
+)
+def test_score_outside_0_to_1_is_an_invalid_reply_and_retried(
+    llm_server: FakeLlmServer, bad: str, good: str, score: float
+) -> None:
+    # AgentV's schema is `score: number().min(0).max(1)`: out of range is a parse failure, never clamped.
+    replies = iter([bad, good])
+    llm_server.responder = lambda call: next(replies)
+    result = judge(llm_server, llm())
+    assert (result.score, result.error) == (score, None)
+    assert len(llm_server.calls) == 2
+
+
+def test_score_always_outside_0_to_1_is_an_execution_error(llm_server: FakeLlmServer) -> None:
+    llm_server.responder = lambda call: '{"score": 8, "assertions": []}'
+    result = judge(llm_server, llm())
+    assert result.error is not None and "between 0 and 1" in result.error
+    assert result.score == 0.0 and result.verdict == "skip"
 
 
 def test_unparseable_judge_is_an_execution_error_not_a_score(llm_server: FakeLlmServer) -> None:
@@ -316,8 +340,6 @@ def scores(**tenths: Any) -> str:
         ([{"id": "acc", "weight": 1, "required": False, "min_score": 0.7, "score_ranges": RANGES},
           {"id": "tone", "weight": 1, "required": False, "score_ranges": RANGES}],
          scores(acc=6, tone=10), 0.8, "fail", [False, True]),  # below min_score -> fail
-        ([{"id": "acc", "weight": 1, "required": False, "score_ranges": RANGES}],
-         scores(acc=15), 1.0, "pass", [True]),  # clamped to 10
         ([{"id": "acc", "weight": 1, "required": False, "score_ranges": {0: "bad", 5: "ok", 8: "good"}}],
          scores(acc="7"), 0.7, "fail", [True]),  # shorthand ranges; numeric strings accepted
     ],
@@ -335,6 +357,16 @@ def test_score_range_mode(llm_server: FakeLlmServer, rubrics: list, reply: str, 
     assert "  - Score 0-3: wrong" in user or "  - Score 0-4: bad" in user
     assert "[[ ## scoring_criteria ## ]]\n\n### Criterion: acc" in user
     assert result.assertions[0].text.startswith("[acc] ") and " - Score: " in result.assertions[0].text
+
+
+def test_score_range_check_outside_0_to_10_is_retried(llm_server: FakeLlmServer) -> None:
+    # AgentV: `score: number().int().min(0).max(10)`; 15 is an invalid reply (retried), not a 10.
+    replies = iter([scores(acc=15), scores(acc=6)])
+    llm_server.responder = lambda call: next(replies)
+    rubrics = [{"id": "acc", "weight": 1, "required": False, "score_ranges": RANGES}]
+    result = judge(llm_server, llm(rubrics=rubrics))
+    assert result.error is None and result.score == pytest.approx(0.6)
+    assert len(llm_server.calls) == 2
 
 
 def test_score_ranges_must_cover_0_to_10(llm_server: FakeLlmServer) -> None:

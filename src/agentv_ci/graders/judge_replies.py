@@ -90,13 +90,21 @@ def _number(value: Any, what: str) -> float:
     raise JudgeReplyError(f"`{what}` must be a number, got {type(value).__name__}")
 
 
+def _in_range(value: float, low: float, high: float, what: str) -> float:
+    """AgentV's reply schemas bound scores (`min(0).max(1)`, `min(0).max(10)`): outside is an invalid
+    reply (retried, then an error), never clamped into a silent score."""
+    if not low <= value <= high:
+        raise JudgeReplyError(f"`{what}` must be between {low:g} and {high:g}, got {value:g}")
+    return value
+
+
 def parse_freeform(text: str) -> tuple[float, list[AssertionResult], dict[str, Any]]:
     """`{score, assertions[{text, passed, evidence?}], details?}` (or the pre-v3.5
-    `{score, hits, misses, reasoning}`) -> (score clamped 0..1, assertions, details)."""
+    `{score, hits, misses, reasoning}`) -> (score in 0..1, assertions, details)."""
     data = first_json_object(text)
     if "score" not in data:
         raise JudgeReplyError("the reply has no `score`")
-    score = clamp_score(_number(data["score"], "score"))
+    score = clamp_score(_in_range(_number(data["score"], "score"), 0, 1, "score"))
     assertions: list[AssertionResult] = []
     raw = data.get("assertions")
     if raw is not None and not isinstance(raw, list):
@@ -122,7 +130,7 @@ def parse_freeform(text: str) -> tuple[float, list[AssertionResult], dict[str, A
 
 def parse_checks(text: str, *, scored: bool) -> tuple[list[dict[str, Any]], str | None]:
     """`{checks: [{id, satisfied|score, reasoning}], overall_reasoning?}` -> normalised checks
-    (`satisfied` a bool; or `score` an int clamped 0..10)."""
+    (`satisfied` a bool; or `score` an int 0..10)."""
     data = first_json_object(text)
     raw = data.get("checks")
     if not isinstance(raw, list):
@@ -133,9 +141,8 @@ def parse_checks(text: str, *, scored: bool) -> tuple[list[dict[str, Any]], str 
             continue
         check: dict[str, Any] = {"id": str(item["id"]), "reasoning": str(item.get("reasoning") or "")}
         if scored:
-            check["score"] = round(
-                min(10.0, max(0.0, _number(item.get("score"), f"checks[{item['id']}].score")))
-            )
+            what = f"checks[{item['id']}].score"
+            check["score"] = round(_in_range(_number(item.get("score"), what), 0, 10, what))
         else:
             satisfied = as_bool(item.get("satisfied", item.get("passed")))
             if satisfied is None:
