@@ -289,3 +289,56 @@ evalcases:
         proc.stderr
     )
     assert rows(tmp_path / "out")[0]["scores"][0]["type"] == "code-grader"
+
+
+TRAJECTORY_EVAL = """\
+tests:
+  - id: run
+    input: Look it up
+    assertions:
+      - type: tool-trajectory
+        mode: exact
+        expected:
+          - tool: search
+            args: {q: refunds}
+          - tool: read
+"""
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        {  # OpenAI chat format inside `messages`: function.arguments is a JSON string
+            "messages": [
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "1",
+                            "type": "function",
+                            "function": {"name": "search", "arguments": '{"q": "refunds"}'},
+                        },
+                        {"id": "2", "type": "function", "function": {"name": "read", "arguments": "{}"}},
+                    ],
+                },
+                {"role": "tool", "content": "30 days", "tool_call_id": "1"},
+                {"role": "assistant", "content": "Refunds within 30 days."},
+            ]
+        },
+        {  # flattened `name` + `arguments` string at the top level
+            "output": "Refunds within 30 days.",
+            "tool_calls": [
+                {"name": "search", "arguments": '{"q": "refunds"}'},
+                {"name": "read", "arguments": "{}"},
+            ],
+        },
+    ],
+)
+def test_tool_calls_in_openai_shapes_are_read_with_their_arguments(tmp_path: Path, line: dict) -> None:
+    eval_path, responses = write(tmp_path, {"test_id": "run", **line}, eval_text=TRAJECTORY_EVAL)
+    code, output = grade_cli(str(eval_path), "--responses", str(responses), "-o", str(tmp_path / "out"))
+    assert code == 0, output
+    row = rows(tmp_path / "out")[0]
+    assert row["output"] == "Refunds within 30 days."
+    assert row["scores"][0]["score"] == 1.0

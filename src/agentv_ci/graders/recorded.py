@@ -42,9 +42,22 @@ def _tool_call(raw: Any, where: SourceLocation) -> ToolCall:
     fields = {
         k: raw[k] for k in ("id", "status", "start_time", "end_time", "duration_ms", "output") if k in raw
     }
-    return msgspec.convert(
-        {"tool": name, "input": raw.get("input", raw.get("args", raw.get("arguments"))), **fields}, ToolCall
-    )
+    arguments = raw.get("input", raw.get("args", raw.get("arguments")))
+    if isinstance(arguments, str) and arguments.lstrip().startswith("{"):  # OpenAI's JSON-string arguments
+        arguments = json.loads(arguments)
+    return msgspec.convert({"tool": name, "input": arguments, **fields}, ToolCall)
+
+
+def _messages(raw: Any, where: SourceLocation) -> list[Message]:
+    """Chat messages; their tool calls in any shape `_tool_call` reads (AgentV's or OpenAI's)."""
+    if not isinstance(raw, list):
+        return msgspec.convert(raw, list[Message])
+    messages = []
+    for item in raw:
+        if isinstance(item, dict) and isinstance(item.get("tool_calls"), list):
+            item = {**item, "tool_calls": [_tool_call(c, where) for c in item["tool_calls"]]}
+        messages.append(msgspec.convert(item, Message))
+    return messages
 
 
 _USAGE_KEYS = {
@@ -78,9 +91,9 @@ def _recorded(data: dict[str, Any], where: SourceLocation) -> RecordedResponse:
     if not isinstance(test_id, str) or not test_id:
         raise LoadError("each line needs a `test_id`", location=where)
     text = data.get("output", data.get("text"))
-    messages = msgspec.convert(data.get("messages") or [], list[Message])
+    messages = _messages(data.get("messages") or [], where)
     if isinstance(text, list):  # an AgentV-style output message list
-        messages, text = msgspec.convert(text, list[Message]), None
+        messages, text = _messages(text, where), None
     if text is not None and not isinstance(text, str):
         text = json.dumps(text, ensure_ascii=False)
     calls = [_tool_call(c, where) for c in data.get("tool_calls") or []]
