@@ -173,6 +173,10 @@ def test_plain_text_answer_has_no_trace() -> None:
         ({"mode": "in_order", "expected": [{"args": {}}]}, "needs a `tool` name"),
         ({"mode": "in_order", "args_match": "fuzzy", "expected": []}, "args_match must be one of"),
         ({"mode": "in_order", "expected": [{"tool": "x", "args": [1]}]}, "must be a mapping or 'any'"),
+        # AgentV skips these (nothing to check); a silent 1.0 here would be a wrong score
+        ({}, "needs `expected` or `minimums`"),
+        ({"mode": "any_order"}, "needs `expected` or `minimums`"),
+        ({"mode": "in_order"}, "needs `expected` or `minimums`"),
     ],
 )
 def test_bad_trajectory_config(config: dict, message: str) -> None:

@@ -93,6 +93,12 @@ class ToolTrajectory:
                 location=spec.location,
                 hint=f"use one of {', '.join(MODES)}",
             )
+        if config.expected is None and config.minimums is None:  # AgentV skips it; never a silent pass
+            raise ConfigError(
+                f"{what} needs `expected` or `minimums`: it would check nothing",
+                location=spec.location,
+                hint="list the calls under `expected:` (or counts under `minimums:` for any_order)",
+            )
         self.mode = config.mode
         default_match = self._match_mode(config.args_match, what, spec)
         self.expected = [self._item(raw, default_match, what, spec) for raw in config.expected or []]
