@@ -94,3 +94,19 @@ def test_run_sarif_category_sets_automation_details(tmp_path: Path) -> None:
     run = json.loads(sarif.read_text())["runs"][0]
     assert run["automationDetails"]["id"] == "evals/linux/"  # SARIF: a trailing "/" names a category
     assert run["results"][0]["ruleId"] == "agentv/contains"
+
+
+def test_legacy_grader_name_runs_with_a_deprecation_warning(tmp_path: Path) -> None:
+    evals = mock_project(
+        tmp_path / "evals",
+        response="hello",
+        eval_file="s.eval.yaml",
+        eval_yaml="name: s\nevalcases:\n  - id: t\n    expected_outcome: greets\n    input: hi\n"
+        "    execution:\n      evaluators:\n        - name: kw\n          type: code_judge\n"
+        "          script: [python3, -c, 'print(1)']\n",
+    )
+    proc = run_cli("run", str(evals), "-o", str(tmp_path / "out"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "`code_judge` is deprecated; use `code-grader`" in proc.stderr
+    row = json.loads((tmp_path / "out" / "index.jsonl").read_text().splitlines()[0])
+    assert row["scores"][0]["type"] == "code-grader" and row["score"] == 1.0  # run, not skipped

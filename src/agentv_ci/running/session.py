@@ -68,8 +68,11 @@ def latest_run_dir() -> Path | None:
     return runs[-1] if runs else None
 
 
-def load_selected_suites(paths: Sequence[Path], env: Mapping[str, str] | None) -> list[Suite]:
-    """Load every eval file under `paths`; any error diagnostic is a `LoadError` listing all of them."""
+def load_selected_suites(
+    paths: Sequence[Path], env: Mapping[str, str] | None, warnings: list[str] | None = None
+) -> list[Suite]:
+    """Load every eval file under `paths`; any error diagnostic is a `LoadError` listing all of them.
+    Warning diagnostics (deprecated forms, unknown keys) are rendered into `warnings`."""
     from agentv_ci.loading.suite_loader import load_suites
 
     for path in paths:
@@ -78,6 +81,8 @@ def load_selected_suites(paths: Sequence[Path], env: Mapping[str, str] | None) -
     suites: list[Suite]
     suites, diagnostics = load_suites(list(paths), env=env)
     errors = [d for d in diagnostics if d.severity == "error"]
+    if warnings is not None:
+        warnings.extend(d.render() for d in diagnostics if d.severity == "warning")
     if errors:
         text = "\n".join(d.render() for d in errors)
         raise LoadError(f"{len(errors)} error(s) in eval files; nothing was run\n{text}")
@@ -141,7 +146,8 @@ def _execute_run(request: RunRequest) -> RunOutcome:
 
     started = time.perf_counter()
     started_at = now_seconds()
-    suites = load_selected_suites(request.paths, request.env)
+    load_warnings: list[str] = []
+    suites = load_selected_suites(request.paths, request.env, load_warnings)
     jobs = plan_jobs(suites, request.plan)
     output_dir = request.output_dir
     previous: list[TestResult] = []
@@ -203,7 +209,7 @@ def _execute_run(request: RunRequest) -> RunOutcome:
     write_summary_json(output_dir / "summary.json", summary)
     if interrupted:
         raise KeyboardInterrupt
-    return RunOutcome(summary, output_dir, runner.warnings, resumed=len(previous))
+    return RunOutcome(summary, output_dir, [*load_warnings, *runner.warnings], resumed=len(previous))
 
 
 async def _drive(runner: Runner) -> None:
