@@ -83,7 +83,10 @@ def test_output_file_with_messages_tool_calls_usage_cost(tmp_path: Path) -> None
 
 def test_plain_text_output(tmp_path: Path) -> None:
     script = _script(tmp_path, "import sys\nopen(sys.argv[1], 'w').write('just text\\n')\n")
-    assert _run(tmp_path, f"{PY} {script} {{OUTPUT_FILE}}").text == "just text"
+    # As AgentV: the file's text as written (a trailing newline kept; CRLF read as LF).
+    assert _run(tmp_path, f"{PY} {script} {{OUTPUT_FILE}}").text == "just text\n"
+    crlf = _script(tmp_path, "import sys\nopen(sys.argv[1], 'wb').write(b'a\\r\\nb\\r\\n')\n")
+    assert _run(tmp_path, f"{PY} {crlf} {{OUTPUT_FILE}}").text == "a\nb\n"
 
 
 def test_failures_are_target_errors(tmp_path: Path) -> None:

@@ -66,7 +66,9 @@ def parse_output_file(text: str) -> TargetResponse:
     except msgspec.DecodeError:
         data = None
     if not isinstance(data, dict) or not ({"output", "output_messages", "text"} & data.keys()):
-        return TargetResponse(text=text.strip(), messages=[Message(role="assistant", content=text.strip())])
+        # Kept as written (line endings normalised by the read), as AgentV does: `regex: end$` must
+        # see the trailing newline the agent wrote.
+        return TargetResponse(text=text, messages=[Message(role="assistant", content=text)])
     raw_messages = data.get("output", data.get("output_messages"))
     messages: list[Message] = []
     if isinstance(raw_messages, list):
