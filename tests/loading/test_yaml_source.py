@@ -94,3 +94,12 @@ def test_depth_limit_holds_for_a_plain_string_leaf() -> None:
     with pytest.raises(LoadError) as caught:
         parse_yaml(nested(MAX_DEPTH + 1), "f.yaml")
     assert "nested too deeply" in caught.value.message
+
+
+def test_integers_follow_the_core_schema_as_agentv_reads_them() -> None:
+    # AgentV (JS `yaml`, core schema): 012 -> 12, 0o17 -> 15, 0x10 -> 16; 1_000 and 12:30 stay text.
+    data = parse_yaml(
+        "a: 012\nb: 0o17\nc: 0x10\nd: 1_000\ne: 12:30\nf: +5\ng: 007\nh: !!int 1_000\n", "f.yaml"
+    ).data
+    assert data == {"a": 12, "b": 15, "c": 16, "d": "1_000", "e": "12:30", "f": 5, "g": 7, "h": 1000}
+    assert all(type(data[k]) is int for k in "abcfgh")

@@ -2,7 +2,7 @@
 and a mark for every node (json-path -> line:col).
 
 Only `true`/`false` are booleans; dates and times stay strings; integers follow YAML 1.2
-(`010`, `0x1F`, `1_000`, `12:30` stay strings instead of YAML 1.1's silent conversions); floats follow
+(`010` is 10, `0o17` and `0x10` are 15 and 16; `1_000` and `12:30` stay strings); floats follow
 YAML 1.2 too (`1e-3` is a number, as in AgentV's JS parser).
 """
 
@@ -84,14 +84,35 @@ EvalYamlLoader.yaml_implicit_resolvers = {
     for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 _BOOL_RX = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
-# YAML 1.2 core schema ints: decimal (optionally signed), 0o octal, 0x hex. No 1.1 sexagesimal/underscores.
-_INT_RX = re.compile(r"^(?:[-+]?(?:0|[1-9][0-9]*))$")
+# YAML 1.2 core schema ints: decimal (optionally signed), 0o octal, 0x hex. No 1.1 sexagesimal/underscores;
+# `012` is decimal 12 and `0o17`/`0x10` are 15/16, as AgentV's parser (JS `yaml`, core schema) reads them.
+_INT_RX = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
 # YAML 1.2 core schema floats (as JS `yaml` reads them): `1e-3`, `5E2`, `.5`, `1.` are numbers, which
 # YAML 1.1 left as strings because it wants a dot and a signed exponent.
 _FLOAT_RX = re.compile(
     r"^(?:[-+]?(?:(?:\.[0-9]+|[0-9]+\.[0-9]*)(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+)"
     r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
 )
+
+
+def _int_value(text: str) -> int:
+    """A YAML 1.2 core-schema integer (no YAML 1.1 octal `012`, underscores or sexagesimal)."""
+    if text.startswith("0o"):
+        return int(text[2:], 8)
+    if text.startswith("0x"):
+        return int(text[2:], 16)
+    return int(text, 10)
+
+
+def _construct_int(loader: Any, node: yaml.ScalarNode) -> int:
+    text = loader.construct_scalar(node)
+    try:
+        return _int_value(text)
+    except ValueError:  # an explicit `!!int` in a YAML 1.1 spelling (`!!int 1_000`)
+        return int(yaml.SafeLoader.construct_yaml_int(loader, node))
+
+
+EvalYamlLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 EvalYamlLoader.add_implicit_resolver("tag:yaml.org,2002:bool", _BOOL_RX, list("tTfF"))
 EvalYamlLoader.add_implicit_resolver("tag:yaml.org,2002:int", _INT_RX, list("-+0123456789"))
 EvalYamlLoader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_RX, list("-+0123456789."))
@@ -237,7 +258,7 @@ class _Builder:
         if tag == "tag:yaml.org,2002:bool" and _BOOL_RX.match(value):
             return loader.construct_yaml_bool(node)
         if tag == "tag:yaml.org,2002:int" and _INT_RX.match(value):
-            return loader.construct_yaml_int(node)
+            return _int_value(value)
         if tag == "tag:yaml.org,2002:float" and _FLOAT_RX.match(value):
             return loader.construct_yaml_float(node)
         self.fallback = True  # an explicit tag (`!!binary`, `!!int 0x1F`, `!custom`...)
