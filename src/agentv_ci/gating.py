@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agentv_ci.compare import NOISE_FLOOR, Comparison
-from agentv_ci.errors import ExitCode
+from agentv_ci.errors import ExitCode, UsageError
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.reporting.totals import Totals, outcome_of, totals_by_suite, totals_of
 
@@ -94,6 +94,12 @@ class GateDecision:
                 + (f" (+{len(self.reasons) - 1} more)" if len(self.reasons) > 1 else "")
             )
         return line
+
+
+def check_gate_flags(max_regression: float | None, has_baseline: bool) -> None:
+    """Flag combinations that cannot gate anything are bad input (exit 2), for `run` and `report` alike."""
+    if max_regression is not None and not has_baseline:
+        raise UsageError("--max-regression needs --baseline", hint="pass the baseline run's index.jsonl")
 
 
 def rejudge(summary: RunSummary, threshold: float | None) -> RunSummary:

@@ -110,3 +110,17 @@ def test_legacy_grader_name_runs_with_a_deprecation_warning(tmp_path: Path) -> N
     assert "`code_judge` is deprecated; use `code-grader`" in proc.stderr
     row = json.loads((tmp_path / "out" / "index.jsonl").read_text().splitlines()[0])
     assert row["scores"][0]["type"] == "code-grader" and row["score"] == 1.0  # run, not skipped
+
+
+def test_max_regression_without_baseline_is_bad_input_before_anything_runs(tmp_path: Path) -> None:
+    evals = mock_project(
+        tmp_path / "evals",
+        response="hello",
+        eval_file="s.eval.yaml",
+        eval_yaml="name: s\ntests:\n  - id: t\n    input: hi\n"
+        "    assertions:\n      - type: contains\n        value: hello\n",
+    )
+    proc = run_cli("run", str(evals), "-o", str(tmp_path / "out"), "--max-regression", "0.1", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "--max-regression needs --baseline" in proc.stderr
+    assert not (tmp_path / "out" / "index.jsonl").exists()  # nothing ran

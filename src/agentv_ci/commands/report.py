@@ -58,14 +58,12 @@ def report_command(
     ] = None,
 ) -> None:
     """Rebuild JUnit/SARIF/Markdown and apply the gates to a finished run; exit per the gates."""
-    from agentv_ci.errors import UsageError
-    from agentv_ci.gating import GateOptions, rejudge
+    from agentv_ci.gating import GateOptions, check_gate_flags, rejudge
     from agentv_ci.reporting.console import render_console
     from agentv_ci.reporting.finish import gate_and_report
     from agentv_ci.reporting.results_file import load_run
 
-    if max_regression is not None and baseline is None:
-        raise UsageError("--max-regression needs --baseline", hint="pass the baseline run's index.jsonl")
+    check_gate_flags(max_regression, baseline is not None)
     summary = rejudge(load_run(results), threshold)  # reports agree with --threshold
     base = load_run(baseline) if baseline is not None else None
     options = GateOptions(

@@ -73,7 +73,7 @@ def run_command(
 ) -> None:
     """Run eval files: asyncio across all files, bounded workers, streamed results."""
     from agentv_ci.errors import ExitCode, UsageError
-    from agentv_ci.gating import GateOptions
+    from agentv_ci.gating import GateOptions, check_gate_flags
     from agentv_ci.reporting.console import render_console
     from agentv_ci.reporting.finish import gate_and_report
     from agentv_ci.reporting.results_file import load_run
@@ -90,6 +90,7 @@ def run_command(
         raise UsageError(f"--timeout must be a number of seconds greater than 0, got {timeout}")
     if budget_usd is not None and not 0 < budget_usd < float("inf"):
         raise UsageError(f"--budget-usd must be an amount greater than 0, got {budget_usd}")
+    check_gate_flags(max_regression, baseline is not None)
     baseline_summary = load_run(baseline) if baseline is not None else None
     plan = PlanOptions(
         targets=tuple(target or ()),
