@@ -1,0 +1,138 @@
+"""The workflow run the Action is in: `GITHUB_*` variables and the event payload at `GITHUB_EVENT_PATH`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentv_ci.errors import UsageError
+
+PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_target"})
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    """The parts of `pull_request` in the event payload the Action uses."""
+
+    number: int
+    base_sha: str
+    base_ref: str
+    head_sha: str
+    head_repo: str
+    base_repo: str
+
+    @property
+    def is_fork(self) -> bool:
+        """A PR from another repository: its token is read-only and secrets are withheld."""
+        return bool(self.head_repo) and self.head_repo != self.base_repo
+
+
+@dataclass(frozen=True)
+class WorkflowRun:
+    """What GitHub tells a step about the run it belongs to."""
+
+    event_name: str = ""
+    repository: str = ""  # owner/name
+    workspace: Path | None = None
+    api_url: str = "https://api.github.com"
+    server_url: str = "https://github.com"
+    run_id: str = ""
+    run_attempt: str = ""
+    workflow: str = ""
+    job: str = ""
+    sha: str = ""
+    ref_name: str = ""
+    base_ref: str = ""  # GITHUB_BASE_REF: the PR's base branch name on pull_request events
+    pull_request: PullRequest | None = None
+    payload: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_pull_request(self) -> bool:
+        return self.event_name in PULL_REQUEST_EVENTS and self.pull_request is not None
+
+    @property
+    def run_url(self) -> str | None:
+        """The link to this workflow run's page, when GitHub said which run this is."""
+        if not (self.repository and self.run_id):
+            return None
+        url = f"{self.server_url.rstrip('/')}/{self.repository}/actions/runs/{self.run_id}"
+        return f"{url}/attempts/{self.run_attempt}" if self.run_attempt not in ("", "1") else url
+
+    @property
+    def base_branch(self) -> str:
+        """The branch baselines come from: the PR's base, else the branch this run is on."""
+        if self.pull_request is not None and self.pull_request.base_ref:
+            return self.pull_request.base_ref
+        return self.base_ref or self.ref_name
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _pull_request(payload: Mapping[str, Any]) -> PullRequest | None:
+    pr = payload.get("pull_request")
+    if not isinstance(pr, dict):
+        return None
+    base = pr.get("base") if isinstance(pr.get("base"), dict) else {}
+    head = pr.get("head") if isinstance(pr.get("head"), dict) else {}
+    number = pr.get("number", payload.get("number"))
+    if not isinstance(number, int) or isinstance(number, bool):
+        return None
+
+    def repo_name(side: Mapping[str, Any]) -> str:
+        repo = side.get("repo")
+        return _text(repo.get("full_name")) if isinstance(repo, dict) else ""
+
+    base_repo = repo_name(base)
+    if not base_repo:
+        repository = payload.get("repository")
+        base_repo = _text(repository.get("full_name")) if isinstance(repository, dict) else ""
+    return PullRequest(
+        number=number,
+        base_sha=_text(base.get("sha")),
+        base_ref=_text(base.get("ref")),
+        head_sha=_text(head.get("sha")),
+        # A deleted fork has `head.repo: null`: treat it as a fork (no write token either way).
+        head_repo=repo_name(head) or ("(deleted fork)" if "repo" in head else ""),
+        base_repo=base_repo,
+    )
+
+
+def read_event_payload(path: Path) -> dict[str, Any]:
+    """The event JSON; a missing or broken file is bad input with the path named."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UsageError(f"cannot read the event payload {path}: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"the event payload {path} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"the event payload {path} must be a JSON object")
+    return data
+
+
+def read_workflow_run(env: Mapping[str, str]) -> WorkflowRun:
+    """Everything the Action needs to know about its run, from the environment GitHub sets."""
+    event_path = env.get("GITHUB_EVENT_PATH", "")
+    payload: dict[str, Any] = read_event_payload(Path(event_path)) if event_path else {}
+    workspace = env.get("GITHUB_WORKSPACE", "")
+    return WorkflowRun(
+        event_name=env.get("GITHUB_EVENT_NAME", ""),
+        repository=env.get("GITHUB_REPOSITORY", ""),
+        workspace=Path(workspace) if workspace else None,
+        api_url=env.get("GITHUB_API_URL") or "https://api.github.com",
+        server_url=env.get("GITHUB_SERVER_URL") or "https://github.com",
+        run_id=env.get("GITHUB_RUN_ID", ""),
+        run_attempt=env.get("GITHUB_RUN_ATTEMPT", ""),
+        workflow=env.get("GITHUB_WORKFLOW", ""),
+        job=env.get("GITHUB_JOB", ""),
+        sha=env.get("GITHUB_SHA", ""),
+        ref_name=env.get("GITHUB_REF_NAME", ""),
+        base_ref=env.get("GITHUB_BASE_REF", ""),
+        pull_request=_pull_request(payload),
+        payload=payload,
+    )

@@ -1,0 +1,235 @@
+"""The Action's inputs, read from `INPUT_*` and checked the way flags are.
+
+The runner passes each `with:` value as `INPUT_<NAME>` (upper-cased; `action.yml` defaults applied),
+always as a string. Nothing here goes through a shell: lists are split with `shlex`, numbers and
+booleans are parsed and range-checked, and a typo in a value or a name is bad input (exit 2) naming
+the input, never a silently ignored setting.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shlex
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentv_ci.errors import UsageError
+
+_TRUE = frozenset({"true", "yes", "on", "1"})
+_FALSE = frozenset({"false", "no", "off", "0", ""})
+_SHARD = re.compile(r"^\d+/\d+$")
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """One input of `action.yml`: its default there, its description, and how its value is read."""
+
+    default: str
+    description: str
+    parse: Callable[[str, str], Any]
+
+
+def _words(name: str, raw: str) -> list[str]:
+    try:
+        return shlex.split(raw, comments=False, posix=True)
+    except ValueError as exc:
+        raise UsageError(
+            f"input `{name}`: cannot split {raw!r}: {exc}", hint="separate items with spaces or new lines"
+        ) from None
+
+
+def _text(name: str, raw: str) -> str | None:
+    return raw.strip() or None
+
+
+def _bool(name: str, raw: str) -> bool:
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise UsageError(f"input `{name}` must be true or false, got {raw!r}")
+
+
+def _number(name: str, raw: str, *, low: float, high: float, low_open: bool) -> float | None:
+    text = raw.strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    below = value <= low if low_open else value < low
+    if math.isnan(value) or below or value > high:
+        bound = f"greater than {low:g}" if low_open else f"between {low:g} and {high:g}"
+        if high == math.inf:
+            bound = f"a number greater than {low:g}" if low_open else f"a number of at least {low:g}"
+        else:
+            bound = f"a number {bound}"
+        raise UsageError(f"input `{name}` must be {bound}, got {raw!r}")
+    return value
+
+
+def _rate(name: str, raw: str) -> float | None:
+    return _number(name, raw, low=0.0, high=1.0, low_open=False)
+
+
+def _positive(name: str, raw: str) -> float | None:
+    return _number(name, raw, low=0.0, high=math.inf, low_open=True)
+
+
+def _count(name: str, raw: str) -> int | None:
+    text = raw.strip()
+    if not text:
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise UsageError(f"input `{name}` must be a whole number of at least 1, got {raw!r}")
+    return int(text)
+
+
+def _shard(name: str, raw: str) -> str | None:
+    text = raw.strip()
+    if text and not _SHARD.match(text):
+        raise UsageError(f"input `{name}` must look like 1/4 (shard i of n), got {raw!r}")
+    return text or None
+
+
+def _pr_number(name: str, raw: str) -> int | None:
+    text = raw.strip()
+    if not text:
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise UsageError(f"input `{name}` must be a pull request number, got {raw!r}")
+    return int(text)
+
+
+# The single source of truth for `action.yml`'s inputs (a test checks the file against this table).
+INPUTS: dict[str, InputSpec] = {
+    "paths": InputSpec(".", "Eval files or directories, separated by spaces or new lines.", _words),
+    "changed_only": InputSpec(
+        "true",
+        "On pull requests, run only the evals the PR's changed files can affect (all on other events).",
+        _bool,
+    ),
+    "base_ref": InputSpec(
+        "", "Ref to diff against for selection (default: the pull request's base commit).", _text
+    ),
+    "target": InputSpec("", "Target name(s) from targets.yaml, separated by spaces (a matrix).", _words),
+    "targets_file": InputSpec("", "targets.yaml to use (default: the nearest .agentv/targets.yaml).", _text),
+    "threshold": InputSpec("", "Per-test pass bar 0..1 (overrides each test's own threshold).", _rate),
+    "min_pass_rate": InputSpec("", "Gate: minimum pass rate 0..1, per suite and overall.", _rate),
+    "min_mean_score": InputSpec("", "Gate: minimum mean score 0..1, per suite and overall.", _rate),
+    "max_regression": InputSpec(
+        "", "Gate: largest score drop 0..1 tolerated against the baseline (beyond noise).", _rate
+    ),
+    "baseline": InputSpec(
+        "",
+        "Baseline results to diff against: a results file or run directory, or `auto` (the newest "
+        "complete results artifact of the base branch).",
+        _text,
+    ),
+    "baseline_ref": InputSpec(
+        "",
+        "Re-run the selected evals at this ref (or `merge-base`) in a temporary worktree as the baseline.",
+        _text,
+    ),
+    "baseline_artifact": InputSpec(
+        "agentv-ci-results", "Name of the results artifact `baseline: auto` looks for.", _text
+    ),
+    "repeat": InputSpec("", "Independent attempts per test.", _count),
+    "workers": InputSpec("", "Tests in flight at once.", _count),
+    "budget_usd": InputSpec("", "Stop scheduling tests after spending this many US dollars.", _positive),
+    "shard": InputSpec("", "Run one stable shard of the tests, as i/n (e.g. 2/4).", _shard),
+    "dry_run": InputSpec("false", "Swap every target for the built-in mock (no API key needed).", _bool),
+    "results": InputSpec(
+        "",
+        "Report on finished results instead of running (run directories or index.jsonl files; "
+        "several are merged), e.g. shard artifacts or a fork PR's artifact in a workflow_run workflow.",
+        _words,
+    ),
+    "comment": InputSpec("true", "Create or update one sticky comment on the pull request.", _bool),
+    "comment_key": InputSpec(
+        "", "Extra key for the sticky comment, when one workflow posts several (default: none).", _text
+    ),
+    "pr_number": InputSpec(
+        "", "Pull request to comment on (for workflow_run workflows; default: the event's PR).", _pr_number
+    ),
+    "output_dir": InputSpec(
+        ".agentv-ci/results", "Where index.jsonl, summary.json and the reports are written.", _text
+    ),
+    "junit_path": InputSpec("", "JUnit XML file (default: <output_dir>/junit.xml).", _text),
+    "sarif_path": InputSpec("", "SARIF 2.1.0 file (default: <output_dir>/results.sarif).", _text),
+    "sarif_category": InputSpec("", "SARIF automationDetails.id (default: upload-sarif's category).", _text),
+    "github_token": InputSpec(
+        "${{ github.token }}", "Token for the PR comment and `baseline: auto` (never printed).", _text
+    ),
+    "fail_on_error": InputSpec(
+        "true", "Execution errors (targets or graders failing) make the step fail (exit 3).", _bool
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ActionInputs:
+    """Every input, parsed. Empty optional inputs are None (or empty lists)."""
+
+    paths: list[str] = field(default_factory=lambda: ["."])
+    changed_only: bool = True
+    base_ref: str | None = None
+    target: list[str] = field(default_factory=list)
+    targets_file: str | None = None
+    threshold: float | None = None
+    min_pass_rate: float | None = None
+    min_mean_score: float | None = None
+    max_regression: float | None = None
+    baseline: str | None = None
+    baseline_ref: str | None = None
+    baseline_artifact: str | None = "agentv-ci-results"
+    repeat: int | None = None
+    workers: int | None = None
+    budget_usd: float | None = None
+    shard: str | None = None
+    dry_run: bool = False
+    results: list[str] = field(default_factory=list)
+    comment: bool = True
+    comment_key: str | None = None
+    pr_number: int | None = None
+    output_dir: str | None = ".agentv-ci/results"
+    junit_path: str | None = None
+    sarif_path: str | None = None
+    sarif_category: str | None = None
+    github_token: str | None = None
+    fail_on_error: bool = True
+
+
+def _env_name(name: str) -> str:
+    return "INPUT_" + name.replace(" ", "_").upper()
+
+
+def read_inputs(env: Mapping[str, str]) -> ActionInputs:
+    """Parse every `INPUT_*`. An input the Action does not have (a typo such as `treshold`, or `args`)
+    is bad input with a suggestion: GitHub itself only warns and the setting would be lost."""
+    from agentv_ci.loading.context import did_you_mean
+
+    known = {_env_name(name): name for name in INPUTS}
+    for key in env:
+        if key.startswith("INPUT_") and key not in known:
+            written = key[len("INPUT_") :].lower()
+            suggestion = did_you_mean(written.replace("-", "_"), INPUTS)
+            hint = f"did you mean `{suggestion}`?" if suggestion else None
+            if written in ("args", "entrypoint"):
+                hint = "this Docker action takes named inputs, e.g. `with: {dry_run: true}`"
+            raise UsageError(f"the action has no input `{written}`", hint=hint)
+    values: dict[str, Any] = {}
+    for name, spec in INPUTS.items():
+        # A default that is an expression (`${{ github.token }}`) only means something to the runner.
+        fallback = "" if "${{" in spec.default else spec.default
+        raw = env.get(_env_name(name), fallback)
+        values[name] = spec.parse(name, raw)
+    if values["paths"] == []:
+        values["paths"] = ["."]
+    if values["output_dir"] is None:
+        values["output_dir"] = INPUTS["output_dir"].default
+    return ActionInputs(**values)
