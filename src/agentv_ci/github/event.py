@@ -73,12 +73,16 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _pull_request(payload: Mapping[str, Any]) -> PullRequest | None:
     pr = payload.get("pull_request")
     if not isinstance(pr, dict):
         return None
-    base = pr.get("base") if isinstance(pr.get("base"), dict) else {}
-    head = pr.get("head") if isinstance(pr.get("head"), dict) else {}
+    base = _mapping(pr.get("base"))
+    head = _mapping(pr.get("head"))
     number = pr.get("number", payload.get("number"))
     if not isinstance(number, int) or isinstance(number, bool):
         return None
