@@ -278,6 +278,7 @@ class FakeGitHub:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            wbufsize = 1 << 16  # headers and body leave in one write (no delayed-ACK stalls)
 
             def log_message(self, format: str, *args: Any) -> None:
                 return
