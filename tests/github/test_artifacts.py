@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import random
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -207,3 +208,16 @@ def test_a_failed_storage_download_is_retried(
     github_server.fail_next(503, path="/zip")
     assert _find(github_client, tmp_path).artifact_id == good.id
     assert slept == [1.0]
+
+
+def test_without_a_destination_a_temporary_directory_is_used_and_cleaned_when_empty(
+    github_server: FakeGitHub, github_client: GitHubClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    github_server.add_artifact(files=_results(tmp_path, 0.1, not_run=1))
+    assert download_baseline(github_client, "main").directory is None
+    assert list((tmp_path / "tmp").iterdir()) == []
+    github_server.add_artifact(files=_results(tmp_path, 0.9))
+    found = download_baseline(github_client, "main")
+    assert found.directory is not None and found.directory.is_relative_to(tmp_path / "tmp")

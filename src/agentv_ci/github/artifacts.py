@@ -105,6 +105,8 @@ def download_baseline(
             created_at=created or None,
             passed_over=tuple(passed_over),
         )
+    if destination is None:
+        shutil.rmtree(root, ignore_errors=True)  # our own temporary directory, holding nothing kept
     tried = min(len(candidates), limits.max_candidates)
     return BaselineDownload(
         None,
