@@ -14,6 +14,7 @@ os.environ["XDG_CACHE_HOME"] = str(_cache)
 
 import pytest  # noqa: E402
 
+from tests.fakes.github_server import FakeGitHub  # noqa: E402
 from tests.fakes.llm_server import FakeLlmServer  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -28,4 +29,11 @@ SHARED_SCHEMAS = (
 def llm_server() -> Iterator[FakeLlmServer]:
     """A fake OpenAI/Anthropic-compatible server on 127.0.0.1 (script it via `.responder`)."""
     with FakeLlmServer() as server:
+        yield server
+
+
+@pytest.fixture
+def github_server() -> Iterator[FakeGitHub]:
+    """A fake GitHub REST API on 127.0.0.1 (its module docstring lists endpoints, tokens, faults)."""
+    with FakeGitHub() as server:
         yield server

@@ -127,6 +127,7 @@ class RunSummary(msgspec.Struct, omit_defaults=True):
     dry_run: bool = False
     not_run: int = 0
     budget_exhausted: bool = False
+    interrupted: bool = False  # stopped by Ctrl-C / SIGTERM: the results are a partial run
     selection: dict[str, str] = {}  # eval path -> why it was selected
     tool: str = "agentv-ci"
     version: str = ""

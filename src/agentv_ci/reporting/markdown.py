@@ -11,6 +11,7 @@ Model text is escaped: no raw HTML, no @mentions, no `::` workflow commands.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from agentv_ci.compare import Comparison
     from agentv_ci.gating import GateDecision
 
-__all__ = ["MAX_CHARS", "MarkdownReporter", "render_markdown"]
+__all__ = ["MAX_CHARS", "MarkdownReporter", "comparison_for", "render_markdown", "units", "utf8_size"]
 
 MAX_CHARS = 60_000
 _MAX_SUITE_ROWS = 200
@@ -55,6 +56,11 @@ def _verdict_line(decision: GateDecision) -> str:
 def units(text: str) -> int:
     """Size as GitHub counts it (UTF-16 code units: an emoji is 2), never less than `len`."""
     return len(text) + sum(1 for char in text if ord(char) > 0xFFFF) if not text.isascii() else len(text)
+
+
+def utf8_size(text: str) -> int:
+    """Size in UTF-8 bytes: never less than `units` or `len`, so a cap in bytes holds under any count."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 def _delta_cell(comparison: Comparison | None, suite: str) -> str:
@@ -175,8 +181,15 @@ def render_markdown(
     selection: dict[str, str] | None = None,
     limit: int = MAX_CHARS,
     repo_root: Path | None = None,
+    size: Callable[[str], int] = units,
+    full_report: str | None = None,
 ) -> str:
-    """The summary body (a pure function of its inputs, always shorter than `limit`)."""
+    """The summary body (a pure function of its inputs, always shorter than `limit`).
+
+    `size` measures the body against `limit` (default: UTF-16 units, as GitHub counts; the PR comment
+    passes `utf8_size`, the strictest count). `full_report` names where the failing tests left out of
+    the details can be read; when given, a closing note counts every one of them.
+    """
     verdict = _verdict_line(decision)
     blocks: list[str] = []
     if len(decision.reasons) > 1 or decision.notes:
@@ -195,39 +208,42 @@ def render_markdown(
     if chosen:
         blocks.append("\n".join(_selection(chosen, repo_root)))
     # the verdict is never cut: only what follows it is fitted into the space left
-    body = verdict + "\n\n" + _fit("\n\n".join(blocks), limit - units(verdict) - 400)
-    used = units(body)
+    body = verdict + "\n\n" + _fit("\n\n".join(blocks), limit - size(verdict) - 400, size)
+    used = size(body)
     worst = _worst(summary)
     if worst:
         shown = worst[:_MAX_WORST]
         opening = f"<details><summary>Worst tests ({len(shown)} of {len(worst)} failing)</summary>\n\n"
         closing = "\n</details>"
         pieces: list[str] = []
-        used += units(opening) + units(closing) + 200
+        used += size(opening) + size(closing) + 200
         omitted = 0
         for index, result in enumerate(shown):
             piece = _detail(result) + "\n"
-            size = units(piece)
-            if used + size > limit:
+            piece_size = size(piece)
+            if used + piece_size > limit:
                 omitted = len(shown) - index
                 break
             pieces.append(piece)
-            used += size
+            used += piece_size
         details = "".join(pieces)
-        if omitted:
+        if full_report is not None and len(worst) > len(pieces):
+            where = _esc(_cap(full_report, 120))
+            details += f"\n… {len(worst) - len(pieces)} more failing test(s) not shown; see {where}.\n"
+        elif omitted:
             details += f"\n… {omitted} more failing test(s) left out (size limit {limit:,} characters).\n"
         if details.strip():
             body += "\n\n" + opening + details + closing
     return body + "\n"
 
 
-def _fit(text: str, limit: int) -> str:
-    """Cut at a line boundary when over `limit` UTF-16 units (only tables and lists get this long)."""
-    if units(text) <= limit:
+def _fit(text: str, limit: int, size: Callable[[str], int] = units) -> str:
+    """Cut at a line boundary when over `limit` (as `size` counts; only tables and lists get this long)."""
+    if size(text) <= limit:
         return text
     cut = limit - 100
-    while cut > 0 and units(text[:cut]) > limit - 100:  # astral characters: shrink until it fits
-        cut -= max((units(text[:cut]) - (limit - 100)), 1)
+    while cut > 0 and size(text[:cut]) > limit - 100:  # wide characters: shrink until it fits
+        cut -= max((size(text[:cut]) - (limit - 100)), 1)
     cut = text.rfind("\n", 0, max(cut, 0))
     return text[: max(cut, 0)] + "\n\n… truncated to stay under GitHub's comment size limit."
 
@@ -248,13 +264,21 @@ def render_markdown_for(
     summary: RunSummary, extras: dict[str, Any], baseline: RunSummary | None, *, repo_root: Path | None = None
 ) -> str:
     """`render_markdown` with the decision and selection taken from reporter extras."""
-    from agentv_ci.compare import compare_runs
     from agentv_ci.gating import GateOptions, decide
 
     decision = extras.get("decision") or decide(summary, GateOptions(), baseline)
-    comparison = decision.comparison  # the diff the gates judged (same threshold on both sides)
-    if comparison is None and baseline is not None:
-        comparison = compare_runs(baseline.results, summary.results)
+    comparison = comparison_for(summary, decision, baseline)
     return render_markdown(
         summary, decision, comparison=comparison, selection=extras.get("selection"), repo_root=repo_root
     )
+
+
+def comparison_for(
+    summary: RunSummary, decision: GateDecision, baseline: RunSummary | None
+) -> Comparison | None:
+    """The diff the gates judged (same threshold on both sides), else a fresh one against `baseline`."""
+    from agentv_ci.compare import compare_runs
+
+    if decision.comparison is not None:
+        return decision.comparison
+    return compare_runs(baseline.results, summary.results) if baseline is not None else None

@@ -62,6 +62,7 @@ def merge_runs(inputs: list[Path], output_dir: Path) -> MergeOutcome:
         budget_exhausted=any(r.budget_exhausted for r in runs)
         and any(row.execution_status == "not_run" for row in rows.values()),
         selection={k: v for r in runs for k, v in r.selection.items()},
+        interrupted=any(r.interrupted for r in runs),  # a partial shard makes a partial whole
     )
     write_summary_json(output_dir / "summary.json", summary)
     return MergeOutcome(rows=len(rows), duplicates=duplicates, summary=summary)

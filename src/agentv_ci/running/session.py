@@ -203,6 +203,7 @@ def _execute_run(request: RunRequest) -> RunOutcome:
         duration_ms=(time.perf_counter() - started) * 1000,
         dry_run=request.dry_run,
         budget_exhausted=options.budget.exhausted and runner.not_run > 0,
+        interrupted=interrupted,
         # Explicit paths carry no selection reason; change-based selection fills this in.
         selection={},
     )

@@ -1,0 +1,376 @@
+"""A small GitHub REST client over httpx: auth headers, bounded retries, `Link` pagination, downloads.
+
+Retries (at most `RetryPolicy.max_retries`, and never more than `max_wait_s` of sleeping in all):
+5xx answers and network errors back off 1 s, 2 s, 4 s...; rate limits (403/429 with `Retry-After`,
+or `x-ratelimit-remaining: 0` with `x-ratelimit-reset`) wait the advised time. When the advised wait
+does not fit in what is left of `max_wait_s`, the client gives up at once rather than sleep in vain.
+
+Every failure is a `GitHubApiError` (status and GitHub's JSON `message`), never an httpx traceback.
+The token is sent only as the `Authorization` header to the API's own origin: it is kept out of
+every exception message, log line and repr, a `Link` to another origin is refused, and redirects to
+another origin (artifact downloads go to a storage host) lose the header (httpx strips it).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from agentv_ci import __version__
+
+__all__ = [
+    "DEFAULT_API_URL",
+    "GitHubApiError",
+    "GitHubClient",
+    "RetryPolicy",
+]
+
+DEFAULT_API_URL = "https://api.github.com"
+API_VERSION = "2022-11-28"
+_REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+_NEXT_LINK = re.compile(r'<([^>]*)>\s*;\s*rel="?next"?', re.IGNORECASE)
+_MAX_MESSAGE = 300
+_MAX_PAGES = 100  # 10,000 items at per_page=100: far beyond any PR's comments or a name's artifacts
+_SERVER_ERRORS = frozenset({500, 502, 503, 504})
+logger = logging.getLogger(__name__)
+
+
+class GitHubApiError(Exception):
+    """A GitHub API call failed: `status` (None for a network error) and GitHub's `message`."""
+
+    def __init__(self, status: int | None, message: str, *, method: str = "", path: str = "") -> None:
+        self.status = status
+        self.message = message
+        self.method = method
+        self.path = path
+        where = f"{method} {path}".strip()
+        code = f"HTTP {status}" if status is not None else "network error"
+        super().__init__(f"GitHub API {where}: {code}: {message}" if where else f"{code}: {message}")
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How hard to retry: `max_retries` per request, `max_wait_s` of sleeping per request in all,
+    `backoff_s` the first delay after a 5xx or a network error (doubled each time)."""
+
+    max_retries: int = 3
+    max_wait_s: float = 60.0
+    backoff_s: float = 1.0
+
+
+class GitHubClient:
+    """GitHub REST v3 for one repository. Use as a context manager (or call `close`).
+
+    `api_url` is `GITHUB_API_URL` (GitHub Enterprise: `https://HOST/api/v3`), `repository` is
+    `owner/name`. `sleep` and `clock` are injectable so tests wait no real time.
+    """
+
+    def __init__(
+        self,
+        token: str,
+        repository: str,
+        *,
+        api_url: str = DEFAULT_API_URL,
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+        timeout_s: float = 30.0,
+    ) -> None:
+        if not token:
+            raise ValueError("a GitHub token is required")
+        if not _REPOSITORY.fullmatch(repository) or ".." in repository:
+            raise ValueError(f"repository must be owner/name, got {repository[:100]!r}")
+        self.repository = repository
+        self.api_url = (api_url or DEFAULT_API_URL).rstrip("/")
+        self.retry = retry or RetryPolicy()
+        self._token = token
+        self._sleep = sleep
+        self._clock = clock
+        self._origin = httpx.URL(self.api_url)
+        self._http = httpx.Client(
+            base_url=self.api_url + "/",
+            headers={
+                "Authorization": f"Bearer {token}",
+                "Accept": "application/vnd.github+json",
+                "X-GitHub-Api-Version": API_VERSION,
+                "User-Agent": f"agentv-ci/{__version__}",
+            },
+            timeout=httpx.Timeout(timeout_s, connect=10.0),
+            follow_redirects=True,  # httpx drops Authorization when a redirect leaves the origin
+        )
+
+    def __repr__(self) -> str:
+        return f"GitHubClient(api_url={self.api_url!r}, repository={self.repository!r})"
+
+    def __enter__(self) -> GitHubClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    @property
+    def repo_path(self) -> str:
+        """`/repos/owner/name`, the prefix of every repository endpoint."""
+        owner, name = self.repository.split("/", 1)
+        return f"/repos/{quote(owner, safe='')}/{quote(name, safe='')}"
+
+    def redact(self, text: str) -> str:
+        """`text` with the token replaced by `***` (for anything that may reach a log)."""
+        return text.replace(self._token, "***") if self._token in text else text
+
+    # -- requests -------------------------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, str | int] | None = None,
+        json: Any = None,
+        idempotent: bool | None = None,
+    ) -> httpx.Response:
+        """One call (with retries); a non-2xx answer raises `GitHubApiError`.
+
+        A request that is not idempotent (POST by default) is retried only when it surely was not
+        processed: a rate-limit answer or a failed connect, never after a 5xx or a lost answer.
+        """
+        safe = idempotent if idempotent is not None else method != "POST"
+        response = self._send(method, path, params=params, json=json, idempotent=safe)
+        if not response.is_success:
+            raise self._error(response, method, path)
+        return response
+
+    def get_json(self, path: str, *, params: Mapping[str, str | int] | None = None) -> Any:
+        return _json_of(self.request("GET", path, params=params), "GET", path)
+
+    def post_json(self, path: str, payload: Any, *, idempotent: bool = False) -> Any:
+        return _json_of(self.request("POST", path, json=payload, idempotent=idempotent), "POST", path)
+
+    def patch_json(self, path: str, payload: Any) -> Any:
+        return _json_of(self.request("PATCH", path, json=payload), "PATCH", path)
+
+    def paginate(
+        self,
+        path: str,
+        *,
+        params: Mapping[str, str | int] | None = None,
+        items_key: str | None = None,
+        max_pages: int = _MAX_PAGES,
+    ) -> Iterator[Any]:
+        """Every item of every page, following `Link: <...>; rel="next"` (same origin only).
+
+        A page is a JSON list, or an object whose `items_key` holds the list (e.g. `artifacts`).
+        """
+        url: str = path
+        query: Mapping[str, str | int] | None = {"per_page": 100, **(params or {})}
+        for _ in range(max_pages):
+            response = self.request("GET", url, params=query)
+            page = _json_of(response, "GET", path)
+            items = page.get(items_key) if items_key and isinstance(page, dict) else page
+            if not isinstance(items, list):
+                raise GitHubApiError(response.status_code, "unexpected page shape", method="GET", path=path)
+            yield from items
+            next_url = _next_link(response.headers.get("link", ""))
+            if next_url is None:
+                return
+            if not self._same_origin(next_url):
+                raise GitHubApiError(
+                    response.status_code, "pagination link leaves the API origin", method="GET", path=path
+                )
+            url, query = next_url, None  # the link carries the query (page, per_page, filters)
+        raise GitHubApiError(None, f"more than {max_pages} pages", method="GET", path=path)
+
+    def download(self, path: str, destination: Path, *, max_bytes: int) -> int:
+        """Stream `path` (following redirects) into `destination`; returns its size in bytes.
+
+        Raises `GitHubApiError` on a failed answer or when the body passes `max_bytes`.
+        """
+        waited = 0.0
+        for attempt in range(self.retry.max_retries + 1):
+            try:
+                with self._http.stream("GET", path) as response:
+                    if response.is_success:
+                        return _save_stream(response, destination, max_bytes, path)
+                    response.read()
+                    delay = self._retry_delay(response, attempt, waited)
+                    if delay is None:
+                        raise self._error(response, "GET", path)
+            except httpx.HTTPError as exc:
+                delay = self._network_delay(exc, attempt, waited, "GET", path)
+            logger.info("GitHub API GET %s: retry %d in %.1f s", path, attempt + 1, delay)
+            self._sleep(delay)
+            waited += delay
+        raise GitHubApiError(None, "retries exhausted", method="GET", path=path)  # pragma: no cover
+
+    # -- retries --------------------------------------------------------------------------------
+
+    def _send(
+        self,
+        method: str,
+        url: str,
+        *,
+        params: Mapping[str, str | int] | None,
+        json: Any,
+        idempotent: bool,
+    ) -> httpx.Response:
+        waited = 0.0
+        shown = _shown_path(url)
+        for attempt in range(self.retry.max_retries + 1):
+            try:
+                response = self._http.request(method, url, params=params, json=json)
+            except httpx.HTTPError as exc:
+                if not idempotent and not isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+                    raise self._network_error(exc, method, shown) from None
+                delay = self._network_delay(exc, attempt, waited, method, shown)
+            else:
+                if not idempotent and response.status_code >= 500:
+                    return response
+                found = self._retry_delay(response, attempt, waited)
+                if found is None:
+                    return response
+                delay = found
+            logger.info("GitHub API %s %s: retry %d in %.1f s", method, shown, attempt + 1, delay)
+            self._sleep(delay)
+            waited += delay
+        raise GitHubApiError(None, "retries exhausted", method=method, path=shown)  # pragma: no cover
+
+    def _network_delay(
+        self, exc: httpx.HTTPError, attempt: int, waited: float, method: str, path: str
+    ) -> float:
+        delay = self._backoff(attempt)
+        if attempt >= self.retry.max_retries or waited + delay > self.retry.max_wait_s:
+            raise self._network_error(exc, method, path) from None
+        return delay
+
+    def _network_error(self, exc: httpx.HTTPError, method: str, path: str) -> GitHubApiError:
+        detail = self.redact(str(exc))[:_MAX_MESSAGE] or "no detail"
+        return GitHubApiError(None, f"{type(exc).__name__}: {detail}", method=method, path=_shown_path(path))
+
+    def _retry_delay(self, response: httpx.Response, attempt: int, waited: float) -> float | None:
+        """Seconds to wait before retrying `response`, or None to keep it (success, a final error,
+        retries used up, or an advised wait longer than what is left of `max_wait_s`)."""
+        advised = self._advised_wait(response, attempt)
+        if advised is None:
+            return None
+        if attempt >= self.retry.max_retries or waited + advised > self.retry.max_wait_s:
+            return None
+        return advised
+
+    def _advised_wait(self, response: httpx.Response, attempt: int) -> float | None:
+        status = response.status_code
+        headers = response.headers
+        retry_after = _seconds(headers.get("retry-after"))
+        if status in (403, 429):
+            if retry_after is not None:
+                return retry_after
+            reset = _seconds(headers.get("x-ratelimit-reset"))
+            if headers.get("x-ratelimit-remaining") == "0" and reset is not None:
+                return max(0.0, reset - self._clock())
+            return self._backoff(attempt) if status == 429 else None  # a plain 403 is a permission answer
+        if status in _SERVER_ERRORS:
+            return retry_after if retry_after is not None else self._backoff(attempt)
+        return None
+
+    def _backoff(self, attempt: int) -> float:
+        return float(self.retry.backoff_s * 2**attempt)
+
+    def _error(self, response: httpx.Response, method: str, path: str) -> GitHubApiError:
+        message = _message_of(response) or response.reason_phrase or "request failed"
+        if response.status_code in (403, 429) and response.headers.get("x-ratelimit-remaining") == "0":
+            reset = _seconds(response.headers.get("x-ratelimit-reset"))
+            if reset is not None:
+                message += f" (rate limit resets in {max(0, round(reset - self._clock()))} s)"
+        return GitHubApiError(
+            response.status_code,
+            self.redact(message)[:_MAX_MESSAGE],
+            method=method,
+            path=_shown_path(path),
+        )
+
+    def _same_origin(self, url: str) -> bool:
+        other = httpx.URL(url)
+        return (other.scheme, other.host, other.port) == (
+            self._origin.scheme,
+            self._origin.host,
+            self._origin.port,
+        )
+
+
+def _shown_path(url: str) -> str:
+    """A request target as errors and logs show it: the path only, no query, no host."""
+    parsed = httpx.URL(url)
+    return parsed.path if parsed.is_absolute_url else url.split("?", 1)[0]
+
+
+def _seconds(raw: str | None) -> float | None:
+    if raw is None:
+        return None
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        return None
+    return value if value >= 0 else None
+
+
+def _next_link(header: str) -> str | None:
+    for part in header.split(","):
+        match = _NEXT_LINK.search(part)
+        if match:
+            return match.group(1).strip()
+    return None
+
+
+def _message_of(response: httpx.Response) -> str:
+    """GitHub's `message` plus the first validation error's message (a 422 explains itself there)."""
+    try:
+        data = response.json()
+    except ValueError:
+        return response.text.strip()[:_MAX_MESSAGE]
+    if not isinstance(data, dict):
+        return ""
+    message = str(data.get("message") or "")
+    errors = data.get("errors")
+    if isinstance(errors, list) and errors:
+        first = errors[0]
+        detail = first.get("message") if isinstance(first, dict) else first
+        if detail:
+            message = f"{message}: {detail}" if message else str(detail)
+    return message
+
+
+def _json_of(response: httpx.Response, method: str, path: str) -> Any:
+    if response.status_code == 204 or not response.content:
+        return None
+    try:
+        return response.json()
+    except ValueError:
+        raise GitHubApiError(
+            response.status_code, "the answer is not JSON", method=method, path=_shown_path(path)
+        ) from None
+
+
+def _save_stream(response: httpx.Response, destination: Path, max_bytes: int, path: str) -> int:
+    total = 0
+    with destination.open("wb") as handle:
+        for chunk in response.iter_bytes(64 * 1024):
+            total += len(chunk)
+            if total > max_bytes:
+                raise GitHubApiError(
+                    response.status_code,
+                    f"download larger than {max_bytes:,} bytes",
+                    method="GET",
+                    path=_shown_path(path),
+                )
+            handle.write(chunk)
+    return total
