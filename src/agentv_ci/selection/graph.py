@@ -51,9 +51,13 @@ class RepoPaths:
         rel = path[len(self._prefix) :]
         if os.sep != "/":
             rel = rel.replace(os.sep, "/")
-        if "/." in f"/{rel}":  # `./` or `../` components
+        parts = rel.split("/")
+        if "." in parts or ".." in parts or "" in parts:
             rel = posixpath.normpath(rel)
-            return None if rel.startswith("../") or rel == ".." else rel.removeprefix(".")
+            if rel == ".":
+                return ""
+            if rel == ".." or rel.startswith("../"):
+                return None
         return rel
 
 
