@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from agentv_ci import __version__
-from agentv_ci.commands import compare, grade, merge, plugins, report, run, schema, validate
+from agentv_ci.commands import compare, discover, grade, merge, plugins, report, run, schema, validate
 from agentv_ci.errors import AgentvCiError, ExitCode
 
 app = typer.Typer(
@@ -51,6 +51,7 @@ app.command("merge")(merge.merge_command)
 app.command("report")(report.report_command)
 app.command("compare")(compare.compare_command)
 app.command("plugins")(plugins.plugins_command)
+app.command("discover")(discover.discover_command)
 
 
 def _save_traceback() -> str:

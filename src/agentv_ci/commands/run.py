@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from agentv_ci.selection.select import Selection
 
 # SystemExit, not typer.Exit: `cli.run_app` runs typer with standalone_mode=False, where typer.Exit
 # (and typer's own KeyboardInterrupt -> Exit(130)) becomes a return value and the process exits 0.
@@ -70,6 +73,16 @@ def run_command(
         bool, typer.Option("--no-fail", help="Exit 0 whatever the gates say (bad input still exits 2).")
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No per-test progress.")] = False,
+    changed: Annotated[
+        bool, typer.Option("--changed", help="Only evals the changes since --base affect (selection.md).")
+    ] = False,
+    base: Annotated[
+        str | None, typer.Option("--base", help="Base ref for --changed (implies it).", show_default=False)
+    ] = None,
+    head: Annotated[str | None, typer.Option("--head", help="Head ref for --changed (default HEAD).")] = None,
+    include_uncommitted: Annotated[
+        bool, typer.Option("--include-uncommitted", help="--changed counts work-tree changes too.")
+    ] = False,
 ) -> None:
     """Run eval files: asyncio across all files, bounded workers, streamed results."""
     from agentv_ci.errors import ExitCode, UsageError
@@ -92,6 +105,12 @@ def run_command(
         raise UsageError(f"--budget-usd must be an amount greater than 0, got {budget_usd}")
     check_gate_flags(max_regression, baseline is not None)
     baseline_summary = load_run(baseline) if baseline is not None else None
+    selection = None
+    if changed or base is not None:
+        selection = _changed_selection(paths, base, head, include_uncommitted, targets_file)
+        paths = [picked.path for picked in selection.selected]
+    elif head is not None or include_uncommitted:
+        raise UsageError("--head and --include-uncommitted need --changed (or --base)")
     plan = PlanOptions(
         targets=tuple(target or ()),
         test_ids=tuple(test_id or ()),
@@ -114,6 +133,7 @@ def run_command(
         resume=resume,
         budget_usd=budget_usd,
         quiet=quiet,
+        selection=selection.as_summary_selection() if selection is not None else None,
     )
     try:
         outcome = execute_run(request)
@@ -121,6 +141,9 @@ def run_command(
         typer.echo("interrupted; finished results are on disk", err=True)
         raise SystemExit(int(ExitCode.INTERRUPTED)) from None
     summary = outcome.summary
+    if selection is not None and not selection.selected:
+        typer.echo(f"results: {outcome.output_dir / 'index.jsonl'} (empty)")
+        raise SystemExit(int(ExitCode.OK))
     options = GateOptions(
         threshold=threshold,
         min_pass_rate=min_pass_rate,
@@ -145,3 +168,26 @@ def run_command(
     if no_fail:
         raise SystemExit(int(ExitCode.OK))
     raise SystemExit(int(decision.exit_code))
+
+
+def _changed_selection(
+    paths: list[Path], base: str | None, head: str | None, include_uncommitted: bool, targets: Path | None
+) -> Selection:
+    """The evals under `paths` the changes affect; prints what was selected (or that nothing was)."""
+    import os
+
+    from agentv_ci.selection.discover import base_ref, discover_changed_evals
+    from agentv_ci.selection.render import headline
+
+    selection = discover_changed_evals(
+        paths,
+        base=base_ref(base, os.environ),
+        head=head or "HEAD",
+        include_uncommitted=include_uncommitted,
+        targets_file=targets,
+        checked_out_only=True,
+    )
+    typer.echo(headline(selection), err=bool(selection.selected))
+    for picked in selection.selected:
+        typer.echo(f"  {picked.repo_path}: {'; '.join(picked.reasons)}", err=True)
+    return selection

@@ -74,6 +74,8 @@ class CaseExpander:
         ref = strip_file_scheme(ref.strip())
         if _GLOB_CHARS & set(ref):
             pattern = str(resolve_relative(ref, node.base_dir, self.ctx.repo_root))
+            # A new file matching the pattern adds tests: its fixed leading directory is watched.
+            self.ctx.depend(glob_root(pattern))
             matches = sorted(Path(p) for p in globlib.glob(pattern, recursive=True))
             if not matches:
                 self.ctx.warn("W104", f"pattern {ref!r} matched no files", node)
@@ -199,6 +201,13 @@ class CaseExpander:
                 )
             )
         return out
+
+
+def glob_root(pattern: str) -> Path:
+    """The directory part of `pattern` before its first magic component (`cases/**/*.yaml` -> `cases`)."""
+    parts = Path(pattern).parts
+    fixed = next((i for i, part in enumerate(parts) if _GLOB_CHARS & set(part)), len(parts))
+    return Path(*parts[:fixed]) if fixed else Path(".")
 
 
 SELECT_KEYS = ("test_ids", "tags", "metadata")

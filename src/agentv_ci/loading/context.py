@@ -114,13 +114,22 @@ class LoadContext:
     """Diagnostics, dependencies and environment for loading one suite."""
 
     def __init__(
-        self, repo_root: Path, env: Mapping[str, str], process_env: Mapping[str, str] | None = None
+        self,
+        repo_root: Path,
+        env: Mapping[str, str],
+        process_env: Mapping[str, str] | None = None,
+        *,
+        build_graders: bool = True,
     ) -> None:
         self.repo_root = repo_root
         self.env = env  # process env merged over the `.env` chain of the file being loaded
         self.process_env = env if process_env is None else process_env
         self.diagnostics: list[Diagnostic] = []
+        # Every file (or directory: case dirs, glob roots, script dirs) read or looked for, absolute.
         self.dependencies: dict[str, None] = {}
+        # False: skip building graders and checking plugin configs (they add diagnostics, never
+        # dependencies); selection loads thousands of files this way.
+        self.build_graders = build_graders
         # Outcomes of load-time grader builds, by the spec's content (see grader_checks): identical
         # graders repeated across the tests of a suite are built once per load.
         self.build_outcomes: dict[Any, Any] = {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shlex
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from agentv_ci.loading.context import LoadContext, Node, did_you_mean, type_name
@@ -56,6 +57,16 @@ def _looks_like_script(arg: str) -> bool:
     return arg.startswith(("./", "../")) or (arg.endswith(_SCRIPT_SUFFIXES) and not arg.startswith("-"))
 
 
+def depend_on_script(path: Path, node: Node, ctx: LoadContext) -> None:
+    """A script and its directory (its helper modules live there) are dependencies; the directory
+    only when it is a directory of its own, not the one the grader is written in nor the repo root
+    (there every sibling eval file would count as a helper)."""
+    ctx.depend(path)
+    directory = path.parent
+    if directory != node.base_dir and directory.name and directory != safe_resolve(ctx.repo_root):
+        ctx.depend(directory)
+
+
 def depend_on_command_files(
     command: Any, node: Node, ctx: LoadContext, cwd: Any = None
 ) -> list[tuple[int | None, str]]:
@@ -78,7 +89,7 @@ def depend_on_command_files(
             path = safe_resolve(base / arg) if arg.startswith(("./", "../")) else None
             path = path if path is not None and path.exists() else resolve_reference(arg, base, ctx.repo_root)
             if path.is_file():
-                ctx.depend(path)
+                depend_on_script(path, node, ctx)
             elif arg.startswith(("./", "../")):
                 missing.append((index if isinstance(command, list) else None, arg))
     return missing
@@ -104,7 +115,7 @@ def check_command_files(command: Any, node: Node, ctx: LoadContext, cwd: Any = N
     for index, arg in enumerate(argv):
         if _looks_like_script(arg) and not any(ch in arg for ch in "$*{}"):
             path = resolve_reference(arg, base, ctx.repo_root)
-            ctx.depend(path)
+            depend_on_script(path, node, ctx)
             if not path.exists():
                 where = node.child(index) if isinstance(command, list) else node
                 ctx.error(

@@ -258,10 +258,12 @@ class GraderNormaliser:
             **common,
         )
         checked_from = len(ctx.diagnostics)
-        check_builtin(spec, raw, node, ctx)
-        check_plugin_config(spec, node, ctx)
-        if not members_missing and not any(d.severity == "error" for d in ctx.diagnostics[checked_from:]):
-            check_grader_builds(spec, node, ctx)
+        check_builtin(spec, raw, node, ctx)  # records the files the grader reads: always run
+        if ctx.build_graders:
+            check_plugin_config(spec, node, ctx)
+            errors = any(d.severity == "error" for d in ctx.diagnostics[checked_from:])
+            if not members_missing and not errors:
+                check_grader_builds(spec, node, ctx)
         if reuse_key is not None and kind in PURE_TYPES and len(ctx.diagnostics) == diagnostics_before:
             self._clean[reuse_key] = (written, kind, spec.name, common)
         return spec
@@ -321,7 +323,11 @@ class GraderNormaliser:
                 hint="an include takes only `include: <template>`; set weights and other fields in the "
                 "template, or write `type:` to define a grader here",
             )
-        path = find_template(name, node.base_dir, ctx.repo_root)
+        candidates = template_candidates(name, node.base_dir, ctx.repo_root)
+        path = next((c for c in candidates if c.is_file()), None)
+        # The template read, and every nearer place one could be added to shadow it.
+        for candidate in candidates[: candidates.index(path) + 1] if path is not None else candidates:
+            ctx.depend(candidate)
         if path is None:
             ctx.error(
                 "E301",
@@ -364,20 +370,25 @@ class GraderNormaliser:
         return self.normalise_list(data["assertions"], root.child("assertions"), (*stack, path))
 
 
-def find_template(name: str, start: Path, repo_root: Path) -> Path | None:
-    """`name` as a relative path (contains `/` or ends in .yaml/.yml), else the nearest
-    `.agentv/templates/<name>.yaml` walking up from `start`."""
+def template_candidates(name: str, start: Path, repo_root: Path) -> list[Path]:
+    """Where an assertion template is looked for, in order: `name` as a relative path (contains `/` or
+    ends in .yaml/.yml), else `.agentv/templates/<name>.yaml|.yml` in `start` and each parent up to the
+    repo root. The first that is a file is the template."""
     if "/" in name or name.endswith((".yaml", ".yml")):
         from agentv_ci.loading.paths import resolve_relative
 
-        candidate = resolve_relative(name, start, repo_root)
-        return candidate if candidate.is_file() else None
+        return [resolve_relative(name, start, repo_root)]
     start = start.resolve()
+    root = repo_root.resolve()
+    candidates: list[Path] = []
     for directory in (start, *start.parents):
-        for suffix in (".yaml", ".yml"):
-            candidate = directory / ".agentv" / "templates" / f"{name}{suffix}"
-            if candidate.is_file():
-                return candidate
-        if directory == repo_root.resolve():
+        folder = directory / ".agentv" / "templates"
+        candidates += [folder / f"{name}.yaml", folder / f"{name}.yml"]
+        if directory == root:
             break
-    return None
+    return candidates
+
+
+def find_template(name: str, start: Path, repo_root: Path) -> Path | None:
+    """The first of `template_candidates` that is a file."""
+    return next((c for c in template_candidates(name, start, repo_root) if c.is_file()), None)

@@ -37,8 +37,10 @@ def parse_dotenv(text: str) -> dict[str, str]:
     return values
 
 
-def dotenv_files(eval_dir: Path, repo_root: Path) -> list[Path]:
-    """`.env` files nearest-first: eval dir up to the repo root, then the repo root and the cwd."""
+def dotenv_candidates(eval_dir: Path, repo_root: Path) -> list[Path]:
+    """Where `.env` files are looked for, nearest first, whether they exist or not: the eval dir up to
+    the repo root, then the repo root and the cwd. (A new `.env` at one of them changes the eval's
+    environment, so selection watches them all.)"""
     eval_dir = eval_dir.resolve()
     repo_root = repo_root.resolve()
     dirs = [eval_dir]
@@ -48,29 +50,32 @@ def dotenv_files(eval_dir: Path, repo_root: Path) -> list[Path]:
             if parent == repo_root:
                 break
     dirs += [repo_root, Path(os.getcwd()).resolve()]
-    seen: set[Path] = set()
-    found: list[Path] = []
-    for directory in dirs:
-        candidate = directory / ".env"
-        if candidate not in seen and candidate.is_file():
-            seen.add(candidate)
-            found.append(candidate)
-    return found
+    return list(dict.fromkeys(directory / ".env" for directory in dirs))
 
 
-def build_env(
-    eval_dir: Path, repo_root: Path, process_env: Mapping[str, str]
-) -> tuple[dict[str, str], list[Path]]:
-    """Process env wins, then the nearest `.env`, then its parents."""
+def dotenv_files(eval_dir: Path, repo_root: Path) -> list[Path]:
+    """The `.env` files that exist among `dotenv_candidates`, nearest first."""
+    return [candidate for candidate in dotenv_candidates(eval_dir, repo_root) if candidate.is_file()]
+
+
+def merge_env(files: list[Path], process_env: Mapping[str, str]) -> dict[str, str]:
+    """Process env wins, then the first (nearest) of `files`, then the others."""
     merged: dict[str, str] = {}
-    files = dotenv_files(eval_dir, repo_root)
     for path in reversed(files):
         try:
             merged.update(parse_dotenv(path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError):
             continue
     merged.update(process_env)
-    return merged, files
+    return merged
+
+
+def build_env(
+    eval_dir: Path, repo_root: Path, process_env: Mapping[str, str]
+) -> tuple[dict[str, str], list[Path]]:
+    """Process env wins, then the nearest `.env`, then its parents."""
+    files = dotenv_files(eval_dir, repo_root)
+    return merge_env(files, process_env), files
 
 
 def _coerce(text: str) -> Any:

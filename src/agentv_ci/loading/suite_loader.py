@@ -23,7 +23,7 @@ from agentv_ci.loading.documents import parse_document, read_text
 from agentv_ci.loading.execution import merge_execution, parse_execution
 from agentv_ci.loading.grader_checks import depend_on_command_files
 from agentv_ci.loading.graders import GraderNormaliser
-from agentv_ci.loading.interpolate import build_env
+from agentv_ci.loading.interpolate import dotenv_candidates, merge_env
 from agentv_ci.loading.keys import SUITE_DEPRECATED, SUITE_KEYS, TESTS_ALIASES
 from agentv_ci.loading.messages import normalise_input
 from agentv_ci.loading.paths import find_repo_root, safe_resolve
@@ -37,10 +37,13 @@ _EMPTY: dict[str, Any] = {}
 
 
 class LoadResult(msgspec.Struct):
-    """A suite (None when the file could not be read or parsed) and every diagnostic found."""
+    """A suite (None when the file could not be read or parsed), every diagnostic found, and every file
+    the load read or looked for (absolute paths; directories for case dirs and globs): the suite's
+    `dependencies`, kept here too for a file that failed to load."""
 
     suite: Suite | None
     diagnostics: list[Diagnostic]
+    dependencies: list[str] = []
 
     @property
     def ok(self) -> bool:
@@ -145,6 +148,7 @@ class _SuiteLoader:
 
         defaults.workspace = parse_workspace(data.get("workspace"), root.child("workspace"), ctx)
         prompt_md = path.parent / "PROMPT.md"
+        ctx.depend(prompt_md)  # read for tests without input; adding one gives them an input
         defaults.prompt_md = prompt_md if prompt_md.is_file() else None
 
         builder = TestBuilder(ctx, defaults, graders_norm)
@@ -157,6 +161,7 @@ class _SuiteLoader:
             entries = list(expander.expand(str(jsonl), root))
         elif tests_key is None:
             sibling = path.with_name(default_suite_name(path) + ".jsonl")
+            ctx.depend(sibling)
             if sibling.is_file():
                 entries = list(expander.expand(str(sibling), root))
             else:
@@ -278,10 +283,7 @@ class _SuiteLoader:
             return []
         # An imported suite is a suite of its own: its `${{ VAR }}` come from its own `.env` chain.
         ctx = self.ctx
-        child_env, env_files = build_env(resolved.parent, ctx.repo_root, ctx.process_env)
-        for env_file in env_files:
-            ctx.depend(env_file)
-        saved_env, ctx.env = ctx.env, child_env
+        saved_env, ctx.env = ctx.env, dotenv_environment(resolved.parent, ctx)
         try:
             child = self.load(resolved, stack, where)
         finally:
@@ -353,24 +355,39 @@ def _no_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
+def dotenv_environment(eval_dir: Path, ctx: LoadContext) -> dict[str, str]:
+    """The process env over the `.env` chain of `eval_dir`; every place a `.env` could be is a
+    dependency (a new one changes the environment)."""
+    candidates = dotenv_candidates(eval_dir, ctx.repo_root)
+    for candidate in candidates:
+        ctx.depend(candidate)
+    return merge_env([c for c in candidates if c.is_file()], ctx.process_env)
+
+
 def load_suite(
-    path: Path, *, repo_root: Path | None = None, env: Mapping[str, str] | None = None
+    path: Path,
+    *,
+    repo_root: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    build_graders: bool = True,
 ) -> LoadResult:
     """Load one eval file (or JSONL dataset). Never raises for bad input: an unreadable file gives an
-    error diagnostic and `suite=None`."""
+    error diagnostic and `suite=None`.
+
+    `build_graders=False` skips building each grader and checking its plugin config: fewer
+    diagnostics, the same suite and the same dependencies (change-based selection loads this way)."""
     path = Path(path)
     root = repo_root if repo_root is not None else find_repo_root(path.absolute().parent)
     process_env = os.environ if env is None else env
-    merged_env, env_files = build_env(path.absolute().parent, root, process_env)
-    ctx = LoadContext(root, merged_env, process_env)
-    for env_file in env_files:
-        ctx.depend(env_file)
+    ctx = LoadContext(root, {}, process_env, build_graders=build_graders)
+    ctx.env = dotenv_environment(path.absolute().parent, ctx)
     with _no_cyclic_gc():
         suite = _SuiteLoader(ctx).load(path)
+    dependencies = list(ctx.dependencies)
     if suite is not None:
-        suite.dependencies = list(ctx.dependencies)
+        suite.dependencies = dependencies
     diagnostics = sorted(set(ctx.diagnostics), key=sort_key)
-    return LoadResult(suite=suite, diagnostics=diagnostics)
+    return LoadResult(suite=suite, diagnostics=diagnostics, dependencies=dependencies)
 
 
 def load_suites(

@@ -46,6 +46,9 @@ class RunRequest:
     env: Mapping[str, str] | None = None
     progress_stream: TextIO | None = None
     quiet: bool = False
+    # Change-based selection (eval path -> why it was selected); `paths` are then the selected evals
+    # and may be empty. None: explicit paths.
+    selection: dict[str, str] | None = None
 
 
 @dataclass
@@ -146,6 +149,8 @@ def _execute_run(request: RunRequest) -> RunOutcome:
 
     started = time.perf_counter()
     started_at = now_seconds()
+    if request.selection is not None and not request.paths:
+        return _nothing_selected(request, started_at)
     load_warnings: list[str] = []
     suites = load_selected_suites(request.paths, request.env, load_warnings)
     jobs = plan_jobs(suites, request.plan)
@@ -204,13 +209,27 @@ def _execute_run(request: RunRequest) -> RunOutcome:
         dry_run=request.dry_run,
         budget_exhausted=options.budget.exhausted and runner.not_run > 0,
         interrupted=interrupted,
-        # Explicit paths carry no selection reason; change-based selection fills this in.
-        selection={},
+        selection=request.selection or {},
     )
     write_summary_json(output_dir / "summary.json", summary)
     if interrupted:
         raise KeyboardInterrupt
     return RunOutcome(summary, output_dir, [*load_warnings, *runner.warnings], resumed=len(previous))
+
+
+def _nothing_selected(request: RunRequest, started_at: str) -> RunOutcome:
+    """A change-based run that selected no eval: an empty index.jsonl and a summary.json, so later
+    steps (reports, the PR comment, artifact upload) find a run."""
+    from agentv_ci.reporting.results_file import summary_from_results, write_summary_json
+
+    output_dir = request.output_dir or timestamp_dir()
+    output_dir.mkdir(parents=True, exist_ok=True)
+    (output_dir / "index.jsonl").write_bytes(b"")
+    summary = summary_from_results(
+        [], started_at=started_at, ended_at=now_seconds(), duration_ms=0.0, selection={}
+    )
+    write_summary_json(output_dir / "summary.json", summary)
+    return RunOutcome(summary, output_dir, [])
 
 
 async def _drive(runner: Runner) -> None:

@@ -1,0 +1,40 @@
+"""A selection as the text `agentv-ci discover` and `run --changed` print."""
+
+from __future__ import annotations
+
+from agentv_ci.selection.select import Selection
+
+
+def compared(selection: Selection) -> str:
+    """`BASE and HEAD (merge-base abc1234, N changed files)`."""
+    changes = selection.changes
+    head = f"{changes.head} and the work tree" if changes.include_uncommitted else changes.head
+    count = len(changes.files)
+    return (
+        f"{changes.base} and {head} (merge-base {changes.merge_base[:12]}, "
+        f"{count} changed file{'' if count == 1 else 's'})"
+    )
+
+
+def headline(selection: Selection) -> str:
+    """One line: how many evals of how many were selected, or that none is affected."""
+    if not selection.selected:
+        return f"no eval is affected by the changes between {compared(selection)}"
+    return (
+        f"{len(selection.selected)} of {selection.total} eval(s) affected by the changes between "
+        f"{compared(selection)}"
+    )
+
+
+def render_selection(selection: Selection) -> str:
+    """The headline, each selected eval (repo-relative) with its reasons, then the removed evals."""
+    lines = [headline(selection)]
+    if selection.all_reason is not None:
+        lines.append(selection.all_reason)
+        lines += [picked.repo_path for picked in selection.selected]
+    else:
+        for picked in selection.selected:
+            lines.append(picked.repo_path)
+            lines += [f"  - {reason}" for reason in picked.reasons]
+    lines += [f"removed: {path}" for path in selection.removed]
+    return "\n".join(lines)
