@@ -71,3 +71,24 @@ def test_a_targets_file_found_in_the_cwd_outside_the_repo_is_left_out(
     monkeypatch.chdir(elsewhere)
     watched = TargetsFiles(RepoPaths(repo.root)).for_eval(repo.root / "x.eval.yaml")
     assert watched == (".agentv/targets.yaml", ".agentv/targets.yml", "targets.yaml", "targets.yml")
+
+
+def test_without_worker_processes_the_files_load_in_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentv_ci.selection import graph
+
+    repo = GitRepo.init(tmp_path / "repo")
+    monkeypatch.chdir(repo.root)
+    files = [
+        repo.write(f"e{i}.eval.yaml", "tests:\n  - id: t\n    input: x\n    criteria: y\n") for i in range(3)
+    ]
+
+    def no_processes(*args: object, **kwargs: object) -> None:
+        raise OSError(38, "Function not implemented")  # e.g. no POSIX semaphores in a sandbox
+
+    monkeypatch.setattr(graph, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(graph, "ProcessPoolExecutor", no_processes)
+    nodes = graph.eval_dependencies(files, repo_root=repo.root, env={}, workers=2)
+    assert [n.path for n in nodes] == ["e0.eval.yaml", "e1.eval.yaml", "e2.eval.yaml"]
+    assert "e1.eval.yaml" in nodes[1].dependencies

@@ -12,6 +12,7 @@ import posixpath
 import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import msgspec
@@ -156,9 +157,13 @@ def _load_all(
     size = max(1, -(-len(files) // (count * _CHUNKS_PER_WORKER)))
     chunks = [files[i : i + size] for i in range(0, len(files), size)]
     n = len(chunks)
-    with ProcessPoolExecutor(max_workers=count, mp_context=_pool_context()) as pool:
-        parts = pool.map(_load_chunk, chunks, [repo_root] * n, [env] * n, [targets_file] * n)
-        return [item for part in parts for item in part]
+    try:
+        with ProcessPoolExecutor(max_workers=count, mp_context=_pool_context()) as pool:
+            parts = pool.map(_load_chunk, chunks, [repo_root] * n, [env] * n, [targets_file] * n)
+            return [item for part in parts for item in part]
+    except (BrokenProcessPool, OSError):
+        # No worker processes here (a sandbox without semaphores, a worker killed): the slow way.
+        return _load_chunk(files, repo_root, env, targets_file)
 
 
 def eval_dependencies(
