@@ -39,6 +39,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/run_mock_10k.py
 	$(BIN)/python bench/run_openai_1k.py
 	$(BIN)/python bench/reports_100k.py
+	$(BIN)/python bench/discover_5k.py
 
 clean:
 	rm -rf $(VENV) .cache .pytest_cache .mypy_cache .ruff_cache build src/*.egg-info

@@ -213,3 +213,17 @@ def test_help_does_not_import_the_selection_package() -> None:
     code = "import sys; from agentv_ci.cli import app; print('agentv_ci.selection' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_discover_text_when_global_config_selects_everything(repo: GitRepo) -> None:
+    repo.write(".agentv/config.yaml", "anything: true\n")
+    repo.commit("config")
+    done = run_cli("discover", "--base", "HEAD~1", cwd=repo.root)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1:] == [
+        "global config .agentv/config.yaml added: all evals selected",
+        "evals/billing.eval.yaml",
+        "evals/greeting.eval.yaml",
+        "evals/refunds.eval.yaml",
+    ]
+    assert done.stdout.startswith("3 of 3 eval(s) affected by the changes between HEAD~1 and HEAD")

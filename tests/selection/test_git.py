@@ -87,3 +87,14 @@ def _sleeping(marker: str) -> bool:
 
     done = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True, check=False)
     return bool(done.stdout.strip())
+
+
+def test_resolve_commit_fetches_a_commit_id_the_shallow_clone_lacks(tmp_path: Path) -> None:
+    upstream = GitRepo.init(tmp_path / "up")
+    before = upstream.commit("one")
+    upstream.branch("feature")
+    upstream.commit("two")
+    clone = upstream.clone(tmp_path / "clone", "--depth", "1", "--branch", "feature")
+    assert resolve_commit(clone.root, before) == before  # e.g. a push event's `before`
+    with pytest.raises(GitError, match=r"unknown git revision '0{40}'"):
+        resolve_commit(clone.root, "0" * 40)  # a new branch's push: nothing to compare with

@@ -5,15 +5,19 @@
     for picked in selection.selected:
         print(picked.repo_path, picked.reasons)
 
+`discover_changed_evals` does both in one call (as `agentv-ci discover`); docs/selection.md.
+
 Imports only loading/, targets/config, model/ and errors (never commands/ or github/).
 """
 
 from __future__ import annotations
 
 from agentv_ci.selection.changes import ChangedFile, ChangeSet, changed_files
+from agentv_ci.selection.discover import base_ref, discover_changed_evals
 from agentv_ci.selection.git import GitError, mark_safe_directory, repo_toplevel, resolve_commit
 from agentv_ci.selection.graph import EvalDependencies, eval_dependencies
 from agentv_ci.selection.history import find_merge_base
+from agentv_ci.selection.render import render_selection
 from agentv_ci.selection.select import (
     GLOBAL_CONFIG_FILES,
     GLOBAL_CONFIG_PATTERNS,
@@ -32,11 +36,14 @@ __all__ = [
     "GitError",
     "SelectedEval",
     "Selection",
+    "base_ref",
     "changed_files",
     "checkout_worktree",
+    "discover_changed_evals",
     "eval_dependencies",
     "find_merge_base",
     "mark_safe_directory",
+    "render_selection",
     "repo_toplevel",
     "resolve_commit",
     "select_changed_evals",

@@ -122,18 +122,27 @@ def is_shallow(repo: Path) -> bool:
 
 
 def resolve_commit(repo: Path, ref: str) -> str:
-    """The commit `ref` names: `ref`, else `origin/<ref>`, else `refs/remotes/origin/<ref>`; a branch
-    known only on the remote (a CI checkout fetches just the commit under test) is fetched first."""
+    """The commit `ref` names: `ref`, else `origin/<ref>`, else `refs/remotes/origin/<ref>`. A branch
+    or a full commit id known only on the remote (a CI checkout fetches just the commit under test)
+    is fetched from `origin` first."""
     for candidate in (ref, f"{REMOTE}/{ref}", f"refs/remotes/{REMOTE}/{ref}"):
         sha = commit_of(repo, candidate)
         if sha is not None:
             return sha
-    if _looks_like_branch(ref) and has_remote(repo):
+    fetchable = _looks_like_sha(ref) or _looks_like_branch(ref)
+    if fetchable and has_remote(repo):
         depth = ["--depth=1"] if is_shallow(repo) else []
-        spec = f"+refs/heads/{ref}:refs/remotes/{REMOTE}/{ref}"
+        spec, local = (
+            (ref, ref)
+            if _looks_like_sha(ref)
+            else (
+                f"+refs/heads/{ref}:refs/remotes/{REMOTE}/{ref}",
+                f"refs/remotes/{REMOTE}/{ref}",
+            )
+        )
         fetched = run_git("fetch", "--no-tags", "--quiet", *depth, REMOTE, spec, cwd=repo, check=False)
         if fetched.returncode == 0:
-            sha = commit_of(repo, f"refs/remotes/{REMOTE}/{ref}")
+            sha = commit_of(repo, local)
             if sha is not None:
                 return sha
     raise GitError(
@@ -141,6 +150,10 @@ def resolve_commit(repo: Path, ref: str) -> str:
         hint=f"tried {ref}, {REMOTE}/{ref} and refs/remotes/{REMOTE}/{ref}; fetch it first "
         f"(e.g. git fetch {REMOTE} {ref}) or check out with `fetch-depth: 0`",
     )
+
+
+def _looks_like_sha(ref: str) -> bool:
+    return len(ref) in (40, 64) and all(ch in "0123456789abcdef" for ch in ref)
 
 
 def _looks_like_branch(ref: str) -> bool:

@@ -12,6 +12,7 @@ import posixpath
 import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import msgspec
@@ -62,59 +63,69 @@ class RepoPaths:
 
 
 class TargetsFiles:
-    """The targets file that applies to each directory (`find_targets_file`), and the nearer places a
-    new one would shadow it from; memoised per directory."""
+    """For each directory: the targets file that applies (as `find_targets_file` finds it: the first of
+    TARGET_FILE_NAMES in the directory or a parent, up to the repo root, else in the cwd) and every
+    nearer place a new one would shadow it from, repo-relative. Memoised per directory, so a tree of
+    thousands of eval directories costs four `stat`s per directory."""
 
-    def __init__(self, explicit: Path | None = None) -> None:
+    def __init__(self, paths: RepoPaths, explicit: Path | None = None) -> None:
+        self.paths = paths
         self.explicit = explicit
-        self._by_dir: dict[Path, tuple[str, ...]] = {}
+        self._memo: dict[Path, tuple[str, ...]] = {}
 
     def for_eval(self, eval_file: Path) -> tuple[str, ...]:
         if self.explicit is not None:
-            return (str(self.explicit.absolute()),)
-        directory = eval_file.parent
-        found = self._by_dir.get(directory)
-        if found is None:
-            found = self._by_dir[directory] = self._walk(directory)
-        return found
+            forced = self.paths.relative(str(self.explicit.absolute()))
+            return (forced,) if forced is not None else ()
+        return self._lookup(eval_file.parent)
 
-    @staticmethod
-    def _walk(directory: Path) -> tuple[str, ...]:
-        found = find_targets_file(directory)
-        paths: list[str] = []
-        if found is not None:
-            found = found.absolute()
-            paths.append(str(found))
-            project = found.parent.parent if found.parent.name == ".agentv" else found.parent
-        else:
-            project = None
-        for current in (directory, *directory.parents):
-            for name in TARGET_FILE_NAMES:
-                candidate = current / name
-                if found is not None and candidate == found:
-                    return tuple(paths)
-                paths.append(str(candidate))
-            if current == project or (current / ".git").exists():
+    def _lookup(self, directory: Path) -> tuple[str, ...]:
+        known = self._memo.get(directory)
+        if known is not None:
+            return known
+        own: list[str] = []
+        result: tuple[str, ...] | None = None
+        for name in TARGET_FILE_NAMES:
+            candidate = directory / name
+            rel = self.paths.relative(str(candidate))
+            if rel is not None:
+                own.append(rel)
+            if candidate.is_file():
+                result = tuple(own)
                 break
-        return tuple(paths)
+        if result is None:
+            if (directory / ".git").exists() or directory.parent == directory:
+                # The top of the walk: what find_targets_file falls back to (the cwd's), if anything.
+                fallback = find_targets_file(directory)
+                rel = self.paths.relative(str(fallback.absolute())) if fallback is not None else None
+                result = (*own, rel) if rel is not None and rel not in own else tuple(own)
+            else:
+                result = (*own, *self._lookup(directory.parent))
+        self._memo[directory] = result
+        return result
 
 
 def _load_one(
-    path: Path, repo_root: Path, env: Mapping[str, str] | None, paths: RepoPaths
-) -> tuple[tuple[str, ...], bool]:
+    path: Path, repo_root: Path, env: Mapping[str, str], paths: RepoPaths, targets: TargetsFiles
+) -> EvalDependencies | None:
     from agentv_ci.loading.suite_loader import load_suite
 
+    rel = paths.relative(str(path))
+    if rel is None:
+        return None
     result = load_suite(path, repo_root=repo_root, env=env, build_graders=False)
     failed = result.suite is None or any(d.severity == "error" for d in result.diagnostics)
     rels = (paths.relative(d) for d in result.dependencies)
-    return tuple(dict.fromkeys(r for r in rels if r is not None)), failed
+    found = (r for r in rels if r is not None)
+    return EvalDependencies(rel, tuple(dict.fromkeys((*found, *targets.for_eval(path)))), failed)
 
 
 def _load_chunk(
-    files: list[Path], repo_root: Path, env: Mapping[str, str] | None
-) -> list[tuple[tuple[str, ...], bool]]:
+    files: list[Path], repo_root: Path, env: Mapping[str, str], targets_file: Path | None
+) -> list[EvalDependencies | None]:
     paths = RepoPaths(repo_root)
-    return [_load_one(path, repo_root, env, paths) for path in files]
+    targets = TargetsFiles(paths, targets_file)
+    return [_load_one(path, repo_root, env, paths, targets) for path in files]
 
 
 def _usable_cpus() -> int:
@@ -133,17 +144,26 @@ def _pool_context() -> multiprocessing.context.BaseContext:
 
 
 def _load_all(
-    files: list[Path], repo_root: Path, env: Mapping[str, str] | None, workers: int | None
-) -> list[tuple[tuple[str, ...], bool]]:
+    files: list[Path],
+    repo_root: Path,
+    env: Mapping[str, str],
+    targets_file: Path | None,
+    workers: int | None,
+) -> list[EvalDependencies | None]:
     count = workers if workers is not None else _usable_cpus()
     if count <= 1 or len(files) < PARALLEL_FROM:
-        return _load_chunk(files, repo_root, env)
+        return _load_chunk(files, repo_root, env, targets_file)
+    # Contiguous chunks of the sorted list: neighbours share directories (and the targets memo).
     size = max(1, -(-len(files) // (count * _CHUNKS_PER_WORKER)))
     chunks = [files[i : i + size] for i in range(0, len(files), size)]
-    plain_env = dict(env) if env is not None else None
-    with ProcessPoolExecutor(max_workers=count, mp_context=_pool_context()) as pool:
-        parts = pool.map(_load_chunk, chunks, [repo_root] * len(chunks), [plain_env] * len(chunks))
-        return [item for part in parts for item in part]
+    n = len(chunks)
+    try:
+        with ProcessPoolExecutor(max_workers=count, mp_context=_pool_context()) as pool:
+            parts = pool.map(_load_chunk, chunks, [repo_root] * n, [env] * n, [targets_file] * n)
+            return [item for part in parts for item in part]
+    except (BrokenProcessPool, OSError):
+        # No worker processes here (a sandbox without semaphores, a worker killed): the slow way.
+        return _load_chunk(files, repo_root, env, targets_file)
 
 
 def eval_dependencies(
@@ -154,18 +174,10 @@ def eval_dependencies(
     targets_file: Path | None = None,
     workers: int | None = None,
 ) -> list[EvalDependencies]:
-    """Load each eval file (absolute paths inside `repo_root`) and list what it reads: the loader's
-    dependencies plus the targets file that applies (`targets_file` when one is forced)."""
-    files = list(eval_files)
-    paths = RepoPaths(repo_root)
-    targets = TargetsFiles(targets_file)
-    loaded = _load_all(files, repo_root, env, workers)
-    out: list[EvalDependencies] = []
-    for path, (dependencies, failed) in zip(files, loaded, strict=True):
-        rel = paths.relative(str(path))
-        if rel is None:
-            continue
-        extra = (paths.relative(t) for t in targets.for_eval(path))
-        merged = tuple(dict.fromkeys((*dependencies, *(e for e in extra if e is not None))))
-        out.append(EvalDependencies(rel, merged, failed))
-    return out
+    """Load each eval file (absolute paths inside `repo_root`; others are left out) and list what it
+    reads: the loader's dependencies plus the targets file that applies (`targets_file` when one is
+    forced). Large sets load in `workers` processes (default: one per usable CPU)."""
+    # One plain copy of the environment: os.environ decodes every key on each read.
+    plain_env = dict(os.environ if env is None else env)
+    loaded = _load_all(list(eval_files), repo_root, plain_env, targets_file, workers)
+    return [node for node in loaded if node is not None]
