@@ -70,10 +70,14 @@ class GateDecision:
     comparison: Comparison | None = None  # the baseline diff the gates used (reports show the same one)
 
     @property
+    def label(self) -> str:
+        """`PASSED`, `FAILED` or `INCONCLUSIVE` (from the exit code)."""
+        return {ExitCode.OK: "PASSED", ExitCode.GATE_FAILED: "FAILED"}.get(self.exit_code, "INCONCLUSIVE")
+
+    @property
     def verdict(self) -> str:
-        """One line: `PASSED`/`FAILED`/`INCONCLUSIVE` with the headline numbers."""
-        label = {ExitCode.OK: "PASSED", ExitCode.GATE_FAILED: "FAILED"}.get(self.exit_code, "INCONCLUSIVE")
-        line = f"{label}"
+        """One line: the `label` with the headline numbers."""
+        line = self.label
         if self.totals is not None:
             t = self.totals
             line += f": {t.passed}/{t.tests} tests passed"
