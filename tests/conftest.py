@@ -7,6 +7,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+# The user's cache dir, for tools worth keeping between sessions (the SARIF Multitool install).
+USER_CACHE_HOME = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
 _cache = Path(tempfile.mkdtemp(prefix="agentv-ci-test-cache-"))
 (_cache / "python-entrypoints").mkdir()
 (_cache / "python-entrypoints" / ".disable").touch()

@@ -188,3 +188,46 @@ def test_markdown_comparison_stays_under_the_comment_limit() -> None:
     assert len(text) < MAX_CHARS
     assert "| s | 20000 | -0.900 |" in text  # the suite summary is never cut
     assert "more changed tests" in text and "--format json" in text
+
+
+def test_a_test_whose_definition_changed_is_changed_never_worse_or_better() -> None:
+    base = [row("edited", 1.0, fingerprint="1111"), row("same", 1.0, fingerprint="2222"),
+            row("old-row", 1.0), row("fixed-by-edit", 0.2, fingerprint="4444"), row("b", 0.9),
+            row("c", 0.9)]  # fmt: skip
+    head = [row("edited", 0.3, fingerprint="1112"), row("same", 0.3, fingerprint="2222"),
+            row("old-row", 0.3, fingerprint="3333"), row("fixed-by-edit", 1.0, fingerprint="4445"),
+            row("b", 0.9), row("c", 0.8)]  # fmt: skip
+    comparison = compare_runs(base, head)
+    result = {t.test_id: t for t in comparison.tests}
+    assert {k: t.status for k, t in result.items()} == {
+        "edited": "changed",
+        "same": "broken",  # same definition: its drop is a regression as before
+        "old-row": "broken",  # a baseline row without a fingerprint compares as before
+        "fixed-by-edit": "changed",
+        "b": "unchanged",
+        "c": "possible regression",
+    }
+    edited = result["edited"]
+    assert (edited.base_score, edited.head_score, edited.delta) == (1.0, 0.3, -0.7)
+    assert (edited.base_fingerprint, edited.head_fingerprint) == ("1111", "1112")
+    assert edited.describe() == "definition changed, 1.000 -> 0.300"
+    assert comparison.regressions == [result["old-row"], result["same"]]  # sorted by key
+    assert result["edited"] not in comparison.worse and result["fixed-by-edit"] not in comparison.worse
+    (suite,) = comparison.suites
+    assert suite.matched == 4  # the two changed tests add no delta
+    assert suite.mean_delta == pytest.approx((-0.7 - 0.7 + 0.0 - 0.1) / 4)
+    assert suite.counts["changed"] == 2
+
+    table = render_comparison(comparison, "table")
+    assert "changed              s/edited [m]" in table
+    assert "definition changed, 1.000 -> 0.300" in table
+    markdown = render_comparison(comparison, "markdown")
+    assert (
+        "| changed | s/edited \\[m\\] | 1.000 | 0.300 | -0.700 | definition changed, 1.000 -&gt; 0.300 |"
+        in markdown
+    )
+    data = json.loads(render_comparison(comparison, "json"))
+    edited_json = next(t for t in data["tests"] if t["test_id"] == "edited")
+    assert edited_json["status"] == "changed"
+    assert (edited_json["base_fingerprint"], edited_json["head_fingerprint"]) == ("1111", "1112")
+    assert "base_fingerprint" not in next(t for t in data["tests"] if t["test_id"] == "same")

@@ -227,3 +227,28 @@ def test_rejudge_recounts_attempt_passes() -> None:
     assert [t.verdict for t in with_trials.trials] == ["pass", "fail", "pass"]
     assert with_trials.aggregation is not None and with_trials.aggregation.passed_attempts == 2
     assert agg_only.aggregation is not None and agg_only.aggregation.passed_attempts == 2
+
+
+def test_a_changed_definition_is_never_a_regression_however_far_it_fell() -> None:
+    # a: its grader changed and its score collapsed; b..g: the whole suite changed definition
+    base = run(
+        ok("a", 1.0, fingerprint="a-old"), *(ok(f"t{i}", 1.0, fingerprint=f"t{i}-old") for i in range(6))
+    )
+    head = run(
+        ok("a", 0.81, fingerprint="a-new"), *(ok(f"t{i}", 0.85, fingerprint=f"t{i}-new") for i in range(6))
+    )
+    decision = decide(head, GateOptions(max_regression=0.0), base)
+    assert decision.exit_code == ExitCode.OK, decision.reasons
+    assert decision.comparison is not None
+    assert {t.status for t in decision.comparison.tests} == {"changed"}
+    assert decision.comparison.suites[0].matched == 0  # no suite delta from changed tests
+    assert decision.notes == [
+        "7 test(s) changed definition since the baseline, not compared: s/a [m], s/t0 [m], s/t1 [m], "
+        "s/t2 [m], s/t3 [m] ..."
+    ]
+    # the same drops with the same fingerprints (or none on one side) are gated as before
+    same = run(ok("a", 0.81, fingerprint="a-old"), *(ok(f"t{i}", 0.85) for i in range(6)))
+    gated = decide(same, GateOptions(max_regression=0.0), base)
+    assert gated.exit_code == ExitCode.GATE_FAILED
+    assert "s/a [m]: regressed vs baseline (1.000 -> 0.810)" in gated.reasons
+    assert any(r.startswith("suite s: mean score fell") for r in gated.reasons)

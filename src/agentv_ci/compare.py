@@ -3,6 +3,10 @@
 Tests are matched by suite + test id + target. Per test: base score, head score, delta and a status:
 
 - `new` / `removed`: only on one side; `not comparable`: either side errored or did not run.
+- `changed`: both rows carry a definition fingerprint (running/fingerprints.py) and they differ: the
+  test's input, graders, threshold or target changed, so a score move says nothing about the answers.
+  Never a regression or an improvement, and left out of the suite deltas. Rows without fingerprints
+  (older runs, AgentV's) compare as below.
 - With repeats on both sides (>= 2 attempts each) a change must be unlikely to be noise:
   the pass counts go through a one-sided Fisher exact test and the attempt scores through a 95%
   Welch interval of the mean difference. Significant (p < 0.05 or the interval excludes 0):
@@ -15,7 +19,8 @@ Tests are matched by suite + test id + target. Per test: base score, head score,
   `improved`; a smaller drop is `possible regression`.
 - A score move below `NOISE_FLOOR` (0.01) is never flagged.
 
-Per suite (and overall): the mean of the per-test deltas with its standard error.
+Per suite (and overall): the mean of the per-test deltas (`changed` tests left out) with its
+standard error.
 """
 
 from __future__ import annotations
@@ -56,6 +61,7 @@ Status = Literal[
     "removed",
     "unchanged",
     "not comparable",
+    "changed",
 ]
 _WORSE = ("broken", "regressed", "possible regression")
 
@@ -78,13 +84,15 @@ class TestComparison(msgspec.Struct, omit_defaults=True):
     head_attempts: int | None = None
     p_value: float | None = None  # one-sided Fisher exact, in the direction of the change
     ci95: tuple[float, float] | None = None  # Welch interval of the score difference
+    base_fingerprint: str | None = None  # set on `changed` rows: the two definition fingerprints
+    head_fingerprint: str | None = None
 
     @property
     def label(self) -> str:
         return f"{self.suite}/{self.test_id} [{self.target}]"
 
     def describe(self) -> str:
-        parts = []
+        parts = ["definition changed"] if self.status == "changed" else []
         if self.base_score is not None and self.head_score is not None:
             base, head = self.base_score, self.head_score
             hidden = base != head and f"{base:.3f}" == f"{head:.3f}"
@@ -141,6 +149,14 @@ def _conclusive(result: TestResult) -> bool:
 
 def _classify(base: TestResult, head: TestResult) -> TestComparison:
     row = TestComparison(head.suite, head.test_id, head.target, "unchanged")
+    if base.fingerprint and head.fingerprint and base.fingerprint != head.fingerprint:
+        row.status = "changed"  # another test now: its score move is not a regression nor a fix
+        row.base_fingerprint, row.head_fingerprint = base.fingerprint, head.fingerprint
+        row.base_score = base.score if _conclusive(base) else None
+        row.head_score = head.score if _conclusive(head) else None
+        if row.base_score is not None and row.head_score is not None:
+            row.delta = round(row.head_score - row.base_score, 6)
+        return row
     if not (_conclusive(base) and _conclusive(head)):
         row.status = "not comparable"
         row.base_score = base.score if _conclusive(base) else None
@@ -189,7 +205,7 @@ def _key(result: TestResult) -> tuple[str, str, str]:
 
 def _suite_stats(name: str, rows: Iterable[TestComparison]) -> SuiteComparison:
     rows = list(rows)
-    deltas = [r.delta for r in rows if r.delta is not None]
+    deltas = [r.delta for r in rows if r.delta is not None and r.status != "changed"]
     counts: dict[str, int] = {}
     for r in rows:
         counts[r.status] = counts.get(r.status, 0) + 1
@@ -234,9 +250,8 @@ def _compare(base: list[TestResult], head: list[TestResult]) -> Comparison:
 
 # ------------------------------------------------------------------ rendering
 
-_ORDER = {
-    s: i for i, s in enumerate(("broken", "regressed", "possible regression", "not comparable", "fixed"))
-}
+_SEVERITY = ("broken", "regressed", "possible regression", "not comparable", "changed", "fixed")
+_ORDER = {s: i for i, s in enumerate(_SEVERITY)}
 
 
 def _fmt(value: float | None, signed: bool = False) -> str:

@@ -8,7 +8,8 @@ A missed gate is a value, not an exception. Exit codes (DESIGN.md):
   - a suite's or the whole run's mean score is below `min_mean_score`,
   - against a baseline, a test regressed/broke beyond noise by more than `max_regression`, or a
     suite's mean score (>= 2 matched tests) fell by more than `max_regression` and by more than
-    1.96 standard errors of its per-test deltas.
+    1.96 standard errors of its per-test deltas. A test whose definition changed (`changed` in
+    compare) is never a regression, and is left out of the suite deltas.
 - **3 (inconclusive)** when no quality gate failed but the run cannot be called green:
   - nothing conclusive ran (no results, every test errored or was not run),
   - execution errors occurred and `fail_on_error` is on (the default),
@@ -69,10 +70,14 @@ class GateDecision:
     comparison: Comparison | None = None  # the baseline diff the gates used (reports show the same one)
 
     @property
+    def label(self) -> str:
+        """`PASSED`, `FAILED` or `INCONCLUSIVE` (from the exit code)."""
+        return {ExitCode.OK: "PASSED", ExitCode.GATE_FAILED: "FAILED"}.get(self.exit_code, "INCONCLUSIVE")
+
+    @property
     def verdict(self) -> str:
-        """One line: `PASSED`/`FAILED`/`INCONCLUSIVE` with the headline numbers."""
-        label = {ExitCode.OK: "PASSED", ExitCode.GATE_FAILED: "FAILED"}.get(self.exit_code, "INCONCLUSIVE")
-        line = f"{label}"
+        """One line: the `label` with the headline numbers."""
+        line = self.label
         if self.totals is not None:
             t = self.totals
             line += f": {t.passed}/{t.tests} tests passed"
@@ -158,7 +163,8 @@ def regression_reasons(comparison: Comparison, max_regression: float | None) -> 
     Fails: tests `regressed`/`broken` beyond noise whose score fell by more than `max_regression`;
     suites (>= 2 matched tests) whose mean score fell by more than `max_regression`, by more than
     1.96 standard errors of the per-test deltas, and by more than the noise floor (0.01).
-    Notes: every other worse-looking test (incl. `possible regression`). None: notes only.
+    Notes: every other worse-looking test (incl. `possible regression`), and one line for the tests
+    whose definition changed (`changed`: never gated, whatever their scores did). None: notes only.
     """
     reasons: list[str] = []
     notes: list[str] = []
@@ -169,6 +175,10 @@ def regression_reasons(comparison: Comparison, max_regression: float | None) -> 
             reasons.append(f"{row.label}: {row.status} vs baseline ({row.describe()})")
         elif row.status in ("regressed", "broken", "possible regression"):
             notes.append(f"{row.label}: {row.status} vs baseline ({row.describe()})")
+    changed = [row.label for row in comparison.tests if row.status == "changed"]
+    if changed:
+        names = ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
+        notes.append(f"{len(changed)} test(s) changed definition since the baseline, not compared: {names}")
     for suite in comparison.suites:
         # one matched test: the test-level verdict above already decided (with its own noise model)
         if limit is None or suite.mean_delta is None or suite.matched < 2 or suite.stderr is None:

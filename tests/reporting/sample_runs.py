@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
+
 from agentv_ci.model.result import (
     AssertionResult,
     AttemptSummary,
@@ -21,7 +23,24 @@ HOSTILE = (
 )
 
 
+# Definition fingerprints as the runner writes them (running/fingerprints.py). The baseline's `adds`
+# has another one: its definition changed, so compare calls it `changed` (not `fixed`).
+FINGERPRINTS = {
+    "greets": "5f0c1a2b3c4d5e6f",
+    "refund-policy": "0a1b2c3d4e5f6071",
+    "flaky-math": "8192a3b4c5d6e7f8",
+    "adds": "a0d5a0d5a0d5a0d5",
+    "timeout": "7157e0b7157e0b71",
+    "later": "1a7e71a7e71a7e71",
+}
+
+
 def sample_results(repo_root: Path) -> list[TestResult]:
+    rows = _sample_rows(repo_root)
+    return [msgspec.structs.replace(r, fingerprint=FINGERPRINTS[r.test_id]) for r in rows]
+
+
+def _sample_rows(repo_root: Path) -> list[TestResult]:
     evals = repo_root / "evals"
     return [
         TestResult(
@@ -143,11 +162,20 @@ def sample_summary(repo_root: Path) -> RunSummary:
 
 
 def baseline_summary(repo_root: Path) -> RunSummary:
-    """A baseline where refund-policy passed and flaky-math passed 5/5."""
+    """A baseline where refund-policy passed, flaky-math passed 5/5 and adds failed under an older
+    definition (another fingerprint)."""
     head = {r.test_id: r for r in sample_results(repo_root)}
     base = [
         head["greets"],
-        TestResult("refund-policy", "smoke", "mock", 0.9, "ok", verdict="pass"),
+        TestResult(
+            "refund-policy",
+            "smoke",
+            "mock",
+            0.9,
+            "ok",
+            verdict="pass",
+            fingerprint=FINGERPRINTS["refund-policy"],
+        ),
         TestResult(
             "flaky-math",
             "math",
@@ -156,8 +184,9 @@ def baseline_summary(repo_root: Path) -> RunSummary:
             "ok",
             verdict="pass",
             aggregation=AttemptSummary("mean", 5, 5, scores=[1.0] * 5, mean=1.0),
+            fingerprint=FINGERPRINTS["flaky-math"],
         ),
-        TestResult("adds", "math", "mock", 1.0, "ok", verdict="pass"),
-        TestResult("retired", "math", "mock", 1.0, "ok", verdict="pass"),
+        TestResult("adds", "math", "mock", 0.5, "quality_failure", fingerprint="a0d5a0d5000000d0"),
+        TestResult("retired", "math", "mock", 1.0, "ok", verdict="pass", fingerprint="2e712ed2e712ed00"),
     ]
     return RunSummary(results=base, started_at="2026-01-01T00:00:00Z")

@@ -176,3 +176,22 @@ def test_agentv_summary_json_with_other_shapes_is_tolerated(tmp_path: Path) -> N
     assert loaded.started_at == "2026-03-01T10:00:00Z"
     assert loaded.selection == {} and loaded.tool == "agentv-ci"
     assert len(loaded.results) == 4
+
+
+def test_fingerprint_is_read_when_present_and_optional_otherwise(tmp_path: Path) -> None:
+    path = tmp_path / "index.jsonl"
+    rows = [
+        {"test_id": "ours", "suite": "s", "target": "m", "score": 1.0, "execution_status": "ok",
+         "fingerprint": "0123456789abcdef"},
+        {"test_id": "agentv", "suite": "s", "target": "m", "score": 1.0, "execution_status": "ok"},
+        {"testId": "camel", "score": 0.5, "fingerprint": "fedcba9876543210"},
+        # another tool's field of the same name: dropped, the row still reads
+        {"test_id": "foreign", "suite": "s", "target": "m", "score": 1.0, "fingerprint": {"sha": "x"}},
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert [(r.test_id, r.fingerprint) for r in read_results(path)] == [
+        ("ours", "0123456789abcdef"),
+        ("agentv", None),
+        ("camel", "fedcba9876543210"),
+        ("foreign", None),
+    ]

@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from agentv_ci.model.result import AssertionResult, GraderResult, RunSummary, TestResult
@@ -200,3 +201,19 @@ def test_per_attempt_rows_give_one_result_per_test() -> None:
     ]  # fmt: skip
     results = render_sarif(RunSummary(rows), FAKE_REPO)["runs"][0]["results"]
     assert len(results) == 1
+
+
+def test_driver_carries_a_version_even_when_the_run_recorded_none() -> None:
+    from agentv_ci import __version__
+
+    summary = sample_summary(FAKE_REPO)
+    driver = render_sarif(msgspec.structs.replace(summary, version=""), FAKE_REPO)["runs"][0]["tool"][
+        "driver"
+    ]
+    assert driver["version"] == __version__ and "semanticVersion" not in driver
+    recorded = render_sarif(msgspec.structs.replace(summary, version="9.8.7"), FAKE_REPO)["runs"][0]["tool"][
+        "driver"
+    ]
+    assert (recorded["version"], recorded["semanticVersion"]) == ("9.8.7", "9.8.7")
+    diagnostics = sarif_from_diagnostics([], FAKE_REPO)["runs"][0]["tool"]["driver"]
+    assert diagnostics["version"] == __version__

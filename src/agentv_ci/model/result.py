@@ -115,6 +115,9 @@ class TestResult(msgspec.Struct, omit_defaults=True):
     metadata: dict[str, Any] = {}
     tags: list[str] = []
     dry_run: bool = False
+    # Hash of the test's definition (input, graders, threshold, target; running/fingerprints.py):
+    # compare calls a test whose fingerprint differs from the baseline's `changed`.
+    fingerprint: str | None = None
 
 
 class RunSummary(msgspec.Struct, omit_defaults=True):

@@ -114,7 +114,7 @@ def _changes(comparison: Comparison) -> list[str]:
     removed = sum(1 for t in comparison.tests if t.status == "removed")
     if not changed and not new and not removed:
         return ["#### Changes vs baseline", "", "No test changed beyond noise."]
-    order = {"broken": 0, "regressed": 1, "possible regression": 2, "not comparable": 3}
+    order = {"broken": 0, "regressed": 1, "possible regression": 2, "not comparable": 3, "changed": 4}
     changed.sort(key=lambda t: (order.get(t.status, 9), t.delta or 0.0, t.suite, t.test_id, t.target))
     lines = ["#### Changes vs baseline", ""]
     if changed:

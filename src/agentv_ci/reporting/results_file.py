@@ -177,6 +177,8 @@ def normalise_row(row: dict[str, Any], *, parent: dict[str, Any] | None = None) 
         row["execution_status"] = status
     if row.get("verdict") not in ("pass", "fail", "skip"):
         row["verdict"] = {"ok": "pass", "not_run": "skip"}.get(status, "fail")
+    if not isinstance(row.get("fingerprint", ""), str):  # not ours (another tool's field of that name)
+        del row["fingerprint"]
     trials = row.get("trials")
     if isinstance(trials, list):
         row["trials"] = [normalise_row(t, parent=row) for t in trials if isinstance(t, dict)]

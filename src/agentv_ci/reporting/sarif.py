@@ -21,6 +21,7 @@ from urllib.parse import quote
 
 import msgspec
 
+from agentv_ci import __version__
 from agentv_ci.model.result import GraderResult, RunSummary, TestResult
 from agentv_ci.plugins import ReportOptions
 from agentv_ci.reporting.details import failing_graders, grader_failure_text, repo_relative, test_label
@@ -202,6 +203,9 @@ def build_log(
 ) -> dict[str, Any]:
     """A SARIF log with one run; truncated to `MAX_RESULTS` (most severe first) with a note.
 
+    The driver always carries a `version` (GitHub code scanning and the SARIF validator want one):
+    `version` when given (the run's), else this package's; `semanticVersion` only when given.
+
     `automationDetails` is written only for an explicit `category`: upload-sarif fills it from its
     own `category` input (or a per-job/matrix default) only when the file has none, so a fixed
     value here would make matrix jobs overwrite each other's alerts.
@@ -212,6 +216,8 @@ def build_log(
     rules = {rid: rule for rid, rule in rules.items() if rid in used}
     driver: dict[str, Any] = {
         "name": "agentv-ci",
+        # the agentv-ci behind the results when the run recorded it, else the one writing this file
+        "version": version or __version__,
         "informationUri": INFORMATION_URI,
         "rules": [rules[rid] for rid in sorted(rules)],
     }

@@ -10,7 +10,14 @@ from agentv_ci.running.plan import Job
 
 
 def unfinished_result(
-    job: Job, *, status: str, error: str, stage: str | None, reason: str, dry_run: bool
+    job: Job,
+    *,
+    status: str,
+    error: str,
+    stage: str | None,
+    reason: str,
+    dry_run: bool,
+    fingerprint: str | None = None,
 ) -> TestResult:
     """A row for a job that produced no graded answer (execution error or not run)."""
     from agentv_ci.grading import relative_eval_path
@@ -34,4 +41,5 @@ def unfinished_result(
         metadata=dict(test.metadata),
         tags=list(test.tags),
         dry_run=dry_run,
+        fingerprint=fingerprint,
     )

@@ -19,6 +19,7 @@ from agentv_ci.prompting import render_input
 from agentv_ci.running.budget import Budget
 from agentv_ci.running.cache import ResponseCache, cache_key, target_fingerprint
 from agentv_ci.running.conversation import run_conversation
+from agentv_ci.running.fingerprints import DefinitionFingerprints
 from agentv_ci.running.plan import Job
 from agentv_ci.running.rows import unfinished_result
 from agentv_ci.running.workspace import HookError, WorkspaceManager
@@ -56,7 +57,8 @@ class Runner:
         self._by_suite: dict[str, TargetsConfig] = {}
         self._eval_paths: dict[str, Path] = {}
         self._targets: dict[tuple[Path | None, str], TargetPlugin] = {}
-        self._fingerprints: dict[int, bytes] = {}
+        self._fingerprints: dict[int, bytes] = {}  # target instance -> cache-key fingerprint
+        self._definitions = DefinitionFingerprints()
         self._callers: dict[tuple[Path | None, str], GraderTargetCaller | None] = {}
         self._limits: dict[int, asyncio.Semaphore] = {}
         self.not_run = 0
@@ -85,6 +87,10 @@ class Runner:
         value = config.resolve(name).fields.get("workers")
         return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
+    def definition_fingerprint(self, job: Job) -> str:
+        """The job's test-definition fingerprint (computed once per job; see running/fingerprints.py)."""
+        return self._definitions.of_job(job, self._config_for(job.suite.path))
+
     def _eval_path(self, suite_path: str) -> Path:
         """The eval path as results show it (relative to cwd when below it), computed once per suite."""
         path = self._eval_paths.get(suite_path)
@@ -96,7 +102,7 @@ class Runner:
 
     def prepare(self) -> None:
         """Load targets files and create every target (and the `--grader-target`) before any test runs:
-        an unknown target or a missing API key is a `ConfigError` here."""
+        an unknown target or a missing API key is a `ConfigError` here. Fingerprints every job too."""
         from agentv_ci.targets.factory import create_target
         from agentv_ci.targets.grader_caller import make_grader_caller
 
@@ -104,6 +110,7 @@ class Runner:
             return
         for job in self.jobs:
             config = self._config_for(job.suite.path)
+            self._definitions.of_job(job, config)  # all at once here: cheaper than between tests
             key = (config.path, job.target)
             if key not in self._targets:
                 self._targets[key] = create_target(job.target, config, dry_run=self.options.dry_run)
@@ -195,6 +202,7 @@ class Runner:
                         stage=None,
                         reason=reason,
                         dry_run=self.options.dry_run,
+                        fingerprint=self.definition_fingerprint(job),
                     )
                 )
         finally:
@@ -344,6 +352,7 @@ class Runner:
         finally:
             if has_workspace:
                 await self.workspaces.leave(job.suite, test, workspace, keep=self.options.keep_workspaces)
+        result.fingerprint = self.definition_fingerprint(job)  # a fresh row: set in place, no copy
         changes: dict[str, object] = {}
         if result.start_time is None:
             changes["start_time"] = started_at

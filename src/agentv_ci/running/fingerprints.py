@@ -1,0 +1,218 @@
+"""Test-definition fingerprints: a short hash of what a test asks and how it is judged.
+
+`compare` uses them to tell "the test changed" from "the answers changed": a test whose definition
+differs from the baseline's is `changed`, never a regression or an improvement.
+
+Hashed, as canonical JSON (msgspec, sorted keys):
+
+- the input messages as the target gets them (vars substituted); a file block by its path as written
+  plus a digest of the file's bytes, so editing a referenced file changes the fingerprint;
+- `criteria`, the expected output, `input_files` (path relative to the eval file + digest),
+  conversation turns and their settings;
+- the graders: type, config, weight, required, min_score, negate (not their names, not where they
+  were written: moving a test within its file keeps its fingerprint);
+- the effective threshold;
+- the target: its name, provider, non-secret fields and `grader_target` from targets.yaml (keys that
+  name a secret and the runner's own knobs such as `workers` are left out).
+
+Never hashed: line numbers, absolute paths of the checkout (a base run in a temporary worktree must
+agree with the head run), timestamps, attempt numbers, API keys. Not hashed either (by choice):
+descriptions, tags, metadata, the repeat count and strategy (a `--repeat` change is noise handling,
+not a new test), `--grader-target`, workspace setup, and the content of grader scripts and judge
+prompt files named in a grader's config (their paths are hashed as written).
+
+Cost: about 2-4 us per test x target, computed for every job in `Runner.prepare` (in one loop: cheaper
+than between tests).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from agentv_ci.errors import ConfigError
+from agentv_ci.model.suite import GraderSpec, Message, Test
+from agentv_ci.running.plan import Job
+from agentv_ci.targets.config import TargetsConfig
+
+__all__ = ["FINGERPRINT_LENGTH", "DefinitionFingerprints", "definition_fingerprint", "target_identity"]
+
+FINGERPRINT_LENGTH = 16
+# Part of every hashed payload: bump it when the encoding changes (every test then reads as changed
+# against baselines written before, which a CHANGELOG entry must say).
+_ENCODING = "agentv-ci/definition/1"
+# MessagePack, not JSON: as canonical (sorted keys) and about twice as fast on floats; the bytes are
+# only ever hashed.
+_ENCODER = msgspec.msgpack.Encoder(order="sorted", enc_hook=str)
+_SECRET_KEYS = frozenset(
+    {"api_key", "apikey", "key", "secret", "token", "password", "passwd", "authorization", "auth",
+     "headers", "cookie", "cookies", "credentials"}
+)  # fmt: skip
+_SECRET_SUFFIXES = ("_key", "_secret", "_token", "_password", "_credentials")
+# The runner's knobs: how a target is called, not what it answers.
+_OPERATIONAL_KEYS = frozenset(
+    {"workers", "max_retries", "retries", "timeout", "timeout_ms", "timeout_seconds", "request_timeout"}
+)
+_GRADER_LOCATION_KEYS = ("location", "config_locations", "written_type", "name")
+
+
+def _is_secret(key: str) -> bool:
+    lowered = key.lower()
+    return lowered in _SECRET_KEYS or lowered.endswith(_SECRET_SUFFIXES)
+
+
+def target_identity(name: str, targets: TargetsConfig | None) -> list[Any]:
+    """The target as it bears on answers: name, provider, non-secret fields and `grader_target`
+    (aliases followed). A target not declared in targets.yaml (e.g. the built-in `mock`) is its name
+    alone."""
+    if targets is None or name not in targets.targets:
+        return [name]
+    try:
+        definition = targets.resolve(name)
+    except ConfigError:  # a broken alias: the run reports it; the name still identifies the target
+        return [name]
+    fields = {
+        key: value
+        for key, value in definition.fields.items()
+        if not _is_secret(key) and key not in _OPERATIONAL_KEYS
+    }
+    return [name, definition.name, definition.provider, fields, definition.grader_target]
+
+
+def _member(raw: Any) -> Any:
+    """A composite member (the builtins of a `GraderSpec`) without names and source locations."""
+    if not isinstance(raw, dict):
+        return raw
+    member = {k: v for k, v in raw.items() if k not in _GRADER_LOCATION_KEYS}
+    config = member.get("config")
+    if isinstance(config, dict) and isinstance(config.get("assertions"), list):
+        member["config"] = {**config, "assertions": [_member(m) for m in config["assertions"]]}
+    return member
+
+
+def _graders(specs: list[GraderSpec]) -> list[tuple[Any, ...]]:
+    """Type, weight, required, min_score, negate and config of each grader (composite members alike)."""
+    out: list[tuple[Any, ...]] = []
+    for spec in specs:
+        config = spec.config
+        if spec.type == "composite" and isinstance(config.get("assertions"), list):
+            config = {**config, "assertions": [_member(m) for m in config["assertions"]]}
+        out.append((spec.type, spec.weight, spec.required, spec.min_score, spec.negate, config))
+    return out
+
+
+class DefinitionFingerprints:
+    """Fingerprints for one run, each test x target computed once (a job's attempts and its `not run`
+    row share it); file digests and target identities are computed once per run."""
+
+    def __init__(self) -> None:
+        self._jobs: dict[int, tuple[Job, str]] = {}
+        self._targets: dict[tuple[Path | None, str], msgspec.Raw] = {}
+        self._files: dict[str, str | None] = {}
+
+    def of_job(self, job: Job, targets: TargetsConfig | None) -> str:
+        cached = self._jobs.get(id(job))
+        if cached is not None and cached[0] is job:
+            return cached[1]
+        fingerprint = self._fingerprint(job.test, job.suite.path, job.threshold, job.target, targets)
+        self._jobs[id(job)] = (job, fingerprint)  # the job is kept, so its id cannot be reused
+        return fingerprint
+
+    def fingerprint(
+        self, test: Test, *, eval_path: str, threshold: float, target: str, targets: TargetsConfig | None
+    ) -> str:
+        """`test` against `target` with `threshold`; `eval_path` is the test's eval file (input files
+        are hashed by their path relative to its directory)."""
+        return self._fingerprint(test, eval_path, threshold, target, targets)
+
+    def _fingerprint(
+        self, test: Test, eval_path: str, threshold: float, target: str, targets: TargetsConfig | None
+    ) -> str:
+        key = (targets.path if targets is not None else None, target)
+        identity = self._targets.get(key)
+        if identity is None:
+            identity = self._targets[key] = msgspec.Raw(_ENCODER.encode(target_identity(target, targets)))
+        messages = self._messages
+        payload = _ENCODER.encode(
+            (
+                _ENCODING,
+                identity,
+                threshold,
+                messages(test.input),
+                test.criteria,
+                messages(test.expected_output),
+                _graders(test.graders),
+                self._extras(test, eval_path) if test.input_files or test.mode or test.turns else None,
+            )
+        )
+        return hashlib.sha256(payload).hexdigest()[:FINGERPRINT_LENGTH]
+
+    # ------------------------------------------------------------------ parts
+    def _extras(self, test: Test, eval_path: str) -> tuple[Any, ...]:
+        """Input files (path relative to the eval file + digest) and conversation turns."""
+        eval_dir = os.path.dirname(eval_path)
+        files = [(self._relative(f, eval_dir), self._digest(f)) for f in test.input_files]
+        turns = [
+            (self._messages(t.input), self._messages(t.expected_output), _graders(t.graders))
+            for t in test.turns
+        ]
+        return (files, test.mode, test.aggregation, test.on_turn_failure, test.window_size, turns)
+
+    def _messages(self, messages: list[Message]) -> list[Any]:
+        """The messages as encoded, with file blocks made portable (path as written + content digest).
+        Messages without file blocks are encoded as they are (the common, fast case)."""
+        for message in messages:
+            if type(message.content) is list:
+                break
+        else:
+            return messages  # encoded as they are
+        return [
+            msgspec.structs.replace(m, content=[self._block(b) for b in m.content])
+            if isinstance(m.content, list)
+            else m
+            for m in messages
+        ]
+
+    def _block(self, block: Any) -> Any:
+        if not isinstance(block, dict) or block.get("type") != "file" or "path" not in block:
+            return block
+        portable = {k: v for k, v in block.items() if k != "path"}
+        portable["sha256"] = self._digest(str(block["path"]))
+        return portable
+
+    def _digest(self, path: str) -> str | None:
+        if path not in self._files:
+            try:
+                self._files[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+            except OSError:
+                self._files[path] = None  # missing: the run reports it; the fingerprint stays stable
+        return self._files[path]
+
+    @staticmethod
+    def _relative(path: str, eval_dir: str) -> str:
+        try:
+            return Path(os.path.relpath(path, eval_dir)).as_posix()
+        except ValueError:  # another drive (Windows)
+            return Path(path).name
+
+
+def definition_fingerprint(
+    test: Test,
+    *,
+    eval_path: str,
+    threshold: float,
+    target: str,
+    targets: TargetsConfig | None = None,
+) -> str:
+    """The fingerprint of `test` run against `target` with `threshold` (16 hex characters).
+
+    `eval_path` is the test's eval file (input file paths are hashed relative to its directory);
+    `targets` is the targets.yaml the run reads (None: the target is identified by its name only).
+    """
+    return DefinitionFingerprints().fingerprint(
+        test, eval_path=eval_path, threshold=threshold, target=target, targets=targets
+    )
