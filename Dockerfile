@@ -1,20 +1,29 @@
-# The agentv-ci container (also used by the GitHub Action).
+# The agentv-ci container: the CLI (`docker run IMAGE run evals/`) and the GitHub Action, whose
+# action.yml sets the entry point to `agentv-ci-action` (reads INPUT_* itself; no shell).
 FROM python:3.11-slim
 
+# Byte code is compiled once at install (pip does); nothing is written to site-packages at run time.
+# The stevedore entry-point cache is disabled (an empty, marked directory): a plugin installed in a
+# derived image (`RUN pip install my-grader`) is always seen.
 ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
     XDG_CACHE_HOME=/opt/agentv-ci/cache \
     TYPER_USE_RICH=0
 
-# An empty, write-disabled entry-point cache: stevedore's cache can go stale after plugin installs.
+# git: changed-file selection and baseline worktrees. No compilers: every dependency ships a wheel.
 RUN mkdir -p /opt/agentv-ci/cache/python-entrypoints \
  && touch /opt/agentv-ci/cache/python-entrypoints/.disable \
- && apt-get update && apt-get install -y --no-install-recommends git \
+ && apt-get update \
+ && apt-get install -y --no-install-recommends git \
  && rm -rf /var/lib/apt/lists/*
 
 COPY pyproject.toml README.md /src/
 COPY src /src/src
-RUN pip install /src && rm -rf /src
+RUN pip install /src \
+ && rm -rf /src /root/.cache \
+ && agentv-ci --version
 
 WORKDIR /github/workspace
 ENTRYPOINT ["agentv-ci"]

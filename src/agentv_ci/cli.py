@@ -15,7 +15,18 @@ from typing import Annotated
 import typer
 
 from agentv_ci import __version__
-from agentv_ci.commands import compare, discover, grade, merge, plugins, report, run, schema, validate
+from agentv_ci.commands import (
+    action,
+    compare,
+    discover,
+    grade,
+    merge,
+    plugins,
+    report,
+    run,
+    schema,
+    validate,
+)
 from agentv_ci.errors import AgentvCiError, ExitCode
 
 app = typer.Typer(
@@ -52,6 +63,10 @@ app.command("report")(report.report_command)
 app.command("compare")(compare.compare_command)
 app.command("plugins")(plugins.plugins_command)
 app.command("discover")(discover.discover_command)
+# `with: args: --dry-run` reaches the container as arguments: collected, then refused with a hint.
+app.command("action", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})(
+    action.action_command
+)
 
 
 def _save_traceback() -> str:

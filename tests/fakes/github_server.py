@@ -17,6 +17,7 @@ Endpoints (all under `/repos/{repository}`, others 404):
 - `GET .../issues/{n}/comments` (oldest first, `per_page` capped at `page_size`, `Link` next/last),
   `POST .../issues/{n}/comments`, `GET|PATCH .../issues/comments/{id}`; a body over 65,536
   characters gets GitHub's 422 "Body is too long (maximum is 65536 characters)".
+- `GET .../pulls/{n}` (only PRs added with `add_pull(n, head_sha=...)`).
 - `GET .../actions/artifacts?name=` (newest first, paginated like comments), `GET .../actions/runs/{id}`,
   `GET .../actions/artifacts/{id}/zip`: 302 to a second server (`storage_url`, another port) that
   serves the zip and, like a signed storage URL, answers 400 to a request carrying `Authorization`.
@@ -126,6 +127,7 @@ class FakeGitHub:
         self.requests: list[Recorded] = []
         self.comments: list[Comment] = []
         self.artifacts: list[Artifact] = []
+        self.pulls: dict[int, str] = {}  # PR number -> head sha (`GET .../pulls/{n}`)
         self.tokens: dict[str, tuple[str, bool]] = {
             self.PAT: ("octocat", False),
             self.INSTALLATION: (self.BOT, True),
@@ -175,6 +177,11 @@ class FakeGitHub:
             comment = Comment(self._new_id(), pr, body, author, author_type, stamp, stamp)
             self.comments.append(comment)
             return comment
+
+    def add_pull(self, number: int, *, head_sha: str) -> None:
+        """A pull request `GET .../pulls/{number}` answers, with its head commit."""
+        with self._lock:
+            self.pulls[number] = head_sha
 
     def comments_on(self, pr: int) -> list[Comment]:
         with self._lock:
@@ -389,6 +396,11 @@ class FakeGitHub:
                 found.body = text
                 found.updated_at = self._stamp()
                 return 200, self._comment_json(found), {}
+        if (match := re.fullmatch(r"pulls/(\d+)", rest)) and method == "GET":
+            number = int(match.group(1))
+            if number not in self.pulls:
+                return 404, {"message": "Not Found"}, {}
+            return 200, {"number": number, "head": {"sha": self.pulls[number]}}, {}
         if rest == "actions/artifacts" and method == "GET":
             name = request.query.get("name")
             chosen = [a for a in self.artifacts if name is None or a.name == name]

@@ -40,6 +40,7 @@ __all__ = [
     "post_sticky_comment",
     "pull_request_number",
     "render_comment",
+    "render_note_comment",
     "token_identity",
     "upsert_comment",
 ]
@@ -129,6 +130,16 @@ def render_comment(
         first = markdown.split("\n", 1)[0][:1000]
         body = f"{first}\n\nThe full report did not fit in a comment: see {FULL_REPORT}.\n\n{footer}"
     return body
+
+
+def render_note_comment(note: str, *, run_url: str | None, marker: str) -> str:
+    """A comment that carries one sentence instead of results (e.g. no eval is affected by the PR).
+    It replaces an earlier results comment, so a stale verdict never stays on the PR."""
+    from agentv_ci.text_safety import escape_markdown_inline
+
+    link = _run_link(run_url)
+    parts = ["### agentv-ci", escape_markdown_inline(note[:2000]), *([link] if link else []), marker]
+    return "\n\n".join(parts)
 
 
 def _run_link(run_url: str | None) -> str:

@@ -1,0 +1,148 @@
+"""The baseline a pull request's results are diffed against, from one of three sources.
+
+- `baseline: PATH`: a results file or run directory already on disk (e.g. a downloaded artifact).
+- `baseline: auto`: the newest complete results artifact of the base branch, via the REST API.
+- `baseline_ref: REF` (or `merge-base`): the selected evals re-run at REF in a temporary git worktree;
+  with the response cache on, prompts that did not change cost nothing the second time.
+
+A baseline that cannot be had is a warning, not a failure: the run is still reported, without diffs.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from agentv_ci.errors import AgentvCiError, UsageError
+from agentv_ci.github.event import WorkflowRun
+from agentv_ci.github.inputs import ActionInputs
+from agentv_ci.model.result import RunSummary
+from agentv_ci.running.session import RunRequest
+
+
+@dataclass
+class Baseline:
+    """The baseline summary (None when there is none) and where it came from, for the report."""
+
+    summary: RunSummary | None = None
+    source: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+
+@contextmanager
+def _working_directory(path: Path) -> Iterator[None]:
+    previous = Path.cwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(previous)
+
+
+def _in_tree(path: Path, workspace: Path, tree: Path) -> Path | None:
+    """`path` (in the workspace) as it lies in the worktree, or None when it is outside the repo."""
+    try:
+        relative = path.resolve().relative_to(workspace.resolve())
+    except ValueError:
+        return None
+    return tree / relative
+
+
+def rerun_at_ref(
+    ref: str, eval_paths: Sequence[Path], request: RunRequest, workspace: Path
+) -> tuple[RunSummary, list[str]]:
+    """Run the same evals, with the same options, in a worktree at `ref`. Evals that do not exist
+    there are left out (they show as `new`). Returns the summary and any warning."""
+    from agentv_ci.running.cache import DEFAULT_CACHE_DIR
+    from agentv_ci.running.session import execute_run
+    from agentv_ci.selection import checkout_worktree
+
+    warnings: list[str] = []
+    with (
+        checkout_worktree(workspace, ref) as tree,
+        tempfile.TemporaryDirectory(prefix="agentv-ci-base-") as out,
+    ):
+        paths = [
+            p for p in (_in_tree(e, workspace, tree) for e in eval_paths) if p is not None and p.exists()
+        ]
+        if not paths:
+            return RunSummary(results=[]), [f"none of the selected evals exists at {ref}: every test is new"]
+        targets_file = request.targets_file
+        if targets_file is not None:
+            mapped = _in_tree(targets_file, workspace, tree)
+            targets_file = mapped if mapped is not None and mapped.exists() else targets_file
+        base_request = replace(
+            request,
+            paths=paths,
+            output_dir=Path(out),
+            targets_file=targets_file,
+            cache=True if request.cache is None else request.cache,
+            cache_dir=(workspace / (request.cache_dir or DEFAULT_CACHE_DIR)).resolve(),
+            selection={},
+            quiet=True,
+        )
+        with _working_directory(tree):
+            outcome = execute_run(base_request)
+        warnings += outcome.warnings
+        return outcome.summary, warnings
+
+
+def resolve_baseline(
+    inputs: ActionInputs,
+    run: WorkflowRun,
+    *,
+    workspace: Path,
+    eval_paths: Sequence[Path],
+    request: RunRequest | None,
+    merge_base: Callable[[], str | None],
+) -> Baseline:
+    """The baseline the inputs ask for. Raises `UsageError` only for contradictory inputs."""
+    from agentv_ci.reporting.results_file import load_run
+
+    if inputs.baseline and inputs.baseline_ref:
+        raise UsageError("set either `baseline` or `baseline_ref`, not both")
+    if inputs.baseline_ref:
+        if request is None:
+            raise UsageError("`baseline_ref` re-runs evals; it cannot be used with `results`")
+        ref = inputs.baseline_ref
+        if ref == "merge-base":
+            found = merge_base()
+            if found is None:
+                return Baseline(warnings=["baseline_ref: merge-base: no base to compute a merge-base from"])
+            ref = found
+        try:
+            summary, warnings = rerun_at_ref(ref, eval_paths, request, workspace)
+        except AgentvCiError as exc:
+            return Baseline(warnings=[f"the baseline run at {ref} failed: {exc.message}"])
+        return Baseline(summary, f"re-run at {ref[:12]}", warnings)
+    if inputs.baseline == "auto":
+        return _from_artifact(inputs, run)
+    if inputs.baseline:
+        path = Path(inputs.baseline)
+        if not path.is_absolute():
+            path = workspace / path
+        return Baseline(load_run(path), inputs.baseline)
+    return Baseline()
+
+
+def _from_artifact(inputs: ActionInputs, run: WorkflowRun) -> Baseline:
+    from agentv_ci.github.api import GitHubApiError, GitHubClient
+    from agentv_ci.github.artifacts import DEFAULT_ARTIFACT_NAME, download_baseline
+
+    name = inputs.baseline_artifact or DEFAULT_ARTIFACT_NAME
+    if not inputs.github_token:
+        return Baseline(warnings=["baseline: auto needs `github_token`; no baseline used"])
+    if not run.repository or not run.base_branch:
+        return Baseline(warnings=["baseline: auto needs the repository and a base branch; no baseline used"])
+    try:
+        with GitHubClient(inputs.github_token, run.repository, api_url=run.api_url) as client:
+            found = download_baseline(client, run.base_branch, name=name)
+    except (GitHubApiError, OSError, ValueError) as exc:
+        return Baseline(warnings=[f"baseline: auto: {exc}; no baseline used"])
+    if found.directory is None or found.summary is None:
+        return Baseline(warnings=[f"baseline: auto: {found.reason}; no baseline used"])
+    return Baseline(found.summary, found.reason)

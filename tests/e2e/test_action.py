@@ -1,0 +1,345 @@
+"""`agentv-ci action` end to end: a subprocess in a real git repository with base and head commits,
+a `pull_request` event file and the fake GitHub REST server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.github_server import FakeGitHub
+
+TOKEN = FakeGitHub.INSTALLATION
+PASSING = """\
+tests:
+  - id: capital
+    input: What is the capital of France?
+    expected_output: Paris
+    assertions:
+      - type: contains
+        value: Paris
+"""
+FAILING = """\
+tests:
+  - id: add
+    input: What is 2 + 2?
+    expected_output: "4"
+    assertions:
+      - type: contains
+        value: "5"
+"""
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": str(repo.parent / "gitconfig"), "GIT_CONFIG_NOSYSTEM": "1"}
+    done = subprocess.run(
+        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+class Project:
+    """A repository with two evals on `main` and a feature branch on top."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.repo = root / "repo"
+        (self.repo / ".agentv").mkdir(parents=True)
+        (self.repo / ".agentv" / "targets.yaml").write_text(
+            "targets:\n  - name: default\n    provider: mock\n", encoding="utf-8"
+        )
+        (self.repo / "evals").mkdir()
+        (self.repo / "evals" / "geo.eval.yaml").write_text(PASSING, encoding="utf-8")
+        (self.repo / "evals" / "math.eval.yaml").write_text(
+            PASSING.replace("capital", "add"), encoding="utf-8"
+        )
+        (self.repo / "README.md").write_text("demo\n", encoding="utf-8")
+        _git(self.repo, "init", "-q", "-b", "main")
+        _git(self.repo, "add", "-A")
+        _git(self.repo, "commit", "-qm", "base")
+        self.base = _git(self.repo, "rev-parse", "HEAD")
+        _git(self.repo, "checkout", "-qb", "feature")
+
+    def commit(self, files: dict[str, str], message: str = "change") -> str:
+        for name, text in files.items():
+            (self.repo / name).write_text(text, encoding="utf-8")
+        _git(self.repo, "add", "-A")
+        _git(self.repo, "commit", "-qm", message)
+        return _git(self.repo, "rev-parse", "HEAD")
+
+    def event(self, *, head_repo: str = "octo/demo", name: str = "pull_request") -> Path:
+        head = _git(self.repo, "rev-parse", "HEAD")
+        payload: dict[str, Any] = {
+            "action": "synchronize",
+            "number": 7,
+            "pull_request": {
+                "number": 7,
+                "base": {"sha": self.base, "ref": "main", "repo": {"full_name": "octo/demo"}},
+                "head": {"sha": head, "ref": "feature", "repo": {"full_name": head_repo}},
+            },
+            "repository": {"full_name": "octo/demo"},
+        }
+        if name == "push":
+            payload = {"ref": "refs/heads/main", "before": self.base, "after": head}
+        path = self.root / "event.json"
+        path.write_text(json.dumps(payload), encoding="utf-8")
+        return path
+
+    def env(
+        self, github: FakeGitHub, event: Path, name: str = "pull_request", **inputs: str
+    ) -> dict[str, str]:
+        files = self.root / "files"
+        files.mkdir(exist_ok=True)
+        base = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
+        return {
+            **base,
+            "HOME": str(self.root / "home"),
+            "GIT_CONFIG_GLOBAL": str(self.root / "gitconfig"),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GITHUB_ACTIONS": "true",
+            "CI": "true",
+            "GITHUB_WORKSPACE": str(self.repo),
+            "GITHUB_EVENT_NAME": name,
+            "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_OUTPUT": str(files / "output"),
+            "GITHUB_STEP_SUMMARY": str(files / "summary.md"),
+            "GITHUB_API_URL": github.base_url,
+            "GITHUB_SERVER_URL": "https://github.example",
+            "GITHUB_REPOSITORY": "octo/demo",
+            "GITHUB_RUN_ID": "99",
+            "GITHUB_WORKFLOW": "evals",
+            "INPUT_GITHUB_TOKEN": TOKEN,
+            **{f"INPUT_{k.upper()}": v for k, v in inputs.items()},
+        }
+
+    def outputs(self) -> dict[str, str]:
+        return parse_outputs((self.root / "files" / "output").read_text(encoding="utf-8"))
+
+
+def parse_outputs(text: str) -> dict[str, str]:
+    """The `name<<DELIM ... DELIM` file GitHub reads (the last value of a name wins)."""
+    values: dict[str, str] = {}
+    lines = iter(text.splitlines())
+    for line in lines:
+        name, _, delimiter = line.partition("<<")
+        assert delimiter, f"not a heredoc output line: {line!r}"
+        body: list[str] = []
+        for value_line in lines:
+            if value_line == delimiter:
+                break
+            body.append(value_line)
+        values[name] = "\n".join(body)
+    return values
+
+
+def run_action(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", "from agentv_ci.__main__ import action_main; action_main()"],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path)
+
+
+def _every_byte_written(project: Project, done: subprocess.CompletedProcess[str]) -> str:
+    chunks = [done.stdout, done.stderr]
+    for path in [*project.repo.joinpath(".agentv-ci").rglob("*"), *(project.root / "files").rglob("*")]:
+        if path.is_file():
+            chunks.append(path.read_text(encoding="utf-8", errors="replace"))
+    return "\n".join(chunks)
+
+
+def test_pull_request_runs_the_affected_eval_comments_once_and_sets_outputs(
+    project: Project, github_server: FakeGitHub
+) -> None:
+    project.commit({"evals/math.eval.yaml": FAILING})
+    env = project.env(github_server, project.event())
+
+    first = run_action(env, project.root)
+
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert "selected 1 of 2 eval file(s)" in first.stdout
+    assert "evals/math.eval.yaml: eval file changed" in first.stdout
+    rows = [
+        json.loads(line)
+        for line in (project.repo / ".agentv-ci/results/index.jsonl").read_text().splitlines()
+    ]
+    assert [(r["suite"], r["test_id"], r["execution_status"]) for r in rows] == [
+        ("math", "add", "quality_failure")
+    ]
+    # One annotation at the failing test's file and line.
+    assert re.search(r"^::error file=evals/math\.eval\.yaml,line=2[,:]", first.stdout, re.M), first.stdout
+    comments = github_server.comments_on(7)
+    assert len(comments) == 1
+    assert comments[0].author == FakeGitHub.BOT
+    assert "agentv-ci:sticky-comment" in comments[0].body
+    assert "FAILED" in comments[0].body
+    assert "https://github.example/octo/demo/actions/runs/99" in comments[0].body
+    outputs = project.outputs()
+    assert outputs["verdict"] == "failed"
+    assert (outputs["passed"], outputs["failed"], outputs["errors"]) == ("0", "1", "0")
+    assert outputs["results_path"] == ".agentv-ci/results/index.jsonl"
+    assert outputs["junit_path"] == ".agentv-ci/results/junit.xml"
+    assert outputs["sarif_path"] == ".agentv-ci/results/results.sarif"
+    assert outputs["comment_url"].endswith(f"#issuecomment-{comments[0].id}")
+    assert (project.repo / outputs["junit_path"]).is_file()
+    assert (project.repo / outputs["sarif_path"]).is_file()
+    step_summary = (project.root / "files" / "summary.md").read_text()
+    assert "| math |" in step_summary
+
+    # The second run edits the same comment, through a 502 and a rate limit.
+    project.commit({"evals/math.eval.yaml": FAILING.replace('"5"', '"4"')}, "fix")
+    github_server.fail_next(502, path="/comments")
+    github_server.rate_limit_next(reset_in=0)
+    second = run_action(env, project.root)
+
+    assert second.returncode == 0, second.stdout + second.stderr
+    comments = github_server.comments_on(7)
+    assert len(comments) == 1, [c.body[:80] for c in comments]
+    assert "PASSED" in comments[0].body
+    assert len(github_server.calls("PATCH", "/comments")) == 1
+    assert project.outputs()["verdict"] == "passed"
+
+    # The token is printed once, in the ::add-mask:: command the runner consumes, and nowhere else.
+    for done in (first, second):
+        written = _every_byte_written(project, done)
+        assert written.count(TOKEN) == 1
+        assert f"::add-mask::{TOKEN}" in done.stdout
+
+
+def test_a_fork_pull_request_posts_nothing_and_still_reports(
+    project: Project, github_server: FakeGitHub
+) -> None:
+    project.commit({"evals/math.eval.yaml": FAILING})
+    env = project.env(github_server, project.event(head_repo="someone/demo"))
+
+    done = run_action(env, project.root)
+
+    assert done.returncode == 1
+    assert github_server.calls("POST") == [] and github_server.calls("PATCH") == []
+    assert "::notice title=agentv-ci::PR comment skipped: the pull request comes from a fork" in done.stdout
+    outputs = project.outputs()
+    assert outputs["verdict"] == "failed" and outputs["comment_url"] == ""
+    assert "| math |" in (project.root / "files" / "summary.md").read_text()
+    record = json.loads((project.repo / ".agentv-ci/results/pull_request.json").read_text())
+    assert record["number"] == 7
+
+
+def test_a_change_that_affects_no_eval_is_green_and_says_so(
+    project: Project, github_server: FakeGitHub
+) -> None:
+    project.commit({"README.md": "more docs\n"})
+    env = project.env(github_server, project.event())
+
+    done = run_action(env, project.root)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "No eval is affected by the changes" in done.stdout
+    assert project.outputs()["verdict"] == "skipped"
+    assert (project.repo / ".agentv-ci/results/index.jsonl").read_text() == ""
+    assert (project.repo / ".agentv-ci/results/junit.xml").is_file()
+    [comment] = github_server.comments_on(7)
+    assert "No eval is affected" in comment.body
+
+
+def test_push_runs_every_eval(project: Project, github_server: FakeGitHub) -> None:
+    project.commit({"evals/math.eval.yaml": FAILING})
+    env = project.env(github_server, project.event(name="push"), name="push")
+
+    done = run_action(env, project.root)
+
+    assert done.returncode == 1
+    suites = sorted(
+        json.loads(line)["suite"]
+        for line in (project.repo / ".agentv-ci/results/index.jsonl").read_text().splitlines()
+    )
+    assert suites == ["geo", "math"]
+    assert github_server.calls("POST") == []  # nothing to comment on
+
+
+def test_gates_from_inputs_decide_the_exit_code(project: Project, github_server: FakeGitHub) -> None:
+    project.commit({"evals/math.eval.yaml": FAILING})
+    env = project.env(github_server, project.event(), changed_only="false", threshold="0", comment="false")
+
+    # A per-test bar of 0: the failing answer (score 0) passes it.
+    done = run_action(env, project.root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (project.outputs()["passed"], project.outputs()["pass_rate"]) == ("2", "1")
+
+    # The mean-score gate still sees the 0.
+    done = run_action({**env, "INPUT_MIN_MEAN_SCORE": "0.9"}, project.root)
+    assert done.returncode == 1
+    assert "mean score" in done.stdout and project.outputs()["verdict"] == "failed"
+    assert github_server.requests == []  # comment: false
+
+
+def test_a_typo_in_an_input_is_bad_input(project: Project, github_server: FakeGitHub) -> None:
+    env = project.env(github_server, project.event(), threshold="high")
+
+    done = run_action(env, project.root)
+
+    assert done.returncode == 2
+    assert "input `threshold` must be a number between 0 and 1, got 'high'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_args_given_to_the_container_are_refused_with_a_hint(
+    project: Project, github_server: FakeGitHub
+) -> None:
+    env = project.env(github_server, project.event())
+    done = subprocess.run(
+        [sys.executable, "-c", "from agentv_ci.__main__ import action_main; action_main()", "--dry-run"],
+        cwd=project.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "takes no arguments" in done.stderr and "with: {dry_run: true" in done.stderr
+
+
+def test_workflow_run_comments_for_a_fork_from_the_artifact(
+    project: Project, github_server: FakeGitHub
+) -> None:
+    head = project.commit({"evals/math.eval.yaml": FAILING})
+    fork_env = project.env(github_server, project.event(head_repo="someone/demo"), comment="false")
+    assert run_action(fork_env, project.root).returncode == 1
+    artifact = project.root / "artifact"
+    (project.repo / ".agentv-ci/results").rename(artifact)
+    github_server.add_pull(7, head_sha=head)
+    event = project.root / "workflow_run.json"
+    event.write_text(json.dumps({"workflow_run": {"id": 5, "event": "pull_request", "head_sha": head}}))
+    env = project.env(github_server, event, name="workflow_run", results=str(artifact))
+
+    done = run_action(env, project.root)
+
+    assert done.returncode == 1, done.stdout + done.stderr
+    [comment] = github_server.comments_on(7)
+    assert "FAILED" in comment.body
+
+    # An artifact naming a PR whose head is not the tested commit is not trusted.
+    github_server.add_pull(8, head_sha="0" * 40)
+    record = artifact / "pull_request.json"
+    record.write_text(json.dumps({"number": 8, "head_sha": head}))
+    done = run_action(env, project.root)
+    assert "is not the one the triggering run tested" in done.stdout
+    assert github_server.comments_on(8) == []

@@ -1,0 +1,239 @@
+"""The real container and the real Action: the project's Dockerfile built with Docker, and a workflow
+with `uses: ./` run by `act` (a GitHub Actions runner emulator) against the fake GitHub API.
+
+Docker is prepared by `../shared/tools/container-base.sh` (which `.ci/run` calls when it is there):
+it starts the engine and builds the local `python:3.11-slim` and `local/act-runner:bookworm` images,
+since no registry is reachable. Where Docker cannot start, these tests skip and say why.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_action import FAILING, PASSING
+from tests.fakes.github_server import FakeGitHub
+
+ROOT = Path(__file__).resolve().parents[2]
+IMAGES = ("python:3.11-slim", "local/act-runner:bookworm")
+
+
+def _docker_problem() -> str | None:
+    if shutil.which("docker") is None:
+        return "docker is not installed (run ../shared/tools/container-base.sh)"
+    info = subprocess.run(["docker", "info"], capture_output=True, text=True, timeout=30)
+    if info.returncode != 0:
+        return "the Docker engine is not running (run ../shared/tools/container-base.sh)"
+    for image in IMAGES:
+        found = subprocess.run(["docker", "image", "inspect", image], capture_output=True, timeout=30)
+        if found.returncode != 0:
+            return f"the base image {image} is missing (run ../shared/tools/container-base.sh)"
+    return None
+
+
+_PROBLEM = _docker_problem()
+pytestmark = pytest.mark.skipif(_PROBLEM is not None, reason=_PROBLEM or "")
+
+
+def _copy_project(dest: Path) -> None:
+    """What the image is built from (the Dockerfile's build context), as in a checkout."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ("Dockerfile", "action.yml", "pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, dest / name)
+    shutil.copytree(
+        ROOT / "src", dest / "src", ignore=shutil.ignore_patterns("*.egg-info", "__pycache__", "*.pyc")
+    )
+
+
+@pytest.fixture(scope="module")
+def image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    context = tmp_path_factory.mktemp("image")
+    _copy_project(context)
+    tag = "agentv-ci:test"
+    subprocess.run(
+        ["docker", "build", "-q", "-t", tag, str(context)], check=True, capture_output=True, timeout=900
+    )
+    yield tag
+
+
+def _docker_run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["docker", "run", "--rm", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_the_image_is_small_and_has_no_build_tools(image: str) -> None:
+    version = _docker_run(image, "--version")
+    assert version.returncode == 0 and version.stdout.startswith("agentv-ci ")
+    size = int(
+        subprocess.run(
+            ["docker", "image", "inspect", "-f", "{{.Size}}", image],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    assert size < 450 * 1024 * 1024, f"image is {size / 2**20:.0f} MiB"
+    tools = _docker_run("--entrypoint", "sh", image, "-c", "command -v gcc cc make || true")
+    assert tools.stdout.strip() == ""
+    assert _docker_run("--entrypoint", "git", image, "--version").returncode == 0
+
+
+def test_a_plugin_installed_in_a_derived_image_is_seen(image: str, tmp_path: Path) -> None:
+    shutil.copytree(
+        ROOT / "plugins" / "text-stats-grader",
+        tmp_path / "plugin",
+        ignore=shutil.ignore_patterns("*.egg-info", "__pycache__", "build"),
+    )
+    (tmp_path / "Dockerfile").write_text(f"FROM {image}\nCOPY plugin /plugin\nRUN pip install /plugin\n")
+    subprocess.run(
+        ["docker", "build", "-q", "-t", "agentv-ci:test-plugin", str(tmp_path)],
+        check=True,
+        capture_output=True,
+        timeout=900,
+    )
+    listed = _docker_run("agentv-ci:test-plugin", "plugins")
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert "text-stats" in listed.stdout
+
+
+def test_files_written_in_the_workspace_belong_to_its_owner(image: str, tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    (workspace / ".agentv").mkdir(parents=True)
+    (workspace / ".agentv" / "targets.yaml").write_text("targets:\n  - name: default\n    provider: mock\n")
+    (workspace / "geo.eval.yaml").write_text(PASSING)
+    for path in (workspace, *workspace.rglob("*")):
+        os.chown(path, 1001, 1001)
+    done = _docker_run(
+        "-v",
+        f"{workspace}:/github/workspace",
+        "-e",
+        "GITHUB_WORKSPACE=/github/workspace",
+        "-e",
+        "GITHUB_ACTIONS=true",
+        "-e",
+        "INPUT_COMMENT=false",
+        "--entrypoint",
+        "/usr/local/bin/agentv-ci-action",
+        image,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    written = [workspace / ".agentv-ci", *(workspace / ".agentv-ci").rglob("*")]
+    assert any(p.name == "index.jsonl" for p in written)
+    assert {p.stat().st_uid for p in written} == {1001}
+
+
+WORKFLOW = """\
+name: evals
+on: pull_request
+jobs:
+  evals:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          fetch-depth: 0
+      - id: evals
+        uses: ./
+        with:
+          paths: evals
+          threshold: "0.5"
+      - if: always()
+        env:
+          VERDICT: ${{ steps.evals.outputs.verdict }}
+          FAILED: ${{ steps.evals.outputs.failed }}
+          RESULTS: ${{ steps.evals.outputs.results_path }}
+          COMMENT: ${{ steps.evals.outputs.comment_url }}
+        run: echo "outputs verdict=$VERDICT failed=$FAILED results=$RESULTS comment=$COMMENT"
+"""
+
+
+def _act() -> str:
+    beside = Path(sys.executable).parent / "act"
+    found = str(beside) if beside.exists() else shutil.which("act")
+    assert found, "act is not installed (it is a dev dependency: pip install -e '.[dev]')"
+    return found
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+
+
+def test_the_action_runs_under_act_and_comments_on_the_fake_api(
+    tmp_path: Path, github_server: FakeGitHub
+) -> None:
+    repo = tmp_path / "repo"
+    _copy_project(repo)
+    (repo / ".github" / "workflows").mkdir(parents=True)
+    (repo / ".github" / "workflows" / "evals.yml").write_text(WORKFLOW)
+    (repo / ".agentv").mkdir()
+    (repo / ".agentv" / "targets.yaml").write_text("targets:\n  - name: default\n    provider: mock\n")
+    (repo / "evals").mkdir()
+    (repo / "evals" / "geo.eval.yaml").write_text(PASSING)
+    (repo / "evals" / "math.eval.yaml").write_text(PASSING.replace("capital", "add"))
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "base")
+    base = _git(repo, "rev-parse", "HEAD")
+    _git(repo, "checkout", "-qb", "feature")
+    (repo / "evals" / "math.eval.yaml").write_text(FAILING)
+    _git(repo, "commit", "-qam", "break math")
+    head = _git(repo, "rev-parse", "HEAD")
+    event = tmp_path / "event.json"
+    event.write_text(
+        json.dumps(
+            {
+                "number": 7,
+                "pull_request": {
+                    "number": 7,
+                    "base": {"sha": base, "ref": "main", "repo": {"full_name": "octo/demo"}},
+                    "head": {"sha": head, "ref": "feature", "repo": {"full_name": "octo/demo"}},
+                },
+                "repository": {"full_name": "octo/demo"},
+            }
+        )
+    )
+    command = [
+        _act(),
+        "pull_request",
+        "-e",
+        str(event),
+        "-W",
+        ".github/workflows/evals.yml",
+        "-P",
+        "ubuntu-latest=local/act-runner:bookworm",
+        "--pull=false",
+        "--rm",
+        "--env",
+        f"GITHUB_API_URL={github_server.base_url}",
+        "--env",
+        "GITHUB_REPOSITORY=octo/demo",
+        "-s",
+        f"GITHUB_TOKEN={FakeGitHub.INSTALLATION}",
+    ]
+
+    first = subprocess.run(command, cwd=repo, capture_output=True, text=True, timeout=900)
+    log = first.stdout + first.stderr
+
+    assert first.returncode != 0, log  # the eval gate fails the job
+    assert "outputs verdict=failed failed=1 results=.agentv-ci/results/index.jsonl comment=http" in log, log
+    assert "selected 1 of 2 eval file(s)" in log
+    [comment] = github_server.comments_on(7)
+    assert "FAILED" in comment.body and "agentv-ci:sticky-comment" in comment.body
+    assert FakeGitHub.INSTALLATION not in log.replace(f"::add-mask::{FakeGitHub.INSTALLATION}", "")
+
+    second = subprocess.run(command, cwd=repo, capture_output=True, text=True, timeout=900)
+    assert "outputs verdict=failed" in second.stdout + second.stderr
+    assert [c.id for c in github_server.comments_on(7)] == [comment.id]
+    assert len(github_server.calls("PATCH", "/comments")) == 1
