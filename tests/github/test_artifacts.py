@@ -72,7 +72,7 @@ def test_incomplete_failed_expired_and_foreign_artifacts_are_passed_over(
     github_server.add_artifact(files=_results(tmp_path, 0.1), from_fork=True)  # a fork's own `main`
     github_server.add_artifact(files=_results(tmp_path, 0.1), name="other-results")
     expired = github_server.add_artifact(files=_results(tmp_path, 0.1), expired=True)
-    failed = github_server.add_artifact(files=_results(tmp_path, 0.1), conclusion="failure")
+    cancelled = github_server.add_artifact(files=_results(tmp_path, 0.1), conclusion="cancelled")
     pr_run = github_server.add_artifact(files=_results(tmp_path, 0.1), event="pull_request")
     partial = github_server.add_artifact(files=_results(tmp_path, 0.1, not_run=2))
     stopped = github_server.add_artifact(files=_results(tmp_path, 0.1, interrupted=True))
@@ -84,7 +84,7 @@ def test_incomplete_failed_expired_and_foreign_artifacts_are_passed_over(
     assert f"artifact {stopped.id}" in reasons and "the run was interrupted" in reasons
     assert f"artifact {partial.id}" in reasons and "2 test(s) did not run" in reasons
     assert f"artifact {pr_run.id}" in reasons and "pull_request run" in reasons
-    assert f"artifact {failed.id}" in reasons and "conclusion 'failure'" in reasons
+    assert f"artifact {cancelled.id}" in reasons and "conclusion 'cancelled'" in reasons
     assert _zip_path(expired) not in _downloaded(github_server)
     assert _downloaded(github_server) == {_zip_path(stopped), _zip_path(partial), _zip_path(good)}
     kept = sorted(p.name for p in (tmp_path / "baseline").iterdir())
@@ -221,3 +221,13 @@ def test_without_a_destination_a_temporary_directory_is_used_and_cleaned_when_em
     github_server.add_artifact(files=_results(tmp_path, 0.9))
     found = download_baseline(github_client, "main")
     assert found.directory is not None and found.directory.is_relative_to(tmp_path / "tmp")
+
+
+def test_a_base_run_whose_eval_gate_failed_is_still_a_baseline(
+    github_server: FakeGitHub, github_client: GitHubClient, tmp_path: Path
+) -> None:
+    """The base branch's evals failing a gate (exit 1, run conclusion `failure`) is exactly when a PR
+    most needs the comparison: complete results count, whatever the gate said."""
+    red = github_server.add_artifact(files=_results(tmp_path, 0.2), conclusion="failure")
+    found = _find(github_client, tmp_path)
+    assert found.artifact_id == red.id and found.summary is not None

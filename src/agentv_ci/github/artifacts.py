@@ -3,7 +3,8 @@
 Candidates are the artifacts named `name` (default `agentv-ci-results`) that have not expired and
 were made by a run on the base branch of this repository itself (a fork's branch of the same name
 does not count), newest first. For each, at most `max_candidates` of them:
-1. the run must have concluded `success` and not be a pull-request run;
+1. the run must have finished (`success`, or `failure`: a failed eval gate still leaves complete
+   results; cancelled, timed-out and unfinished runs do not count) and not be a pull-request run;
 2. the zip is downloaded (GitHub redirects to a storage host; the token is not sent there) and
    extracted safely (see `safe_unzip`);
 3. the directory holding `index.jsonl` must also hold `summary.json` of a complete run: not
@@ -32,6 +33,9 @@ __all__ = ["DEFAULT_ARTIFACT_NAME", "ArtifactLimits", "BaselineDownload", "downl
 DEFAULT_ARTIFACT_NAME = "agentv-ci-results"
 _MAX_LISTED = 1_000  # the newest artifacts of that name looked at (GitHub lists newest first)
 _PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
+# A base-branch run whose eval gate failed concluded `failure` but wrote complete results: they are a
+# true baseline (the summary check below decides). Cancelled or timed-out runs are not.
+_FINISHED = frozenset({"success", "failure"})
 
 
 @dataclass(frozen=True)
@@ -143,8 +147,8 @@ def _try_candidate(
     run = client.get_json(f"{client.repo_path}/actions/runs/{int(artifact['workflow_run']['id'])}")
     if not isinstance(run, dict):
         return "the run could not be read"
-    if run.get("conclusion") != "success":
-        return f"its run did not succeed (conclusion {run.get('conclusion')!r})"
+    if run.get("conclusion") not in _FINISHED:
+        return f"its run did not finish (conclusion {run.get('conclusion')!r})"
     if run.get("event") in _PR_EVENTS:
         return f"made by a {run.get('event')} run, not by the branch itself"
     size = artifact.get("size_in_bytes")
