@@ -343,3 +343,66 @@ def test_workflow_run_comments_for_a_fork_from_the_artifact(
     done = run_action(env, project.root)
     assert "is not the one the triggering run tested" in done.stdout
     assert github_server.comments_on(8) == []
+
+
+AGENT_TARGETS = """\
+targets:
+  - name: default
+    provider: cli
+    command: python3 agent.py {OUTPUT_FILE}
+    cwd: .
+"""
+MATH_EVAL = """\
+tests:
+  - id: add
+    input: What is 2 + 2?
+    assertions:
+      - type: equals
+        value: "4"
+  - id: double
+    input: What is 2 * 2?
+    assertions:
+      - type: contains
+        value: "4"
+"""
+
+
+def test_baseline_ref_reruns_the_merge_base_and_reports_the_regression(tmp_path: Path) -> None:
+    """The agent's code changes, the eval does not: the baseline re-run at the merge-base answers
+    as before, so the drop is a regression (not a `changed` definition) and the gate fails."""
+    with FakeGitHub() as github:
+        project = Project(tmp_path)
+        project.commit(
+            {
+                ".agentv/targets.yaml": AGENT_TARGETS,
+                "agent.py": "import sys\nopen(sys.argv[1], 'w').write('4')\n",
+                "evals/math.eval.yaml": MATH_EVAL,
+            },
+            "an agent",
+        )
+        _git(project.repo, "checkout", "-q", "main")
+        _git(project.repo, "merge", "-q", "--ff-only", "feature")
+        project.base = _git(project.repo, "rev-parse", "HEAD")
+        _git(project.repo, "checkout", "-q", "feature")
+        project.commit({"agent.py": "import sys\nopen(sys.argv[1], 'w').write('four')\n"}, "agent regresses")
+        env = project.env(
+            github,
+            project.event(),
+            paths="evals",
+            select_all_on="agent.py",
+            baseline_ref="merge-base",
+            max_regression="0.1",
+        )
+
+        done = run_action(env, project.root)
+
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert "agent.py changed (select_all_on): all evals selected" in done.stdout
+        summary = (project.repo / ".agentv-ci/results/summary.md").read_text()
+        assert "broken" in summary and "math" in summary
+        [comment] = github.comments_on(7)
+        assert "broken" in comment.body
+        assert "regress" in done.stdout.lower() or "broke" in done.stdout.lower()
+        # The worktree used for the baseline is gone again.
+        worktrees = _git(project.repo, "worktree", "list")
+        assert len(worktrees.splitlines()) == 1, worktrees

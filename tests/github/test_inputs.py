@@ -113,3 +113,21 @@ def test_every_input_is_documented() -> None:
     docs = (ACTION_YML.parent / "docs" / "github.md").read_text(encoding="utf-8")
     for name in INPUTS:
         assert f"| `{name}` |" in docs, name
+
+
+def test_action_yml_declares_every_output_the_action_writes() -> None:
+    from agentv_ci.errors import ExitCode
+    from agentv_ci.gating import GateDecision
+    from agentv_ci.github.outputs import run_outputs
+    from agentv_ci.model.result import RunSummary
+
+    written = run_outputs(
+        RunSummary(results=[]),
+        GateDecision(passed=True, exit_code=ExitCode.OK),
+        results_path="r",
+        junit_path="j",
+        sarif_path="s",
+        comment_url="",
+    )
+    declared = yaml.safe_load(ACTION_YML.read_text(encoding="utf-8"))["outputs"]
+    assert set(declared) == set(written)

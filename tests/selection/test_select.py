@@ -194,6 +194,17 @@ def test_global_config_selects_every_eval(repo: GitRepo, config: str) -> None:
     assert selection.removed == ["plain.eval.yaml"]
 
 
+def test_a_select_all_on_glob_selects_every_eval(repo: GitRepo) -> None:
+    repo.write("src/agent/core.py", "ANSWER = 42\n")
+    selection = _select(repo, select_all_on=["src/*"])
+    changes = selection.changes
+    reason = "src/agent/core.py added (select_all_on): all evals selected"
+    assert selection.all_reason == reason
+    assert _picked(selection) == {path: [reason] for path in ALL}
+    # Without the glob, the agent's code is no eval's dependency.
+    assert select_changed_evals([repo.root], changes, repo_root=repo.root).selected == []
+
+
 def test_an_unrelated_change_selects_nothing(repo: GitRepo) -> None:
     repo.write("README.md", "# project, documented\n")
     selection = _select(repo)

@@ -120,7 +120,9 @@ class ActionRun:
 
         changes = changed_files(self.workspace, base, "HEAD")
         self._merge_base = changes.merge_base
-        selection = select_changed_evals(paths, changes, repo_root=self.workspace, env=self.env)
+        selection = select_changed_evals(
+            paths, changes, repo_root=self.workspace, env=self.env, select_all_on=self.inputs.select_all_on
+        )
         for removed in selection.removed:
             self.notice(f"eval removed by this change: {removed}")
         if not selection.selected:

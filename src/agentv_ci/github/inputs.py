@@ -113,6 +113,11 @@ INPUTS: dict[str, InputSpec] = {
         "On pull requests, run only the evals the PR's changed files can affect (all on other events).",
         _bool,
     ),
+    "select_all_on": InputSpec(
+        "",
+        "Globs of files (repo-relative) whose change selects every eval, e.g. the agent's code: `src/*`.",
+        _words,
+    ),
     "base_ref": InputSpec(
         "", "Ref to diff against for selection (default: the pull request's base commit).", _text
     ),
@@ -177,6 +182,7 @@ class ActionInputs:
 
     paths: list[str] = field(default_factory=lambda: ["."])
     changed_only: bool = True
+    select_all_on: list[str] = field(default_factory=list)
     base_ref: str | None = None
     target: list[str] = field(default_factory=list)
     targets_file: str | None = None

@@ -73,6 +73,16 @@ def global_config_change(changes: ChangeSet) -> ChangedFile | None:
     return None
 
 
+def select_all_trigger(changes: ChangeSet, patterns: Sequence[str]) -> ChangedFile | None:
+    """The first changed file matching one of the user's `select_all_on` globs (repo-relative; `*`
+    also crosses `/`, so `src/*` is everything under `src/`): code the evals exercise but do not
+    read, such as the agent a `cli` target runs."""
+    for change in changes.files:
+        if any(fnmatchcase(change.path, pattern.strip().lstrip("/")) for pattern in patterns):
+            return change
+    return None
+
+
 def _scope(paths: Sequence[Path], repo: RepoPaths) -> list[str]:
     """Each path argument as a repo-relative prefix ("" = the whole repository)."""
     scope: list[str] = []
@@ -165,11 +175,13 @@ def select_changed_evals(
     env: Mapping[str, str] | None = None,
     targets_file: Path | None = None,
     workers: int | None = None,
+    select_all_on: Sequence[str] = (),
 ) -> Selection:
     """The eval files under `paths` (files, directories or globs, as `run` takes them) that `changes`
     affect: the eval file itself changed, or one of its dependencies (a file it reads, or a file below
     a directory it reads), or global config (then all). The evals are loaded from `repo_root`'s work
-    tree, which must hold `changes.head`. `targets_file` is a forced `--targets` file."""
+    tree, which must hold `changes.head`. `targets_file` is a forced `--targets` file; a changed file
+    matching a `select_all_on` glob selects every eval too."""
     repo = RepoPaths(repo_root)
     scope = _scope(paths, repo)
     eval_files = find_eval_files(list(paths))
@@ -178,8 +190,13 @@ def select_changed_evals(
     present = {r for _, r in evals}
     removed = _removed(changes, scope, repo_root, present)
     trigger = global_config_change(changes)
-    if trigger is not None:
-        reason = f"global config {trigger.path} {trigger.verb}: all evals selected"
+    user_trigger = select_all_trigger(changes, select_all_on) if trigger is None else None
+    if trigger is not None or user_trigger is not None:
+        if trigger is not None:
+            reason = f"global config {trigger.path} {trigger.verb}: all evals selected"
+        else:
+            assert user_trigger is not None
+            reason = f"{user_trigger.path} {user_trigger.verb} (select_all_on): all evals selected"
         selected = [SelectedEval(p, r, [reason]) for p, r in evals]
         return Selection(selected, removed, len(evals), reason, changes)
     if not changes.files:
