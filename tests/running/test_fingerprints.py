@@ -197,6 +197,25 @@ def test_editing_a_referenced_file_changes_the_tests_that_read_it(project: Path)
     assert {k for k in before if before[k] != after[k]} == {"with-file", "listed-files"}
 
 
+def test_editing_a_grader_script_changes_the_tests_it_grades(project: Path, tmp_path: Path) -> None:
+    grader = (
+        "  - id: graded\n    input: Say hello\n    assertions:\n      - type: code-grader\n"
+        "        command: [python3, graders/check.py]\n"
+    )
+    edit(project / "evals" / "fp.eval.yaml", "  - id: listed-files\n", grader + "  - id: listed-files\n")
+    (project / "evals" / "graders").mkdir()
+    script = project / "evals" / "graders" / "check.py"
+    script.write_text("print('{\"score\": 1}')\n", encoding="utf-8")
+    before = fingerprints(project)
+    other = make_project(tmp_path / "elsewhere", eval_text=(project / "evals" / "fp.eval.yaml").read_text())
+    (other / "evals" / "graders").mkdir()
+    (other / "evals" / "graders" / "check.py").write_text(script.read_text(), encoding="utf-8")
+    assert fingerprints(other) == before  # the same script in another checkout: the same definition
+    script.write_text("print('{\"score\": 0}')\n", encoding="utf-8")
+    after = fingerprints(project)
+    assert {k for k in before if before[k] != after[k]} == {"graded"}
+
+
 def test_threshold_in_the_file_and_on_the_command_line_changes_it(project: Path) -> None:
     before = fingerprints(project)
     assert fingerprints(project, plan=PlanOptions(threshold=0.9)).keys() == before.keys()

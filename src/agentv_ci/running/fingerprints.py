@@ -113,6 +113,7 @@ class DefinitionFingerprints:
         self._jobs: dict[int, tuple[Job, str]] = {}
         self._targets: dict[tuple[Path | None, str], msgspec.Raw] = {}
         self._files: dict[str, str | None] = {}
+        self._named: dict[tuple[str, str], str | None] = {}
 
     def of_job(self, job: Job, targets: TargetsConfig | None) -> str:
         cached = self._jobs.get(id(job))
@@ -146,6 +147,7 @@ class DefinitionFingerprints:
                 test.criteria,
                 messages(test.expected_output),
                 _graders(test.graders),
+                self._grader_files(test.graders, eval_path) if test.graders else None,
                 self._extras(test, eval_path) if test.input_files or test.mode or test.turns else None,
             )
         )
@@ -161,6 +163,32 @@ class DefinitionFingerprints:
             for t in test.turns
         ]
         return (files, test.mode, test.aggregation, test.on_turn_failure, test.window_size, turns)
+
+    def _grader_files(self, specs: list[GraderSpec], eval_path: str) -> list[Any]:
+        """Digests of the files the graders' configs name (scripts, prompt files), in config order."""
+        eval_dir = os.path.dirname(eval_path)
+        digests: list[Any] = []
+        for spec in specs:
+            for value in spec.config.values():
+                for item in value if isinstance(value, list) else (value,):
+                    if isinstance(item, str):
+                        digest = self._named_file(eval_dir, item)
+                        if digest is not None:
+                            digests.append(digest)
+        return digests
+
+    def _named_file(self, eval_dir: str, value: str) -> str | None:
+        """The digest of `value` when it names an existing file next to the eval file (cached: the
+        same grader repeats across every test of a suite)."""
+        key = (eval_dir, value)
+        if key not in self._named:
+            digest = None
+            if 0 < len(value) <= 300 and "\n" not in value and "{" not in value:
+                path = os.path.join(eval_dir, value.removeprefix("file://"))
+                if os.path.isfile(path):
+                    digest = self._digest(path)
+            self._named[key] = digest
+        return self._named[key]
 
     def _messages(self, messages: list[Message]) -> list[Any]:
         """The messages as encoded, with file blocks made portable (path as written + content digest).
