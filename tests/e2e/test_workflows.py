@@ -86,3 +86,16 @@ def test_pr_workflows_fetch_the_history_selection_needs() -> None:
         workflow = yaml.safe_load((ROOT / "examples" / "workflows" / f"{name}.yml").read_text())
         checkouts = [s for s in _steps(workflow) if str(s.get("uses", "")).startswith("actions/checkout@")]
         assert any(s["with"].get("fetch-depth") == 0 for s in checkouts), name
+
+
+def test_the_readme_workflow_uses_valid_inputs() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = [b.split("```", 1)[0] for b in readme.split("```yaml\n")[1:]]
+    workflows = [yaml.safe_load(b) for b in blocks if "agentevals/action@" in b]
+    assert workflows, "the README shows no workflow using the action"
+    for workflow in workflows:
+        for step in _steps(workflow):
+            if str(step.get("uses", "")).startswith("agentevals/action@"):
+                given = {str(k): str(v) for k, v in step["with"].items()}
+                assert set(given) <= set(INPUTS)
+                read_inputs({f"INPUT_{k.upper()}": v for k, v in given.items()})
