@@ -143,9 +143,10 @@ def parse_outputs(text: str) -> dict[str, str]:
     return values
 
 
-def run_action(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def run_action(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The `agentv-ci-action` console script, as the container runs it (`args`: a `with: args:`)."""
     return subprocess.run(
-        [sys.executable, "-c", "from agentv_ci.__main__ import action_main; action_main()"],
+        [sys.executable, "-c", "from agentv_ci.__main__ import action_main; action_main()", *args],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -305,14 +306,7 @@ def test_args_given_to_the_container_are_refused_with_a_hint(
     project: Project, github_server: FakeGitHub
 ) -> None:
     env = project.env(github_server, project.event())
-    done = subprocess.run(
-        [sys.executable, "-c", "from agentv_ci.__main__ import action_main; action_main()", "--dry-run"],
-        cwd=project.root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_action(env, project.root, "--dry-run")
     assert done.returncode == 2
     assert "takes no arguments" in done.stderr and "with: {dry_run: true" in done.stderr
 
