@@ -300,6 +300,8 @@ def test_a_typo_in_an_input_is_bad_input(project: Project, github_server: FakeGi
     assert done.returncode == 2
     assert "input `threshold` must be a number between 0 and 1, got 'high'" in done.stderr
     assert "Traceback" not in done.stderr
+    assert "::error title=agentv-ci::input `threshold` must be" in done.stdout
+    assert project.outputs() == {"verdict": "error"}
 
 
 def test_args_given_to_the_container_are_refused_with_a_hint(

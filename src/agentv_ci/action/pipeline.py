@@ -447,19 +447,29 @@ class ActionRun:
 
 def run_action(env: Mapping[str, str] | None = None) -> int:
     """Run the Action step. Expected errors propagate (the CLI's error boundary prints them and exits
-    2/3) after the files written so far are handed to the workspace owner and `verdict=error` is set."""
+    2/3) after an `::error` annotation, the output `verdict=error`, and the files written so far
+    handed to the workspace owner."""
     environment = os.environ if env is None else env
-    action = ActionRun(
-        environment, echo=lambda s: print(s, flush=True), warn=lambda s: print(s, file=sys.stderr)
-    )
-    try:
-        return action.execute()
-    except AgentvCiError as exc:
-        if action.in_actions:  # an annotation on the run page; the error boundary prints the rest
-            action.echo(workflow_command("error", exc.message, title="agentv-ci"))
+    in_actions = environment.get("GITHUB_ACTIONS") == "true"
+
+    def failed(exc: AgentvCiError) -> None:
+        if in_actions:  # an annotation on the run page; the error boundary prints the rest
+            print(workflow_command("error", exc.message, title="agentv-ci"), flush=True)
         from agentv_ci.github.outputs import write_outputs
 
         write_outputs({"verdict": "error"}, env=environment)
+
+    try:
+        action = ActionRun(
+            environment, echo=lambda s: print(s, flush=True), warn=lambda s: print(s, file=sys.stderr)
+        )
+    except AgentvCiError as exc:
+        failed(exc)
+        raise
+    try:
+        return action.execute()
+    except AgentvCiError as exc:
+        failed(exc)
         raise
     finally:
         action.hand_over_files()
