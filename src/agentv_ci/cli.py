@@ -61,7 +61,7 @@ app.command("grade")(grade.grade_command)
 app.command("merge")(merge.merge_command)
 app.command("report")(report.report_command)
 app.command("compare")(compare.compare_command)
-app.command("plugins")(plugins.plugins_command)
+app.add_typer(plugins.app, name="plugins")
 app.command("discover")(discover.discover_command)
 # `with: args: --dry-run` reaches the container as arguments: collected, then refused with a hint.
 app.command("action", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})(

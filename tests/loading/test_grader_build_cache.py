@@ -54,6 +54,7 @@ def test_identical_graders_are_built_once_per_load_and_different_ones_each(tmp_p
         limit: int = 1
 
     class CountingGrader:
+        api_version = "1.0"
         Config = CountConfig
 
         def __init__(self, spec: object, config: CountConfig, *, base_dir: Path) -> None:

@@ -194,6 +194,7 @@ def test_directly_registered_grader_plugin_is_known_and_its_config_checked(tmp_p
         max_words: int = 100
 
     class WordCount:
+        api_version = "1.0"
         Config = WordCountConfig
 
         def __init__(self, spec: object, config: object, *, base_dir: Path) -> None:

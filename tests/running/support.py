@@ -28,6 +28,7 @@ class CountingConfig(msgspec.Struct):
 class CountingTarget:
     """Records every call and how many calls were in flight at once (shared across instances)."""
 
+    api_version = "1.0"
     Config: ClassVar[type[msgspec.Struct]] = CountingConfig
     calls: ClassVar[list[tuple[str, str, int]]] = []
     requests: ClassVar[list[TargetRequest]] = []

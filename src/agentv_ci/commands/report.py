@@ -17,6 +17,10 @@ def report_command(
     markdown: Annotated[
         Path | None, typer.Option("--markdown", help="Write the Markdown summary here.")
     ] = None,
+    report: Annotated[
+        list[str] | None,
+        typer.Option("--report", help="NAME=PATH: a report by an installed reporter plugin (repeatable)."),
+    ] = None,
     baseline: Annotated[
         Path | None,
         typer.Option("--baseline", help="Baseline results (index.jsonl or run dir) to diff against."),
@@ -64,6 +68,9 @@ def report_command(
     from agentv_ci.reporting.results_file import load_run
 
     check_gate_flags(max_regression, baseline is not None)
+    from agentv_ci.reporting import parse_report_options
+
+    reports = parse_report_options(report or [])
     summary = rejudge(load_run(results), threshold)  # reports agree with --threshold
     base = load_run(baseline) if baseline is not None else None
     options = GateOptions(
@@ -82,6 +89,7 @@ def report_command(
         markdown=markdown,
         repo_root=repo_root or Path.cwd(),
         sarif_category=sarif_category,
+        reports=reports,
     )
     typer.echo(render_console(summary, decision))
     # SystemExit, not typer.Exit: `cli.run_app` runs typer with standalone_mode=False, where typer

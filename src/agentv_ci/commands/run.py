@@ -56,6 +56,10 @@ def run_command(
         ),
     ] = None,
     markdown: Annotated[Path | None, typer.Option("--markdown", help="Write a Markdown summary.")] = None,
+    report: Annotated[
+        list[str] | None,
+        typer.Option("--report", help="NAME=PATH: a report by an installed reporter plugin (repeatable)."),
+    ] = None,
     threshold: Annotated[float | None, typer.Option("--threshold", help="Per-test pass bar 0..1.")] = None,
     min_pass_rate: Annotated[float | None, typer.Option("--min-pass-rate", help="Gate: pass rate.")] = None,
     min_mean_score: Annotated[
@@ -104,6 +108,9 @@ def run_command(
     if budget_usd is not None and not 0 < budget_usd < float("inf"):
         raise UsageError(f"--budget-usd must be an amount greater than 0, got {budget_usd}")
     check_gate_flags(max_regression, baseline is not None)
+    from agentv_ci.reporting import parse_report_options
+
+    reports = parse_report_options(report or [])
     baseline_summary = load_run(baseline) if baseline is not None else None
     selection = None
     if changed or base is not None:
@@ -160,6 +167,7 @@ def run_command(
         markdown=markdown,
         repo_root=Path.cwd(),
         sarif_category=sarif_category,
+        reports=reports,
     )
     for warning in outcome.warnings:
         typer.echo(f"warning: {warning}", err=True)

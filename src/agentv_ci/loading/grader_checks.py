@@ -8,6 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from agentv_ci.errors import ConfigError
 from agentv_ci.loading.context import LoadContext, Node, did_you_mean, type_name
 from agentv_ci.loading.keys import GRADER_COMMON
 from agentv_ci.loading.paths import resolve_reference, safe_resolve
@@ -177,41 +178,40 @@ def check_builtin(spec: GraderSpec, raw: dict[str, Any], node: Node, ctx: LoadCo
 
 
 @lru_cache(maxsize=256)
-def _plugin_config_fields(type_name_: str) -> tuple[type[Any] | None, tuple[str, ...], str | None]:
-    """(Config class, field names, problem) for a grader type; a problem only for third-party plugins."""
-    import msgspec
-
-    from agentv_ci.errors import ConfigError
+def _plugin_config(type_name_: str) -> tuple[Any, Any, ConfigError | None]:
+    """(plugin class, its ConfigKeys, problem) for a grader type; a problem only for third-party
+    plugins (a built-in that cannot be imported yet is skipped)."""
     from agentv_ci.plugins import GRADERS_NAMESPACE, list_plugins, load_plugin_class
+    from agentv_ci.plugins.config import config_keys
 
     try:
         cls = load_plugin_class(GRADERS_NAMESPACE, type_name_)
     except ConfigError as exc:
         infos = [p for p in list_plugins(GRADERS_NAMESPACE) if p.name == type_name_]
-        if infos and infos[0].entry_point.startswith("agentv_ci."):
-            return None, (), None  # built-in not importable yet: skip the check
-        return None, (), exc.message
+        if len(infos) == 1 and infos[0].entry_point.startswith("agentv_ci."):
+            return None, None, None  # built-in not importable yet: skip the check
+        return None, None, exc
     if cls is None:
-        return None, (), None
-    config_cls = cls.Config
-    names = tuple(f.encode_name for f in msgspec.structs.fields(config_cls))
-    return config_cls, names, None
+        return None, None, None
+    return cls, config_keys(cls), None
 
 
 def check_plugin_config(spec: GraderSpec, node: Node, ctx: LoadContext) -> None:
-    """Unknown keys (W105, with a suggestion) and conversion errors (E202) from the plugin's Config."""
-    from agentv_ci.errors import ConfigError
-    from agentv_ci.plugins import convert_config
+    """Unknown keys (W105 with a did-you-mean; E202 when the plugin's config is closed) and every
+    problem the plugin's `Config` struct or `config_schema` finds (E202, at the key)."""
+    from agentv_ci.plugins.config import config_issues
 
-    config_cls, names, problem = _plugin_config_fields(spec.type)
+    cls, keys, problem = _plugin_config(spec.type)
     if problem:
-        ctx.error("E203", problem, node.child("type"))
+        ctx.error("E203", problem.message, node.child("type"), hint=problem.hint)
         return
-    if config_cls is None:
+    if cls is None:
         return
+    names = keys.names
     # A grader whose Config has a `config` field takes extra keys as script/prompt config (AgentV).
-    open_config = "config" in names
+    open_config = "config" in names or keys.open
     known: dict[str, Any] = {}
+    misspelt: dict[str, str] = {}  # an unknown key -> the known key it is probably meant to be
     for key, value in spec.config.items():
         if key in names:
             known[key] = value
@@ -221,25 +221,44 @@ def check_plugin_config(spec: GraderSpec, node: Node, ctx: LoadContext) -> None:
         candidates = (*names, *(c for c in GRADER_COMMON if c not in names))
         common = did_you_mean(key, GRADER_COMMON, cutoff=0.8)
         if open_config and common is None:
+            known[key] = value
             continue  # extra keys of code-/llm-graders are script/prompt config
         suggestion = common or did_you_mean(key, candidates)
+        if suggestion:
+            misspelt[key] = suggestion
         hint = (
             f"did you mean `{suggestion}`?" if suggestion else f"known keys: {', '.join(sorted(candidates))}"
         )
-        ctx.warn(
-            "W105", f"unknown key `{key}` for grader type `{spec.type}`", node.child(key), key=True, hint=hint
+        code = "E202" if keys.closed and common is None else "W105"
+        ctx.report(
+            code, f"unknown key `{key}` for grader type `{spec.type}`", node.child(key).loc(key=True), hint
         )
-    try:
-        convert_config(
-            config_cls,
-            known,
-            what=f"{spec.type} grader {spec.name!r}",
-            location=spec.location,
-            key_locations=spec.config_locations,
+    what = f"{spec.type} grader {spec.name!r}"
+    for issue in config_issues(cls, known, unknown_keys=False):
+        loc = spec.config_locations.get(issue.key, node.loc()) if issue.key else node.loc()
+        ctx.report(
+            "E202",
+            f"invalid {what}: {issue.message}",
+            loc,
+            _missing_field_hint(issue.message, misspelt, spec),
         )
-    except ConfigError as exc:
-        loc = exc.location or node.loc()
-        ctx.report("E202", exc.message, loc)
+
+
+_MISSING = re.compile(r"missing required field `([^`]+)`|'([^']+)' is a required property")
+
+
+def _missing_field_hint(message: str, misspelt: dict[str, str], spec: GraderSpec) -> str | None:
+    """For a missing field that an unknown key nearly spells: name that key and where it is."""
+    match = _MISSING.search(message)
+    if match is None:
+        return None
+    missing = match.group(1) or match.group(2)
+    for key, meant in misspelt.items():
+        if meant == missing:
+            where = spec.config_locations.get(key)
+            at = f" on line {where.line}" if where is not None and where.line > 0 else ""
+            return f"`{key}`{at} looks like a misspelling of `{missing}`"
+    return None
 
 
 @lru_cache(maxsize=16)

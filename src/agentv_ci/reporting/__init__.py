@@ -6,16 +6,50 @@ for by name and hands each the same `RunSummary`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentv_ci.errors import ConfigError
+from agentv_ci.errors import ConfigError, UsageError
 from agentv_ci.model.result import RunSummary
 
 if TYPE_CHECKING:
     from agentv_ci.gating import GateDecision
 
-__all__ = ["write_report", "write_reports"]
+__all__ = ["parse_report_options", "reporter_class", "write_report", "write_reports"]
+
+
+def parse_report_options(values: Sequence[str]) -> list[tuple[str, Path]]:
+    """`--report NAME=PATH` values as (reporter name, path); each reporter is loaded and checked now,
+    so a typo or a broken plugin stops the command before anything runs."""
+    reports: list[tuple[str, Path]] = []
+    for value in values:
+        name, sep, path = value.partition("=")
+        if not sep or not name.strip() or not path.strip():
+            raise UsageError(
+                f"--report takes NAME=PATH, got {value!r}", hint="e.g. --report html=results/report.html"
+            )
+        reporter_class(name.strip())
+        reports.append((name.strip(), Path(path.strip())))
+    return reports
+
+
+def reporter_class(name: str) -> type[Any]:
+    """The reporter plugin registered as `name`; `ConfigError` (with a did-you-mean) when none is."""
+    import difflib
+
+    from agentv_ci.plugins import REPORTERS_NAMESPACE, list_plugins, load_plugin_class
+
+    cls = load_plugin_class(REPORTERS_NAMESPACE, name)
+    if cls is None:
+        installed = sorted({p.name for p in list_plugins(REPORTERS_NAMESPACE)})
+        close = difflib.get_close_matches(name, installed, n=1)
+        hint = f"did you mean `{close[0]}`? " if close else ""
+        raise ConfigError(
+            f"no reporter named {name!r} is installed",
+            hint=f"{hint}installed reporters: {', '.join(installed)} (see `agentv-ci plugins`)",
+        )
+    return cls
 
 
 def write_report(name: str, summary: RunSummary, path: Path, *, repo_root: Path, **extras: Any) -> None:
@@ -23,11 +57,9 @@ def write_report(name: str, summary: RunSummary, path: Path, *, repo_root: Path,
 
     `extras` reach the reporter as `ReportOptions.extras` (`baseline`, `decision`, `selection`).
     """
-    from agentv_ci.plugins import REPORTERS_NAMESPACE, ReportOptions, load_plugin_class
+    from agentv_ci.plugins import ReportOptions
 
-    cls = load_plugin_class(REPORTERS_NAMESPACE, name)
-    if cls is None:
-        raise ConfigError(f"no reporter named {name!r} is installed", hint="see `agentv-ci plugins`")
+    cls = reporter_class(name)
     baseline = extras.pop("baseline", None)
     options = ReportOptions(path=path, repo_root=repo_root, baseline=baseline, extras=extras)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -49,8 +81,10 @@ def write_reports(
     decision: GateDecision | None = None,
     jsonl: Path | None = None,
     sarif_category: str | None = None,
+    reports: Sequence[tuple[str, Path]] = (),
 ) -> None:
-    """Write every report that has a path. `selection` (eval path -> why it ran) overrides
+    """Write every report that has a path, then each (reporter plugin name, path) of `reports`.
+    `selection` (eval path -> why it ran) overrides
     `summary.selection`; `decision` is the gate outcome shown in the Markdown verdict line (computed
     with default gates when omitted); `sarif_category` becomes the SARIF run's `automationDetails.id`."""
     extras: dict[str, Any] = {"baseline": baseline, "decision": decision}
@@ -61,3 +95,5 @@ def write_reports(
     for name, path in (("jsonl", jsonl), ("junit", junit), ("sarif", sarif), ("markdown", markdown)):
         if path is not None:
             write_report(name, summary, path, repo_root=repo_root, **dict(extras))
+    for name, path in reports:
+        write_report(name, summary, path, repo_root=repo_root, **dict(extras))

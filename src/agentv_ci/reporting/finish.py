@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from agentv_ci.gating import GateDecision, GateOptions, decide
@@ -20,8 +21,10 @@ def gate_and_report(
     markdown: Path | None,
     repo_root: Path,
     sarif_category: str | None = None,
+    reports: Sequence[tuple[str, Path]] = (),
 ) -> GateDecision:
-    """Decide the gates for `summary` (against `baseline`), write every requested report and append
+    """Decide the gates for `summary` (against `baseline`), write every requested report (`reports`:
+    reporter plugins by name, e.g. ("html", path)) and append
     the Markdown summary to `$GITHUB_STEP_SUMMARY`; return the decision for the caller to print/exit on."""
     decision = decide(summary, options, baseline)
     write_reports(
@@ -33,6 +36,7 @@ def gate_and_report(
         baseline=baseline,
         decision=decision,
         sarif_category=sarif_category,
+        reports=reports,
     )
     append_step_summary(summary, decision, baseline=baseline, repo_root=repo_root)
     return decision

@@ -83,6 +83,9 @@ def load_selected_suites(
             raise UsageError(f"path {path} does not exist")
     suites: list[Suite]
     suites, diagnostics = load_suites(list(paths), env=env)
+    from agentv_ci.validation.diagnostics import merge_repeated
+
+    diagnostics = merge_repeated(diagnostics)
     errors = [d for d in diagnostics if d.severity == "error"]
     if warnings is not None:
         warnings.extend(d.render() for d in diagnostics if d.severity == "warning")

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
-
 from agentv_ci.errors import ConfigError
-from agentv_ci.plugins import TARGETS_NAMESPACE, TargetPlugin, convert_config, load_plugin_class
+from agentv_ci.plugins import TARGETS_NAMESPACE, TargetPlugin, convert_plugin_config, load_plugin_class
+from agentv_ci.plugins.config import config_keys
 from agentv_ci.targets.config import TargetDefinition, TargetsConfig
 
 BUILTIN_WITHOUT_CONFIG = frozenset({"mock"})
@@ -35,13 +34,9 @@ def create_target(name: str, targets: TargetsConfig, *, dry_run: bool = False) -
             location=definition.key_locations.get("provider", definition.location),
             hint="built-in providers: mock, replay, cli, openai, azure, anthropic (see `agentv-ci plugins`)",
         )
-    fields = _with_api_key(definition, cls, targets)
-    aliases: dict[str, str] = getattr(cls, "FIELD_ALIASES", {})
-    for agentv_name, ours in aliases.items():  # AgentV's spelling, when ours is not given too
-        if agentv_name in fields and ours not in fields:
-            fields[ours] = fields.pop(agentv_name)
-    config = convert_config(
-        cls.Config,
+    fields = provider_fields(_with_api_key(definition, cls, targets), cls)
+    config = convert_plugin_config(
+        cls,
         fields,
         what=f"target {definition.name!r} ({provider})",
         location=definition.location,
@@ -51,12 +46,22 @@ def create_target(name: str, targets: TargetsConfig, *, dry_run: bool = False) -
     return target
 
 
+def provider_fields(fields: dict[str, Any], cls: Any) -> dict[str, Any]:
+    """A target's provider fields with AgentV's spellings (`FIELD_ALIASES`) renamed to the plugin's,
+    when the plugin's own spelling is not given too."""
+    fields = dict(fields)
+    aliases: dict[str, str] = getattr(cls, "FIELD_ALIASES", {})
+    for agentv_name, ours in aliases.items():
+        if agentv_name in fields and ours not in fields:
+            fields[ours] = fields.pop(agentv_name)
+    return fields
+
+
 def _with_api_key(definition: TargetDefinition, cls: Any, targets: TargetsConfig) -> dict[str, Any]:
     """Fill `api_key` from the provider's default variable; refuse to start without one."""
     fields = dict(definition.fields)
     default_var: str | None = getattr(cls, "API_KEY_ENV", None)
-    config_fields = {f.name for f in msgspec.structs.fields(cls.Config)}
-    if default_var is None or "api_key" not in config_fields:
+    if default_var is None or "api_key" not in config_keys(cls).names:
         return fields
     if fields.get("api_key"):
         return fields

@@ -32,7 +32,11 @@ CODES: dict[str, tuple[Severity, str]] = {
     # graders
     "E201": ("error", "unknown grader type"),
     "E202": ("error", "invalid grader configuration"),
-    "E203": ("error", "grader plugin failed to load"),
+    "E203": ("error", "plugin failed to load"),
+    # targets files
+    "E205": ("error", "unknown target provider"),
+    "E206": ("error", "invalid target configuration"),
+    "E207": ("error", "invalid targets file"),
     # references
     "E301": ("error", "referenced file not found"),
     "E302": ("error", "include cycle"),
@@ -46,10 +50,11 @@ CODES: dict[str, tuple[Severity, str]] = {
     "W105": ("warning", "unknown grader config key"),
     "W106": ("warning", "suspicious value"),
     "W107": ("warning", "role marker in content"),
+    "W108": ("warning", "unknown target config key"),
 }
 
 # Warnings that become errors under `--strict`.
-STRICT_PROMOTED = frozenset({"W101", "W105"})
+STRICT_PROMOTED = frozenset({"W101", "W105", "W108"})
 
 
 def severity_of(code: str) -> Severity:

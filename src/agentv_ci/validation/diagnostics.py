@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 import msgspec
+import msgspec.structs
 
 Severity = Literal["error", "warning"]
 
@@ -30,3 +31,37 @@ class Diagnostic(msgspec.Struct, frozen=True, omit_defaults=True):
 
 def sort_key(d: Diagnostic) -> tuple[str, int, int, str]:
     return (d.file, d.line, d.col, d.code)
+
+
+def merge_repeated(
+    diagnostics: list[Diagnostic], codes: frozenset[str] = frozenset({"E203"})
+) -> list[Diagnostic]:
+    """One diagnostic per distinct message of `codes` (a broken plugin is reported once): the first,
+    in file order, with a hint listing where else it was used."""
+    from agentv_ci.validation.output_formats import display_path
+
+    first: dict[tuple[str, str], Diagnostic] = {}
+    others: dict[tuple[str, str], list[str]] = {}
+    kept: list[Diagnostic] = []
+    for d in sorted(diagnostics, key=sort_key):
+        key = (d.code, d.message)
+        if d.code not in codes:
+            kept.append(d)
+        elif key not in first:
+            first[key] = d
+            others[key] = []
+            kept.append(d)
+        else:
+            where = f"line {d.line}" if d.file == first[key].file else display_path(d.file)
+            if d.file != first[key].file and d.line > 0:
+                where += f":{d.line}:{d.col or 1}"
+            others[key].append(where)
+    out: list[Diagnostic] = []
+    for d in kept:
+        places = others.get((d.code, d.message)) if d.code in codes else None
+        if places:
+            shown = ", ".join(places[:5]) + (f" and {len(places) - 5} more" if len(places) > 5 else "")
+            also = f"also used at {shown}"
+            d = msgspec.structs.replace(d, hint=f"{d.hint}; {also}" if d.hint else also)
+        out.append(d)
+    return out

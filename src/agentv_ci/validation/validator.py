@@ -8,7 +8,7 @@ from pathlib import Path
 import msgspec
 
 from agentv_ci.validation.codes import STRICT_PROMOTED
-from agentv_ci.validation.diagnostics import Diagnostic, sort_key
+from agentv_ci.validation.diagnostics import Diagnostic, merge_repeated, sort_key
 
 
 class ValidationReport(msgspec.Struct):
@@ -43,7 +43,10 @@ def validate_paths(
     strict: bool = False,
     repo_root: Path | None = None,
     env: Mapping[str, str] | None = None,
+    check_targets: bool = True,
 ) -> ValidationReport:
+    """Load every eval file under `paths` and, with `check_targets`, the targets files they use;
+    collect every diagnostic (sorted, deduplicated, `--strict` applied)."""
     from agentv_ci.loading.discovery import find_eval_files
     from agentv_ci.loading.suite_loader import load_suite
 
@@ -55,7 +58,12 @@ def validate_paths(
         diagnostics.extend(result.diagnostics)
         if result.suite is not None:
             tests += len(result.suite.tests)
-    unique = sorted(set(diagnostics), key=sort_key)
+    if check_targets:
+        from agentv_ci.validation.targets_check import check_targets_file, targets_files_of
+
+        for targets_file in targets_files_of(files):
+            diagnostics.extend(check_targets_file(targets_file, env))
+    unique = merge_repeated(sorted(set(diagnostics), key=sort_key))
     if strict:
         unique = apply_strict(unique)
     return ValidationReport(files=[str(f) for f in files], diagnostics=unique, tests=tests)

@@ -1,7 +1,8 @@
 """`text-stats`: limits on the answer's length (words, characters, words per sentence).
 
-A complete agentv-ci grader plugin: a msgspec `Config`, a constructor taking the spec, the converted
-config and the eval file's directory, and an async `grade` returning a `GraderResult`.
+A complete agentv-ci grader plugin, importing from the public `agentv_ci.api` only: the plugin API
+version it is written for, a msgspec `Config`, a constructor taking the spec, the converted config and
+the eval file's directory, and an async `grade` returning a `GraderResult`.
 """
 
 from __future__ import annotations
@@ -12,11 +13,15 @@ from typing import ClassVar
 
 import msgspec
 
-from agentv_ci.errors import ConfigError
-from agentv_ci.model.result import AssertionResult, GraderResult
-from agentv_ci.model.suite import GraderSpec
-from agentv_ci.plugins import GradingContext
-from agentv_ci.prompting import final_answer
+from agentv_ci.api import (
+    AssertionResult,
+    ConfigError,
+    GraderResult,
+    GraderSpec,
+    GradingContext,
+    answer_text,
+    score_result,
+)
 
 __all__ = ["TextStatsConfig", "TextStatsGrader"]
 
@@ -36,6 +41,7 @@ class TextStatsConfig(msgspec.Struct):
 class TextStatsGrader:
     """Score = fraction of the configured length limits the final answer meets."""
 
+    api_version: ClassVar[str] = "1.0"
     Config: ClassVar[type[msgspec.Struct]] = TextStatsConfig
 
     def __init__(self, spec: GraderSpec, config: TextStatsConfig, *, base_dir: Path) -> None:
@@ -49,7 +55,7 @@ class TextStatsGrader:
         self.config = config
 
     async def grade(self, ctx: GradingContext) -> GraderResult:
-        text = ctx.response.text or final_answer(ctx.response.messages)
+        text = answer_text(ctx.response)
         words = len(_WORD.findall(text))
         sentences = [s for s in _SENTENCE_END.split(text.strip()) if s]
         longest = max((len(_WORD.findall(s)) for s in sentences), default=0)
@@ -71,12 +77,5 @@ class TextStatsGrader:
                 )
             )
         score = sum(a.passed for a in checks) / len(checks)
-        return GraderResult(
-            name=self.spec.name,
-            type=self.spec.type,
-            score=score,
-            verdict="pass" if score >= 0.8 else "fail",
-            weight=self.spec.weight,
-            assertions=checks,
-            details={"words": words, "chars": len(text), "sentences": len(sentences)},
-        )
+        details = {"words": words, "chars": len(text), "sentences": len(sentences)}
+        return score_result(self.spec, score, checks, details=details)
