@@ -21,7 +21,7 @@ __all__ = ["NAME_PATTERN", "scaffold_plugin"]
 NAME_PATTERN = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
 _PYPROJECT = Template("""[build-system]
-requires = ["setuptools>=69"]
+requires = ["setuptools>=77"]
 build-backend = "setuptools.build_meta"
 
 [project]
