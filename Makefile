@@ -3,14 +3,16 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# The in-repo plugin packages (each its own distribution); the examples use them.
+PLUGINS := plugins/text-stats-grader plugins/jsonschema-grader plugins/html-report
 export XDG_CACHE_HOME ?= $(CURDIR)/.cache
 
 .PHONY: setup demo test lint typecheck unit bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(addsuffix /pyproject.toml,$(PLUGINS))
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev]' $(addprefix -e ,$(PLUGINS))
 	mkdir -p $(XDG_CACHE_HOME)/python-entrypoints && touch $(XDG_CACHE_HOME)/python-entrypoints/.disable
 	touch $(STAMP)
 
@@ -19,12 +21,13 @@ setup: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/agentv-ci validate examples/
 	$(BIN)/agentv-ci run examples/ -o .agentv-ci/demo --junit .agentv-ci/demo/junit.xml \
-	  --sarif .agentv-ci/demo/results.sarif --markdown .agentv-ci/demo/summary.md --no-fail ; \
-	  echo "demo results in .agentv-ci/demo/ (index.jsonl, junit.xml, results.sarif, summary.md)"
+	  --sarif .agentv-ci/demo/results.sarif --markdown .agentv-ci/demo/summary.md \
+	  --report html=.agentv-ci/demo/report.html --no-fail ; \
+	  echo "demo results in .agentv-ci/demo/ (index.jsonl, junit.xml, results.sarif, summary.md, report.html)"
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench plugins
+	$(BIN)/ruff format --check src tests bench plugins
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -42,4 +45,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/discover_5k.py
 
 clean:
-	rm -rf $(VENV) .cache .pytest_cache .mypy_cache .ruff_cache build src/*.egg-info
+	rm -rf $(VENV) .cache .pytest_cache .mypy_cache .ruff_cache build src/*.egg-info plugins/*/src/*.egg-info

@@ -37,6 +37,15 @@ def test_examples_run_end_to_end_with_passes_and_failures(tmp_path: Path) -> Non
     assert by_id[("agent-trajectory", "weather-lookup")]["execution_status"] == "ok"  # replay + tools
     assert by_id[("agent-trajectory", "refund-flow")]["execution_status"] == "quality_failure"
     assert not [r for r in rows if r["execution_status"] == "execution_error"]
+    # plugin graders (the in-repo packages, installed by `make setup`)
+    assert by_id[("plugins", "profile-matches-schema")]["score"] == 1.0
+    misses = by_id[("plugins", "profile-misses-fields")]
+    assert misses["score"] == 0.6 and misses["scores"][0]["type"] == "json-schema"
+    assert [a["text"] for a in misses["scores"][0]["assertions"]] == [
+        "$.died: 'died' is a required property",
+        "$.field: 'mathematics' is not one of ['computing', 'poetry']",
+    ]
+    assert [s["type"] for s in by_id[("plugins", "short-answer")]["scores"]] == ["text-stats", "contains"]
     row = by_id[("basic", "capital-germany")]
     assert row["eval_path"].endswith("basic.eval.yaml") and row["line"] > 0
     assert row["target"] == "toy-agent" and row["scores"][0]["type"] == "contains"

@@ -17,7 +17,6 @@ from agentv_ci.model.suite import Test as EvalTest
 from tests.graders.contexts import make_ctx, run_spec
 
 
-
 def test_the_installed_entry_point_loads_the_plugin_class() -> None:
     cls = plugins.load_plugin_class(plugins.GRADERS_NAMESPACE, "text-stats")
     assert cls is not None and (cls.__module__, cls.__name__) == ("text_stats_grader", "TextStatsGrader")

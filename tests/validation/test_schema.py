@@ -28,12 +28,43 @@ def _yaml(path: Path) -> Any:
 
 
 def test_schema_command_prints_the_draft_07_schema() -> None:
-    result = CliRunner().invoke(app, ["schema"])
+    result = CliRunner().invoke(app, ["schema", "--no-plugins"])
     assert result.exit_code == 0
     schema = json.loads(result.output)
     assert schema["$schema"] == "http://json-schema.org/draft-07/schema#"
     jsonschema.Draft7Validator.check_schema(schema)
     assert schema == load_schema()
+
+
+def _grader_errors(validator: jsonschema.Draft7Validator, grader: dict[str, Any]) -> list[str]:
+    return sorted(e.message for e in validator.iter_errors(grader))
+
+
+def test_schema_includes_the_config_schemas_of_installed_plugins() -> None:
+    """The in-repo plugins are installed by `make setup`: their keys are completed and checked."""
+    result = CliRunner().invoke(app, ["schema"])
+    assert result.exit_code == 0
+    schema = json.loads(result.output)
+    jsonschema.Draft7Validator.check_schema(schema)
+    assert {"json-schema", "text-stats"} <= set(
+        schema["definitions"]["grader"]["properties"]["type"]["anyOf"][0]["enum"]
+    )
+    validator = jsonschema.Draft7Validator(
+        {"$ref": "#/definitions/grader", "definitions": schema["definitions"]}
+    )
+    assert _grader_errors(validator, {"type": "text-stats", "max_words": 10, "weight": 2}) == []
+    assert _grader_errors(validator, {"type": "text-stats", "max_words": "ten"}) == [
+        "'ten' is not valid under any of the given schemas"
+    ]
+    assert (
+        _grader_errors(validator, {"type": "json-schema", "schema": {"type": "object"}, "name": "shape"})
+        == []
+    )
+    assert _grader_errors(validator, {"type": "json-schema", "shema": {}}) == [
+        "'schema' is a required property",
+        "Additional properties are not allowed ('shema' was unexpected)",
+    ]
+    assert _grader_errors(validator, {"type": "contains", "value": "x"}) == []  # built-ins unchanged
 
 
 def _valid_documents() -> list[Path]:

@@ -130,7 +130,7 @@ class _DevTools:
             [*_flags(profile), "--remote-debugging-pipe", url],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            preexec_fn=wire_fds,  # noqa: PLW1509 - single-threaded test process
+            preexec_fn=wire_fds,  # the test process starts no threads
             pass_fds=(3, 4),  # kept open after `wire_fds` (fds are closed after it runs)
         )
         os.close(to_browser_read)
@@ -199,8 +199,10 @@ def test_typing_in_the_search_box_filters_rows_and_updates_the_url(devtools: _De
     state = json.loads(devtools.evaluate(read_table))
     assert state == {"shown": "1 of 5 tests", "visible": ["timeout"], "hash": "#q=timed%20out"}
     devtools.evaluate("document.getElementById('search').select()")
-    devtools.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Backspace", "code": "Backspace",
-                                             "windowsVirtualKeyCode": 8})
+    devtools.call(
+        "Input.dispatchKeyEvent",
+        {"type": "keyDown", "key": "Backspace", "code": "Backspace", "windowsVirtualKeyCode": 8},
+    )
     state = json.loads(devtools.evaluate(read_table))
     assert state["shown"] == "5 of 5 tests" and len(state["visible"]) == 5 and state["hash"] == ""
     verdict = devtools.evaluate("document.querySelector('.verdict').textContent")

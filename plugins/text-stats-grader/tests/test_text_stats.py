@@ -37,7 +37,9 @@ def test_score_is_the_share_of_limits_met(config: dict[str, int], answer: str, s
 
 
 def test_one_assertion_per_limit() -> None:
-    result = grade_answer(TextStatsGrader, "One two. Three four five.", {"min_words": 2, "max_sentence_words": 2})
+    result = grade_answer(
+        TextStatsGrader, "One two. Three four five.", {"min_words": 2, "max_sentence_words": 2}
+    )
     assert [(a.text, a.passed) for a in result.assertions] == [
         ("5 words >= 2", True),
         ("longest sentence 3 words <= 2", False),

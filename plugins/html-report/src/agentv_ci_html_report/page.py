@@ -7,7 +7,15 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from agentv_ci.api import GateDecision, Outcome, RunSummary, TestResult, outcome_of, totals_by_suite, totals_of
+from agentv_ci.api import (
+    GateDecision,
+    Outcome,
+    RunSummary,
+    TestResult,
+    outcome_of,
+    totals_by_suite,
+    totals_of,
+)
 from agentv_ci_html_report.assets import CONTENT_SECURITY_POLICY, SCRIPT, STYLE
 from agentv_ci_html_report.charts import histogram_svg, pass_rate_svg
 
@@ -75,7 +83,9 @@ def _details(result: TestResult, failures: list[tuple[str, str | None]]) -> str:
 def _suite_rows(results: list[TestResult]) -> str:
     rows: list[str] = []
     for totals in totals_by_suite(results):
-        scores = [r.score for r in results if r.suite == totals.name and outcome_of(r) in ("passed", "failed")]
+        scores = [
+            r.score for r in results if r.suite == totals.name and outcome_of(r) in ("passed", "failed")
+        ]
         mean = "–" if totals.mean_score is None else f"{totals.mean_score:.2f}"
         rows.append(
             "<tr>"
@@ -115,7 +125,9 @@ def render_page(summary: RunSummary, extras: dict[str, Any]) -> str:
     if summary.dry_run:
         facts.append("dry run")
     title = f"agentv-ci report: {overall.passed}/{overall.tests} passed"
-    rows = "".join(_result_row(r) for r in results) or '<tr><td colspan="6" class="empty">no results</td></tr>'
+    rows = (
+        "".join(_result_row(r) for r in results) or '<tr><td colspan="6" class="empty">no results</td></tr>'
+    )
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -30,8 +30,9 @@ CONFIG_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "schema": {
-            "description": "The JSON Schema the answer must satisfy: inline, or the path of a JSON file "
-            "relative to the eval file (`file://` optional). Its `$schema` picks the draft (default 2020-12).",
+            "description": "The JSON Schema the answer must satisfy: inline, or the path of a JSON "
+            "file relative to the eval file (`file://` optional). Its `$schema` picks the draft "
+            "(default 2020-12).",
             "type": ["object", "boolean", "string"],
         },
         "extract": {
@@ -77,5 +78,9 @@ class JsonSchemaGrader:
             )
         assertions = [AssertionResult(f"{e.path}: {e.message}", False) for e in errors[: self.max_errors]]
         if len(errors) > self.max_errors:
-            assertions.append(AssertionResult(f"... and {len(errors) - self.max_errors} more error(s)", False))
-        return score_result(self.spec, partial_score(instance, errors), assertions, details=details, verdict="fail")
+            assertions.append(
+                AssertionResult(f"... and {len(errors) - self.max_errors} more error(s)", False)
+            )
+        return score_result(
+            self.spec, partial_score(instance, errors), assertions, details=details, verdict="fail"
+        )

@@ -1,10 +1,11 @@
 """Validation errors located by JSON path, and the partial score they leave.
 
 Each error of `iter_errors` is narrowed to its most relevant cause (`best_match` descends into
-`anyOf`/`oneOf`), and a missing required property is located at the property itself
-(`$.address.zip`, not `$.address`), as is a property `additionalProperties: false` forbids. The score is the share of the answer's values that have no
-error: every value counts once (the root, each member, each array item) and so does each missing
-required property. One bad field among four scores 0.8, a wrong root type 0.
+`anyOf`/`oneOf`). A missing required property is located at the property itself (`$.address.zip`,
+not `$.address`), and so is a member `additionalProperties: false` forbids. The score is the share of
+the answer's values that have no error: every value counts once (the root, each member, each array
+item) and so does each missing required property. One bad field among four scores 0.8, a wrong root
+type 0.
 """
 
 from __future__ import annotations
@@ -37,9 +38,14 @@ def member_path(path: str, name: str) -> str:
 
 def _missing_property(error: ValidationError) -> str | None:
     """The property a `required` error is about (its message is `'name' is a required property`)."""
-    if error.validator != "required" or not isinstance(error.instance, dict):
+    required = error.validator_value
+    if (
+        error.validator != "required"
+        or not isinstance(error.instance, dict)
+        or not isinstance(required, list)
+    ):
         return None
-    for name in error.validator_value:
+    for name in required:
         if isinstance(name, str) and name not in error.instance and error.message.startswith(repr(name)):
             return name
     return None

@@ -24,10 +24,10 @@ def _retriever(root: Path) -> Any:
 
     def retrieve(uri: str) -> Resource:
         if not uri.startswith("file://"):
-            raise NoSuchResource(ref=uri)  # never over the network
+            raise NoSuchResource(uri)  # never over the network
         path = Path(uri.removeprefix("file://")).resolve()
         if root not in path.parents:
-            raise NoSuchResource(ref=uri)
+            raise NoSuchResource(uri)  # outside the schema's directory
         contents = json.loads(path.read_text(encoding="utf-8"))
         return Resource.from_contents(contents, default_specification=DRAFT202012)
 
@@ -63,7 +63,11 @@ def compile_schema(schema: Any, ref_root: Path, location: SourceLocation | None)
         validator_cls.check_schema(schema)
     except SchemaError as exc:
         where = f" at `{exc.json_path}`" if exc.absolute_path else ""
-        raise ConfigError(f"the schema is not a valid JSON Schema: {exc.message}{where}", location=location) from None
+        raise ConfigError(
+            f"the schema is not a valid JSON Schema: {exc.message}{where}", location=location
+        ) from None
     registry: Registry[Any] = Registry(retrieve=_retriever(ref_root))  # type: ignore[call-arg]
-    validator: Validator = validator_cls(schema, registry=registry, format_checker=validator_cls.FORMAT_CHECKER)
+    validator: Validator = validator_cls(
+        schema, registry=registry, format_checker=validator_cls.FORMAT_CHECKER
+    )
     return validator
