@@ -18,6 +18,7 @@ import pytest  # noqa: E402
 
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
 from tests.fakes.llm_server import FakeLlmServer  # noqa: E402
+from tests.fresh_venv import PLUGIN_DIRS, FreshVenv, build_wheels, create_fresh_venv, wheelhouse  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # The output schemas: ../shared/schemas when present, else the unmodified copies vendored in tests/.
@@ -39,3 +40,15 @@ def github_server() -> Iterator[FakeGitHub]:
     """A fake GitHub REST API on 127.0.0.1 (its module docstring lists endpoints, tokens, faults)."""
     with FakeGitHub() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> FreshVenv:
+    """agentv-ci and the in-repo plugins built as wheels and installed into a new venv (once per
+    session; dependency wheels cached between sessions under the user's cache dir)."""
+    base = tmp_path_factory.mktemp("fresh-venv")
+    wheels = base / "wheels"
+    wheels.mkdir()
+    build_wheels([REPO_ROOT, *PLUGIN_DIRS], wheels, base / "sources")
+    house = wheelhouse(USER_CACHE_HOME / "agentv-ci-tests")
+    return create_fresh_venv(base / "venv", wheels, house)
