@@ -41,6 +41,8 @@ class Totals(msgspec.Struct, omit_defaults=True):
 
 
 def outcome_of(result: TestResult, threshold: float | None = None) -> Outcome:
+    """`passed`, `failed` (quality failure), `error` (execution error) or `not_run`; with `threshold`,
+    a conclusive result is re-judged from its score."""
     if result.execution_status == "not_run" or result.verdict == "skip":
         return "not_run"
     if result.execution_status == "execution_error":
@@ -53,6 +55,7 @@ def outcome_of(result: TestResult, threshold: float | None = None) -> Outcome:
 def totals_of(
     results: Iterable[TestResult], *, name: str = "overall", threshold: float | None = None
 ) -> Totals:
+    """Counts, pass rate and mean score (over conclusive results), cost, tokens and duration."""
     totals = Totals(name=name)
     scores: list[float] = []
     cost = tokens = duration = 0.0
