@@ -24,6 +24,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 PLUGIN_DIRS = [REPO / "plugins" / name for name in ("text-stats-grader", "jsonschema-grader", "html-report")]
 TEST_REQUIREMENTS = ["pytest>=8"]
+# Downloaded too, installed on demand: `pip install ./some-plugin` inside the venv (docs/plugins.md).
+BUILD_REQUIREMENTS = ["pip", "setuptools>=77"]
 
 
 def _pip(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -55,8 +57,9 @@ def build_wheels(sources: Sequence[Path], out: Path, scratch: Path) -> list[Path
 
 
 def dependency_requirements() -> list[str]:
-    """Every third-party requirement of agentv-ci and the plugins (plus pytest for their tests)."""
-    requirements: set[str] = set(TEST_REQUIREMENTS)
+    """Every third-party requirement of agentv-ci and the plugins, plus pytest for their tests and
+    pip and setuptools for building a plugin inside the venv."""
+    requirements: set[str] = {*TEST_REQUIREMENTS, *BUILD_REQUIREMENTS}
     for pyproject in [REPO / "pyproject.toml", *(d / "pyproject.toml" for d in PLUGIN_DIRS)]:
         for requirement in tomllib.loads(pyproject.read_text())["project"]["dependencies"]:
             if not requirement.startswith("agentv-ci"):
@@ -111,6 +114,14 @@ class FreshVenv:
         return subprocess.run(
             [program, *args[1:]], cwd=cwd, env=self.env(env), capture_output=True, text=True, timeout=timeout
         )
+
+    def offline_pip_env(self) -> dict[str, str]:
+        """Environment variables that make the venv's own pip (once installed) use only local wheels."""
+        return {
+            "PIP_NO_INDEX": "1",
+            "PIP_FIND_LINKS": f"{self.wheels} {self.house}",
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        }
 
     def install(self, *requirements: str, find_links: Sequence[Path] = ()) -> None:
         links = [
