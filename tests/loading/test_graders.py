@@ -258,3 +258,25 @@ def test_composite_without_members_is_reported_once(tmp_path: Path) -> None:
     )
     assert codes(result) == [("E102", 5, 9)]
     assert result.diagnostics[0].message == "composite needs member `assertions`"
+
+
+def test_files_a_third_party_grader_config_names_are_dependencies(tmp_path: Path) -> None:
+    """json-schema comes from agentv-ci-jsonschema (installed by `make setup`): its schema file is read
+    by the plugin, so editing it must select the eval."""
+    (tmp_path / "schemas").mkdir()
+    (tmp_path / "schemas" / "person.json").write_text('{"type": "object"}')
+    (tmp_path / "notes.txt").write_text("not named by a plugin grader")
+    result = load_text(
+        tmp_path,
+        """
+        tests:
+          - id: t
+            input: hi
+            assertions:
+              - {type: json-schema, schema: schemas/person.json}
+              - {type: contains, value: notes.txt}
+        """,
+    )
+    assert result.diagnostics == []
+    names = {Path(p).name for p in result.suite.dependencies} if result.suite else set()
+    assert "person.json" in names and "notes.txt" not in names

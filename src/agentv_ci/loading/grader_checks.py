@@ -161,7 +161,30 @@ def check_prompt(prompt: Any, node: Node, ctx: LoadContext) -> None:
         ctx.error("E101", f"prompt must be a string or a mapping, got {type_name(prompt)}", node)
 
 
+@lru_cache(maxsize=256)
+def _third_party(type_name_: str) -> bool:
+    """A grader type registered by another distribution than agentv-ci (known without importing it)."""
+    from agentv_ci.plugins import GRADERS_NAMESPACE, list_plugins
+
+    infos = [p for p in list_plugins(GRADERS_NAMESPACE) if p.name == type_name_]
+    return bool(infos) and not all(p.entry_point.startswith("agentv_ci.") for p in infos)
+
+
+def depend_on_named_files(spec: GraderSpec, node: Node, ctx: LoadContext) -> None:
+    """A third-party grader's config values that name files next to the eval file (a schema file, a
+    word list) are dependencies: editing one selects the eval, as the fingerprints hash them."""
+    if not _third_party(spec.type):
+        return
+    for value in spec.config.values():
+        for item in value if isinstance(value, list) else (value,):
+            if isinstance(item, str) and 0 < len(item) <= 300 and "\n" not in item and "{" not in item:
+                path = safe_resolve(node.base_dir / item.removeprefix("file://"))
+                if path.is_file():
+                    ctx.depend(path)
+
+
 def check_builtin(spec: GraderSpec, raw: dict[str, Any], node: Node, ctx: LoadContext) -> None:
+    depend_on_named_files(spec, node, ctx)
     _check_value(spec, raw, node, ctx)
     if spec.type == "code-grader":
         if "command" not in spec.config:
