@@ -43,6 +43,10 @@ def test_markdown_shows_the_given_decision(tmp_path: Path) -> None:
     assert (tmp_path / "s.md").read_text().startswith("⚠️ **agentv-ci: INCONCLUSIVE")
 
 
-def test_unknown_reporter_is_a_config_error(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="no reporter named 'html'"):
-        write_report("html", sample_summary(tmp_path), tmp_path / "x.html", repo_root=tmp_path)
+def test_unknown_reporter_is_a_config_error_with_a_suggestion(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        write_report("sarf", sample_summary(tmp_path), tmp_path / "x.sarif", repo_root=tmp_path)
+    assert caught.value.message == "no reporter named 'sarf' is installed"
+    assert caught.value.hint is not None and caught.value.hint.startswith(
+        "did you mean `sarif`? installed reporters:"
+    )
