@@ -166,6 +166,7 @@ class StrictModel:
     config_schema = {
         "type": "object",
         "properties": {"model": {"type": "string"}, "temperature": {"type": "number"}},
+        "required": ["model"],
         "additionalProperties": False,
     }
 

@@ -121,6 +121,7 @@ def _project(tmp_path: Path) -> Path:
         "  - name: strict\n    provider: strict-model\n    model: 5\n    temprature: 0.2\n"
         "  - name: typo\n    provider: mok\n"
         "  - name: wrong\n    provider: grader-as-target\n"
+        "  - name: bare\n    provider: strict-model\n"
     )
     (project / "main.eval.yaml").write_text(
         "name: plugins\n"
@@ -158,6 +159,8 @@ def test_validate_locates_plugin_config_problems_of_graders_and_targets(site: Pa
         f".agentv/targets.yaml:16:5: error[E203]: target plugin 'grader-as-target' {ORIGIN} "
         f"(entry point fake_plugins:Limits) failed to load: {BROKEN[('target', 'grader-as-target')]}",
         hint,
+        ".agentv/targets.yaml:17:5: error[E206]: invalid target 'bare' (strict-model): "
+        "'model' is a required property",
         "main.eval.yaml:6:9: error[E202]: invalid pattern grader 'pattern': 'pattern' is a required property",
         "  hint: `patern` on line 7 looks like a misspelling of `pattern`",
         "main.eval.yaml:7:9: error[E202]: unknown key `patern` for grader type `pattern`",
@@ -179,7 +182,7 @@ def test_validate_locates_plugin_config_problems_of_graders_and_targets(site: Pa
         hint,
         f"main.eval.yaml:23:15: error[E203]: {DUPLICATE}",
         "  hint: uninstall all but one of them: a name in agentv_ci.graders must come from one distribution",
-        "1 file(s), 3 test(s): 13 error(s), 2 warning(s)",
+        "1 file(s), 3 test(s): 14 error(s), 2 warning(s)",
     ]
     strict = run_with_site(["validate", ".", "--strict", "--format", "json"], site, project)
     codes = [d["code"] for d in json.loads(strict.stdout)["diagnostics"] if d["severity"] == "error"]

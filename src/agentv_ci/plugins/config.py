@@ -94,7 +94,7 @@ def config_issues(cls: Any, raw: dict[str, Any], *, unknown_keys: bool = True) -
             return [ConfigIssue(str(exc), _msgspec_key(str(exc)))]
         return []
     issues: list[ConfigIssue] = []
-    for error in sorted(_validator(cls).iter_errors(raw), key=lambda e: [str(p) for p in e.absolute_path]):
+    for error in sorted(_validator(cls).iter_errors(raw), key=_error_order):
         if not unknown_keys and error.validator == "additionalProperties" and not error.absolute_path:
             continue
         first = error.absolute_path[0] if error.absolute_path else None
@@ -103,6 +103,12 @@ def config_issues(cls: Any, raw: dict[str, Any], *, unknown_keys: bool = True) -
         if issue not in issues:
             issues.append(issue)
     return issues
+
+
+def _error_order(error: Any) -> tuple[list[tuple[int, int, str]], str]:
+    """Errors by where they are (array indexes numerically), then by message."""
+    where = [(1, p, "") if isinstance(p, int) else (2, 0, str(p)) for p in error.absolute_path]
+    return where, str(error.message)
 
 
 def _msgspec_key(message: str) -> str | None:
