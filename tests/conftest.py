@@ -39,3 +39,14 @@ def github_server() -> Iterator[FakeGitHub]:
     """A fake GitHub REST API on 127.0.0.1 (its module docstring lists endpoints, tokens, faults)."""
     with FakeGitHub() as server:
         yield server
+
+
+@pytest.fixture(autouse=True)
+def _no_secrets_between_tests() -> Iterator[None]:
+    """The redaction registry and `--pass-env` names are process-wide: each test starts without any."""
+    from agentv_ci.security.child_env import reset_pass_through
+    from agentv_ci.security.redaction import SECRETS
+
+    yield
+    SECRETS.clear()
+    reset_pass_through()

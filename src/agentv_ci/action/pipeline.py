@@ -23,6 +23,7 @@ from agentv_ci.github.event import WorkflowRun, read_workflow_run
 from agentv_ci.github.inputs import ActionInputs, read_inputs
 from agentv_ci.model.result import RunSummary
 from agentv_ci.running.session import RunRequest
+from agentv_ci.security.redaction import redact, register_secret
 
 Echo = Callable[[str], None]
 PR_RECORD = "pull_request.json"
@@ -96,8 +97,10 @@ class ActionRun:
 
     def prepare(self) -> None:
         token = self.inputs.github_token
-        if token and self.in_actions:
-            self.echo(f"::add-mask::{token}")  # before anything else is printed
+        if token:
+            # Masked (`::add-mask::` in GitHub Actions, by the CLI's announcer) before anything else
+            # is printed, and redacted from every report and comment.
+            register_secret(token)
         if not self.workspace.is_dir():
             raise AgentvCiError(f"the workspace {self.workspace} does not exist")
         os.chdir(self.workspace)
@@ -276,7 +279,7 @@ class ActionRun:
         write_summary_json(self.paths.output_dir / "summary.json", summary)
         self.record_pull_request()
         write_reports(summary, junit=self.paths.junit, sarif=self.paths.sarif, repo_root=self.workspace)
-        self.paths.markdown.write_text(f"## agentv-ci\n\n{note}\n", encoding="utf-8")
+        self.paths.markdown.write_text(redact(f"## agentv-ci\n\n{note}\n"), encoding="utf-8")
         self._append_step_summary(f"## agentv-ci\n\n{note}\n")
         comment_url = self.comment(summary, decision, Baseline(), note=note)
         self.outputs(summary, decision, comment_url, verdict="skipped")
@@ -288,7 +291,7 @@ class ActionRun:
             return
         try:
             with open(target, "a", encoding="utf-8") as handle:
-                handle.write(text)
+                handle.write(redact(text))
         except OSError:
             self.warning("could not write the step summary")
 

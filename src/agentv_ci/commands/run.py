@@ -83,6 +83,14 @@ def run_command(
     include_uncommitted: Annotated[
         bool, typer.Option("--include-uncommitted", help="--changed counts work-tree changes too.")
     ] = False,
+    allow_outside_repo: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--allow-outside-repo",
+            help="Also allow referenced files under DIR (repeatable; see docs/security.md).",
+            envvar="AGENTV_CI_ALLOW_OUTSIDE_REPO",
+        ),
+    ] = None,
 ) -> None:
     """Run eval files: asyncio across all files, bounded workers, streamed results."""
     from agentv_ci.errors import ExitCode, UsageError
@@ -134,6 +142,7 @@ def run_command(
         budget_usd=budget_usd,
         quiet=quiet,
         selection=selection.as_summary_selection() if selection is not None else None,
+        allow_outside=tuple(allow_outside_repo or ()),
     )
     try:
         outcome = execute_run(request)

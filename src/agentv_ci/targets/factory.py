@@ -8,6 +8,7 @@ import msgspec
 
 from agentv_ci.errors import ConfigError
 from agentv_ci.plugins import TARGETS_NAMESPACE, TargetPlugin, convert_config, load_plugin_class
+from agentv_ci.security.redaction import SECRETS
 from agentv_ci.targets.config import TargetDefinition, TargetsConfig
 
 BUILTIN_WITHOUT_CONFIG = frozenset({"mock"})
@@ -36,6 +37,7 @@ def create_target(name: str, targets: TargetsConfig, *, dry_run: bool = False) -
             hint="built-in providers: mock, replay, cli, openai, azure, anthropic (see `agentv-ci plugins`)",
         )
     fields = _with_api_key(definition, cls, targets)
+    SECRETS.add_config(fields)  # its key and headers are masked wherever they would be written
     aliases: dict[str, str] = getattr(cls, "FIELD_ALIASES", {})
     for agentv_name, ours in aliases.items():  # AgentV's spelling, when ours is not given too
         if agentv_name in fields and ours not in fields:

@@ -43,6 +43,7 @@ def validate_paths(
     strict: bool = False,
     repo_root: Path | None = None,
     env: Mapping[str, str] | None = None,
+    allow_outside: Sequence[Path] = (),
 ) -> ValidationReport:
     from agentv_ci.loading.discovery import find_eval_files
     from agentv_ci.loading.suite_loader import load_suite
@@ -51,7 +52,7 @@ def validate_paths(
     diagnostics: list[Diagnostic] = []
     tests = 0
     for path in files:
-        result = load_suite(path, repo_root=repo_root, env=env)
+        result = load_suite(path, repo_root=repo_root, env=env, allow_outside=allow_outside)
         diagnostics.extend(result.diagnostics)
         if result.suite is not None:
             tests += len(result.suite.tests)
