@@ -191,7 +191,7 @@ def test_a_whole_run_writes_no_secret_anywhere(tmp_path: Path, llm_server: FakeL
             "--cache",
             "--record",
             str(out / "recorded.jsonl"),
-        ],  # fmt: skip
+        ],
         cwd=root,
         env=env,
         capture_output=True,

@@ -23,6 +23,7 @@ from agentv_ci.github.event import WorkflowRun, read_workflow_run
 from agentv_ci.github.inputs import ActionInputs, read_inputs
 from agentv_ci.model.result import RunSummary
 from agentv_ci.running.session import RunRequest
+from agentv_ci.security.child_env import pass_through
 from agentv_ci.security.redaction import redact, register_secret
 
 Echo = Callable[[str], None]
@@ -101,6 +102,8 @@ class ActionRun:
             # Masked (`::add-mask::` in GitHub Actions, by the CLI's announcer) before anything else
             # is printed, and redacted from every report and comment.
             register_secret(token)
+        if self.inputs.pass_env:
+            pass_through(self.inputs.pass_env)
         if not self.workspace.is_dir():
             raise AgentvCiError(f"the workspace {self.workspace} does not exist")
         os.chdir(self.workspace)
@@ -172,6 +175,9 @@ class ActionRun:
             dry_run=inputs.dry_run,
             budget_usd=inputs.budget_usd,
             selection=selection,
+            allow_outside=tuple(
+                Path(p) if Path(p).is_absolute() else self.workspace / p for p in inputs.allow_outside_repo
+            ),
         )
 
     def gate_options(self, has_baseline: bool) -> GateOptions:

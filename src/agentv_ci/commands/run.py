@@ -91,6 +91,13 @@ def run_command(
             envvar="AGENTV_CI_ALLOW_OUTSIDE_REPO",
         ),
     ] = None,
+    pass_env: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--pass-env",
+            help="Hand this environment variable to graders, hooks and cli targets (repeatable).",
+        ),
+    ] = None,
 ) -> None:
     """Run eval files: asyncio across all files, bounded workers, streamed results."""
     from agentv_ci.errors import ExitCode, UsageError
@@ -112,6 +119,10 @@ def run_command(
     if budget_usd is not None and not 0 < budget_usd < float("inf"):
         raise UsageError(f"--budget-usd must be an amount greater than 0, got {budget_usd}")
     check_gate_flags(max_regression, baseline is not None)
+    if pass_env:
+        from agentv_ci.security.child_env import pass_through
+
+        pass_through(pass_env)
     baseline_summary = load_run(baseline) if baseline is not None else None
     selection = None
     if changed or base is not None:

@@ -173,6 +173,18 @@ INPUTS: dict[str, InputSpec] = {
     "fail_on_error": InputSpec(
         "true", "Execution errors (targets or graders failing) make the step fail (exit 3).", _bool
     ),
+    "allow_outside_repo": InputSpec(
+        "",
+        "Directories outside the repository that eval files may reference (default: none; see "
+        "docs/security.md).",
+        _words,
+    ),
+    "pass_env": InputSpec(
+        "",
+        "Environment variables handed to code graders, hooks and cli targets besides the safe "
+        "defaults, e.g. a key a grader needs (default: none; see docs/security.md).",
+        _words,
+    ),
 }
 
 
@@ -208,6 +220,8 @@ class ActionInputs:
     sarif_category: str | None = None
     github_token: str | None = None
     fail_on_error: bool = True
+    allow_outside_repo: list[str] = field(default_factory=list)
+    pass_env: list[str] = field(default_factory=list)
 
 
 def _env_name(name: str) -> str:
