@@ -15,6 +15,8 @@ import msgspec
 from agentv_ci.graders.code_process import ScriptRun, run_script
 from agentv_ci.graders.judge_replies import as_bool
 from agentv_ci.graders.outcome import answer_text, clamp_score, excerpt
+from agentv_ci.loading.jsonl import deep_json_offset
+from agentv_ci.loading.yaml_source import MAX_DEPTH
 from agentv_ci.model.result import AssertionResult, TargetResponse
 from agentv_ci.model.suite import Message, Test
 from agentv_ci.prompting import reference_answer, render_input
@@ -207,9 +209,14 @@ def interpret(
     if exit_code != 0 and (text.startswith(("{", "[")) or stderr.strip()):
         detail = f": {excerpt(stderr.strip(), 500)}" if stderr.strip() else ""
         raise ProtocolError(f"Code evaluator exited with code {exit_code}{detail}")  # AgentV's wording
+    if (
+        text.count("{") + text.count("[") > MAX_DEPTH
+        and deep_json_offset(text.encode(), MAX_DEPTH) is not None
+    ):
+        raise ProtocolError(f"the answer is nested more than {MAX_DEPTH} levels deep")
     try:
         data = json.loads(text) if text else None
-    except ValueError:
+    except (ValueError, RecursionError):
         data = None
     if isinstance(data, dict):
         return parse_json_answer(data)

@@ -127,7 +127,7 @@ def read_responses(path: Path) -> list[RecordedResponse]:
         where = SourceLocation(str(path), number, 1)
         try:
             data = json.loads(line)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             col = getattr(exc, "colno", 1)
             raise LoadError(
                 f"invalid JSON: {exc}",
