@@ -21,20 +21,15 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import TYPE_CHECKING
 
-import regex
+if TYPE_CHECKING:
+    import regex
 
 __all__ = ["JS_FLAGS", "compile_js_regex", "translate_js_regex"]
 
-JS_FLAGS = {
-    "i": regex.IGNORECASE,
-    "m": regex.MULTILINE,
-    "s": regex.DOTALL,
-    "u": 0,
-    "g": 0,
-    "y": 0,
-    "d": 0,
-}
+# The `re` values, which the `regex` module shares (it is imported when a pattern is first compiled).
+JS_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "u": 0, "g": 0, "y": 0, "d": 0}
 _QUANTIFIER = re.compile(r"\{\d+(?:,\d*)?\}")
 
 _OUTSIDE = {
@@ -128,6 +123,8 @@ def compile_js_regex(pattern: str, flags: str | None) -> regex.Pattern[str]:
         if flag in (flags or "")[:index]:
             raise ValueError(f"duplicate regex flag {flag!r}")
         bits |= JS_FLAGS[flag]
+    import regex
+
     try:
         return regex.compile(translate_js_regex(pattern, flags or ""), bits | regex.VERSION0)
     except (regex.error, OverflowError, RecursionError, ValueError) as exc:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import regex
+if TYPE_CHECKING:
+    import regex
 
-__all__ = ["REGEX_BUDGET_S", "RegexTimeout", "search"]
+__all__ = ["PENDING", "REGEX_BUDGET_S", "RegexTimeout", "finish", "search", "search_inline"]
 
 REGEX_BUDGET_S = 2.0  # per match, for the whole answer
 _INLINE_SLICE_S = 0.05  # the longest a match may hold the event loop
@@ -32,6 +33,18 @@ def _run(pattern: regex.Pattern[str], text: str, sticky: bool, timeout: float, c
     return pattern.search(text, timeout=timeout, concurrent=concurrent)
 
 
+def search_inline(pattern: regex.Pattern[str], text: str, *, sticky: bool = False) -> Any:
+    """The first, inline slice of a match: the match (or None), or `PENDING` when it needs longer
+    (then `await search(...)` finishes it off the loop). Lets callers skip a coroutine per match."""
+    try:
+        return _run(pattern, text, sticky, _INLINE_SLICE_S, False)
+    except TimeoutError:
+        return PENDING
+
+
+PENDING: Any = object()
+
+
 async def search(
     pattern: regex.Pattern[str], text: str, *, sticky: bool = False, budget_s: float = REGEX_BUDGET_S
 ) -> regex.Match[str] | None:
@@ -42,6 +55,12 @@ async def search(
     except TimeoutError:
         if budget_s <= slice_s:
             raise RegexTimeout(f"no result within {budget_s:g}s") from None
+    return await _in_thread(pattern, text, sticky, budget_s - slice_s, budget_s)
+
+
+async def _in_thread(
+    pattern: regex.Pattern[str], text: str, sticky: bool, remaining_s: float, budget_s: float
+) -> regex.Match[str] | None:
     loop = asyncio.get_running_loop()
     future: asyncio.Future[regex.Match[str] | None] = loop.create_future()
 
@@ -55,7 +74,7 @@ async def search(
 
     def work() -> None:
         try:
-            found = _run(pattern, text, sticky, budget_s - slice_s, True)
+            found = _run(pattern, text, sticky, remaining_s, True)
         except TimeoutError:
             outcome: Any = RegexTimeout(f"no result within {budget_s:g}s")
             failed = True
@@ -70,3 +89,8 @@ async def search(
 
     threading.Thread(target=work, name="agentv-ci-regex", daemon=True).start()
     return await future
+
+
+async def finish(pattern: regex.Pattern[str], text: str, *, sticky: bool = False) -> regex.Match[str] | None:
+    """The rest of a match `search_inline` left `PENDING`, off the loop; raises RegexTimeout."""
+    return await _in_thread(pattern, text, sticky, REGEX_BUDGET_S - _INLINE_SLICE_S, REGEX_BUDGET_S)

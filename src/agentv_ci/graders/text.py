@@ -198,8 +198,11 @@ class Regex(_TextGrader):
     async def grade(self, ctx: GradingContext) -> GraderResult:
         output = answer_text(ctx.response)
         flags = self.config.flags or ""
+        sticky = "y" in flags
         try:
-            match = await regex_search.search(self.pattern, output, sticky="y" in flags)
+            match = regex_search.search_inline(self.pattern, output, sticky=sticky)
+            if match is regex_search.PENDING:  # a long match: finished off the event loop
+                match = await regex_search.finish(self.pattern, output, sticky=sticky)
         except regex_search.RegexTimeout:
             return errored(
                 self.spec,

@@ -16,12 +16,8 @@ hook the CLI installs) before anything could print it.
 
 from __future__ import annotations
 
-import base64
-import html
-import json
 import re
 import threading
-import urllib.parse
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -43,6 +39,8 @@ def is_secret_name(name: str) -> bool:
 def _base64_fragments(raw: bytes) -> set[str]:
     """The base64 text `raw` produces wherever it sits inside a longer encoded text: one fragment per
     alignment (the byte offset modulo 3), without the characters that depend on the neighbours."""
+    import base64  # here, not at start-up: only a run with secrets needs it
+
     fragments: set[str] = set()
     for offset in range(3):
         encoded = base64.b64encode(b"\0" * offset + raw).decode("ascii").rstrip("=")
@@ -56,6 +54,10 @@ def _base64_fragments(raw: bytes) -> set[str]:
 
 def encodings(value: str) -> set[str]:
     """`value` and the forms it takes when URL-encoded, JSON- or XML-escaped, or base64-encoded."""
+    import html
+    import json
+    import urllib.parse
+
     forms = {
         value,
         urllib.parse.quote(value, safe=""),
