@@ -74,7 +74,7 @@ class ResultsWriter:
         except UnicodeEncodeError:  # a lone surrogate in model text: keep the row, replace the char
             self._buffer.clear()
             _ENCODER.encode_into(_scrub(msgspec.to_builtins(result)), self._buffer)
-        if SECRETS and SECRETS.contains(self._buffer.decode("utf-8", "replace")):
+        if SECRETS and SECRETS.contains_bytes(self._buffer):
             result = _redacted(result)
             self._buffer.clear()
             _ENCODER.encode_into(result, self._buffer)

@@ -147,6 +147,10 @@ class SecretRegistry:
         pattern = self._pattern
         return pattern is not None and pattern.search(text) is not None
 
+    def contains_bytes(self, data: bytes | bytearray) -> bool:
+        pattern = self._bytes_pattern
+        return pattern is not None and pattern.search(data) is not None
+
     def redact(self, text: str) -> str:
         """`text` with every secret (and encoding of one) replaced by `***`."""
         pattern = self._pattern
