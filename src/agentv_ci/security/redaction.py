@@ -78,6 +78,7 @@ class SecretRegistry:
         self._lock = threading.Lock()
         self._values: dict[str, None] = {}
         self._needles: tuple[str, ...] = ()
+        self._byte_needles: tuple[bytes, ...] = ()
         self._pattern: re.Pattern[str] | None = None
         self._bytes_pattern: re.Pattern[bytes] | None = None
         # Called once with each new secret (the CLI prints `::add-mask::` in GitHub Actions).
@@ -109,6 +110,7 @@ class SecretRegistry:
                 needles |= encodings(part)
             # Longest first: a secret containing another is masked whole.
             self._needles = tuple(sorted(needles, key=lambda n: (-len(n), n)))
+            self._byte_needles = tuple(n.encode("utf-8", "surrogatepass") for n in self._needles)
             alternatives = "|".join(re.escape(n) for n in self._needles)
             self._pattern = re.compile(alternatives)
             self._bytes_pattern = re.compile(alternatives.encode("utf-8", "surrogatepass"))
@@ -143,25 +145,25 @@ class SecretRegistry:
             elif isinstance(value, str) and _SECRET_FIELD.search(str(key)):
                 self.add(value)
 
+    # A substring test per needle (a fast C search each) rules out nearly every text about three times
+    # faster than one pass of the alternation; the pattern only runs where there is something to mask.
     def contains(self, text: str) -> bool:
-        pattern = self._pattern
-        return pattern is not None and pattern.search(text) is not None
+        return any(needle in text for needle in self._needles)
 
     def contains_bytes(self, data: bytes | bytearray) -> bool:
-        pattern = self._bytes_pattern
-        return pattern is not None and pattern.search(data) is not None
+        return any(needle in data for needle in self._byte_needles)
 
     def redact(self, text: str) -> str:
         """`text` with every secret (and encoding of one) replaced by `***`."""
         pattern = self._pattern
-        if pattern is None or not text:
+        if pattern is None or not text or not self.contains(text):
             return text
         return pattern.sub(MASK, text)
 
     def redact_bytes(self, data: bytes) -> bytes:
         """`redact` for UTF-8 bytes."""
         pattern = self._bytes_pattern
-        if pattern is None or not data:
+        if pattern is None or not data or not self.contains_bytes(data):
             return data
         return pattern.sub(MASK.encode(), data)
 
@@ -180,6 +182,7 @@ class SecretRegistry:
         with self._lock:
             self._values.clear()
             self._needles = ()
+            self._byte_needles = ()
             self._pattern = None
             self._bytes_pattern = None
 
