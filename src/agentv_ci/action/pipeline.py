@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentv_ci.action.baseline import Baseline, resolve_baseline
+from agentv_ci.action.fork_code import refuse_fork_code_with_secrets
 from agentv_ci.action.ownership import hand_over
 from agentv_ci.errors import AgentvCiError, ExitCode, UsageError
 from agentv_ci.gating import GateDecision, GateOptions, check_gate_flags
@@ -221,6 +222,7 @@ class ActionRun:
         if inputs.results:
             summary = self.load_results()
         else:
+            refuse_fork_code_with_secrets(self.run, self.workspace, trusted=inputs.trust_fork_code)
             paths, selection, nothing = self.selection()
             if nothing is not None:
                 return self.finish_without_evals(nothing)

@@ -179,6 +179,12 @@ INPUTS: dict[str, InputSpec] = {
         "docs/security.md).",
         _words,
     ),
+    "trust_fork_code": InputSpec(
+        "false",
+        "On pull_request_target, run a fork's checked-out eval files although they get this "
+        "repository's secrets (dangerous; see docs/security.md).",
+        _bool,
+    ),
     "pass_env": InputSpec(
         "",
         "Environment variables handed to code graders, hooks and cli targets besides the safe "
@@ -221,6 +227,7 @@ class ActionInputs:
     github_token: str | None = None
     fail_on_error: bool = True
     allow_outside_repo: list[str] = field(default_factory=list)
+    trust_fork_code: bool = False
     pass_env: list[str] = field(default_factory=list)
 
 
