@@ -130,15 +130,20 @@ async def run_with_payload(
         return await run_script(argv, stdin=stdin, cwd=cwd, timeout_s=timeout_s, env=env)
 
 
+def _list(value: Any) -> list[Any]:
+    """`value` when the script answered a list there; anything else (`"hits": 1`) counts as none."""
+    return value if isinstance(value, list) else []
+
+
 def _assertions(data: dict[str, Any]) -> list[AssertionResult]:
     found: list[AssertionResult] = []
-    for item in data.get("assertions") or []:
+    for item in _list(data.get("assertions")):
         if isinstance(item, dict) and isinstance(item.get("text"), str):
             passed = as_bool(item.get("passed"))
             evidence = item.get("evidence")
             found.append(AssertionResult(item["text"], bool(passed), str(evidence) if evidence else None))
     for key, passed_flag in (("hits", True), ("misses", False)):
-        for entry in data.get(key) or []:
+        for entry in _list(data.get(key)):
             if isinstance(entry, str):
                 found.append(AssertionResult(entry, passed_flag))
     return found
@@ -147,7 +152,7 @@ def _assertions(data: dict[str, Any]) -> list[AssertionResult]:
 def _checks(data: dict[str, Any]) -> tuple[list[AssertionResult], list[float]]:
     assertions: list[AssertionResult] = []
     scores: list[float] = []
-    for item in data.get("checks") or []:
+    for item in _list(data.get("checks")):
         if not isinstance(item, dict):
             continue
         passed = as_bool(item.get("pass", item.get("passed")))
