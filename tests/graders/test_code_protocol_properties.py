@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import math
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from agentv_ci.graders.code_protocol import ProtocolError, interpret
+from tests.properties import property_settings
 
-FAST = settings(max_examples=300, deadline=2000, database=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = property_settings(300, deadline_ms=2000)
 
 SCALAR = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=12)
 JSON = st.recursive(

@@ -7,17 +7,13 @@ import json
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from agentv_ci.loading.suite_loader import LoadResult, load_suite
+from tests.properties import property_settings
 
-FAST = settings(
-    max_examples=150,
-    deadline=3000,  # ms per example: a hang fails the test
-    database=None,  # nothing written into the repository
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+FAST = property_settings(150)
 
 YAML_PIECES = [
     "tests:", "  - id: t", "    input: hi", "    criteria: x", "    expected_output: y", "assertions:",

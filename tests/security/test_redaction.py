@@ -10,13 +10,14 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from agentv_ci.model.result import TestResult
 from agentv_ci.reporting.results_file import ResultsWriter
 from agentv_ci.security.redaction import MIN_SECRET_LENGTH, SECRETS, SecretRegistry, is_secret_name
 from agentv_ci.security.streams import RedactingStream, protected_console
+from tests.properties import property_settings
 
 KEY = "sk-test-0123456789abcdef"
 
@@ -71,7 +72,7 @@ def test_every_common_encoding_is_masked() -> None:
         assert secret[:6] not in cleaned and "word" not in cleaned
 
 
-@settings(max_examples=200, deadline=None, database=None)
+@property_settings(200, deadline_ms=None)
 @given(
     prefix=st.text(max_size=20),
     secret=st.text(min_size=MIN_SECRET_LENGTH, max_size=40).filter(lambda s: s.strip() == s),
