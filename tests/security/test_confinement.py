@@ -183,3 +183,27 @@ def test_run_refuses_a_file_outside_the_repository_unless_the_invocation_allows_
     by_env = {**env, "AGENTV_CI_ALLOW_OUTSIDE_REPO": str(secret.parent)}
     also = subprocess.run([*validate], cwd=repo, env=by_env, capture_output=True, text=True, timeout=60)
     assert also.returncode == 0, also.stdout + also.stderr
+
+
+def test_offline_grading_is_confined_too(repo: Path) -> None:
+    secret = repo.parent / "outside" / "secret.txt"
+    (repo / "evals" / "e.eval.yaml").write_text(
+        f"tests:\n  - id: t\n    input: hi\n    input_files: [{secret}]\n"
+        "    assertions:\n      - type: contains\n        value: ok\n"
+    )
+    (repo / "answers.jsonl").write_text('{"test_id": "t", "output": "ok"}\n')
+    command = [
+        sys.executable,
+        "-m",
+        "agentv_ci",
+        "grade",
+        "evals/e.eval.yaml",
+        "--responses",
+        "answers.jsonl",
+    ]
+    env = {k: v for k, v in os.environ.items() if k != "AGENTV_CI_ALLOW_OUTSIDE_REPO"}
+    refused = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "E305" in refused.stderr, refused.stdout + refused.stderr
+    flag = [*command, "--allow-outside-repo", str(secret.parent), "-o", "out"]
+    allowed = subprocess.run(flag, cwd=repo, env=env, capture_output=True, text=True, timeout=60)
+    assert allowed.returncode == 0, allowed.stdout + allowed.stderr
