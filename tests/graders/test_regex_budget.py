@@ -61,7 +61,7 @@ def test_the_event_loop_keeps_running_while_a_long_match_runs() -> None:
         task.cancel()
         return max(gaps)
 
-    assert asyncio.run(main()) < 0.25
+    assert asyncio.run(main()) < 0.5  # inline, the loop would stall for the whole 1 s budget
 
 
 def test_a_cancelled_match_returns_at_once() -> None:
