@@ -52,3 +52,14 @@ def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> FreshVenv:
     build_wheels([REPO_ROOT, *PLUGIN_DIRS], wheels, base / "sources")
     house = wheelhouse(USER_CACHE_HOME / "agentv-ci-tests")
     return create_fresh_venv(base / "venv", wheels, house)
+
+
+@pytest.fixture(autouse=True)
+def _no_secrets_between_tests() -> Iterator[None]:
+    """The redaction registry and `--pass-env` names are process-wide: each test starts without any."""
+    from agentv_ci.security.child_env import reset_pass_through
+    from agentv_ci.security.redaction import SECRETS
+
+    yield
+    SECRETS.clear()
+    reset_pass_through()

@@ -70,15 +70,27 @@ app.command("action", context_settings={"ignore_unknown_options": True, "allow_e
 
 
 def _save_traceback() -> str:
+    from agentv_ci.security.redaction import redact
+
     fd, path = tempfile.mkstemp(prefix="agentv-ci-crash-", suffix=".log")
     with os.fdopen(fd, "w") as handle:
-        traceback.print_exc(file=handle)
+        handle.write(redact(traceback.format_exc()))  # a crash log is an output like any other
     return path
 
 
 def run_app(argv: list[str] | None = None) -> None:
     """Entry point with the error boundary: expected errors print without a traceback and exit
-    with their code; a bug exits 4 with the traceback saved to a log file."""
+    with their code; a bug exits 4 with the traceback saved to a log file.
+
+    Everything printed passes the redaction layer (security.streams): the secrets of the environment
+    are registered (and announced with `::add-mask::` in GitHub Actions) before anything is printed."""
+    from agentv_ci.security.streams import protected_console
+
+    with protected_console(os.environ):
+        _run_app(argv)
+
+
+def _run_app(argv: list[str] | None) -> None:
     try:
         # With standalone_mode=False the vendored Click returns a `typer.Exit` code instead of raising.
         returned = app(args=argv, standalone_mode=False)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentv_ci.action.baseline import Baseline, resolve_baseline
+from agentv_ci.action.fork_code import refuse_fork_code_with_secrets
 from agentv_ci.action.ownership import hand_over
 from agentv_ci.errors import AgentvCiError, ExitCode, UsageError
 from agentv_ci.gating import GateDecision, GateOptions, check_gate_flags
@@ -23,6 +24,8 @@ from agentv_ci.github.event import WorkflowRun, read_workflow_run
 from agentv_ci.github.inputs import ActionInputs, read_inputs
 from agentv_ci.model.result import RunSummary
 from agentv_ci.running.session import RunRequest
+from agentv_ci.security.child_env import pass_through
+from agentv_ci.security.redaction import redact, register_secret
 
 Echo = Callable[[str], None]
 PR_RECORD = "pull_request.json"
@@ -96,8 +99,12 @@ class ActionRun:
 
     def prepare(self) -> None:
         token = self.inputs.github_token
-        if token and self.in_actions:
-            self.echo(f"::add-mask::{token}")  # before anything else is printed
+        if token:
+            # Masked (`::add-mask::` in GitHub Actions, by the CLI's announcer) before anything else
+            # is printed, and redacted from every report and comment.
+            register_secret(token)
+        if self.inputs.pass_env:
+            pass_through(self.inputs.pass_env)
         if not self.workspace.is_dir():
             raise AgentvCiError(f"the workspace {self.workspace} does not exist")
         os.chdir(self.workspace)
@@ -169,6 +176,9 @@ class ActionRun:
             dry_run=inputs.dry_run,
             budget_usd=inputs.budget_usd,
             selection=selection,
+            allow_outside=tuple(
+                Path(p) if Path(p).is_absolute() else self.workspace / p for p in inputs.allow_outside_repo
+            ),
         )
 
     def gate_options(self, has_baseline: bool) -> GateOptions:
@@ -212,6 +222,7 @@ class ActionRun:
         if inputs.results:
             summary = self.load_results()
         else:
+            refuse_fork_code_with_secrets(self.run, self.workspace, trusted=inputs.trust_fork_code)
             paths, selection, nothing = self.selection()
             if nothing is not None:
                 return self.finish_without_evals(nothing)
@@ -276,7 +287,7 @@ class ActionRun:
         write_summary_json(self.paths.output_dir / "summary.json", summary)
         self.record_pull_request()
         write_reports(summary, junit=self.paths.junit, sarif=self.paths.sarif, repo_root=self.workspace)
-        self.paths.markdown.write_text(f"## agentv-ci\n\n{note}\n", encoding="utf-8")
+        self.paths.markdown.write_text(redact(f"## agentv-ci\n\n{note}\n"), encoding="utf-8")
         self._append_step_summary(f"## agentv-ci\n\n{note}\n")
         comment_url = self.comment(summary, decision, Baseline(), note=note)
         self.outputs(summary, decision, comment_url, verdict="skipped")
@@ -288,7 +299,7 @@ class ActionRun:
             return
         try:
             with open(target, "a", encoding="utf-8") as handle:
-                handle.write(text)
+                handle.write(redact(text))
         except OSError:
             self.warning("could not write the step summary")
 

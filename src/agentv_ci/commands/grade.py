@@ -31,6 +31,18 @@ def grade_command(
     three_way: Annotated[
         bool, typer.Option("--three-way", help="Also show pass/borderline/fail (0.8 / 0.6).")
     ] = False,
+    allow_outside_repo: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--allow-outside-repo",
+            help="Also allow referenced files under DIR (repeatable; see docs/security.md).",
+            envvar="AGENTV_CI_ALLOW_OUTSIDE_REPO",
+        ),
+    ] = None,
+    pass_env: Annotated[
+        list[str] | None,
+        typer.Option("--pass-env", help="Hand this environment variable to code graders (repeatable)."),
+    ] = None,
 ) -> None:
     """Grade recorded answers against an eval file's graders, offline."""
     import asyncio
@@ -40,6 +52,10 @@ def grade_command(
 
     if threshold is not None and not 0 <= threshold <= 1:
         raise UsageError(f"--threshold must be between 0 and 1, got {threshold}")
+    if pass_env:
+        from agentv_ci.security.child_env import pass_through
+
+        pass_through(pass_env)
     outcome = asyncio.run(
         run_offline_grading(
             eval_path,
@@ -48,6 +64,7 @@ def grade_command(
             threshold=threshold,
             grader_target=grader_target,
             targets_file=targets_file,
+            allow_outside=tuple(allow_outside_repo or ()),
         )
     )
     for warning in outcome.warnings:  # e.g. a legacy grader name: graded as its modern type, said so

@@ -87,6 +87,21 @@ def run_command(
     include_uncommitted: Annotated[
         bool, typer.Option("--include-uncommitted", help="--changed counts work-tree changes too.")
     ] = False,
+    allow_outside_repo: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--allow-outside-repo",
+            help="Also allow referenced files under DIR (repeatable; see docs/security.md).",
+            envvar="AGENTV_CI_ALLOW_OUTSIDE_REPO",
+        ),
+    ] = None,
+    pass_env: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--pass-env",
+            help="Hand this environment variable to graders, hooks and cli targets (repeatable).",
+        ),
+    ] = None,
 ) -> None:
     """Run eval files: asyncio across all files, bounded workers, streamed results."""
     from agentv_ci.errors import ExitCode, UsageError
@@ -111,6 +126,10 @@ def run_command(
     from agentv_ci.reporting import parse_report_options
 
     reports = parse_report_options(report or [])
+    if pass_env:
+        from agentv_ci.security.child_env import pass_through
+
+        pass_through(pass_env)
     baseline_summary = load_run(baseline) if baseline is not None else None
     selection = None
     if changed or base is not None:
@@ -141,6 +160,7 @@ def run_command(
         budget_usd=budget_usd,
         quiet=quiet,
         selection=selection.as_summary_selection() if selection is not None else None,
+        allow_outside=tuple(allow_outside_repo or ()),
     )
     try:
         outcome = execute_run(request)

@@ -24,6 +24,14 @@ def validate_command(
     output_format: Annotated[
         str, typer.Option("--format", help="Output format: text, json, github or sarif.")
     ] = "text",
+    allow_outside_repo: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--allow-outside-repo",
+            help="Also allow referenced files under DIR (repeatable; see docs/security.md).",
+            envvar="AGENTV_CI_ALLOW_OUTSIDE_REPO",
+        ),
+    ] = None,
 ) -> None:
     """Validate eval files: syntax, types, unknown keys, graders, referenced files. Exit 2 on errors."""
     if output_format not in FORMATS:
@@ -34,7 +42,7 @@ def validate_command(
     from agentv_ci.validation.validator import validate_paths
 
     targets = list(paths) if paths else [Path(".")]
-    report = validate_paths(targets, strict=strict)
+    report = validate_paths(targets, strict=strict, allow_outside=allow_outside_repo or ())
     renderers = {"text": render_text, "json": render_json, "github": render_github, "sarif": render_sarif}
     typer.echo(renderers[output_format](report))
     if not report.files:

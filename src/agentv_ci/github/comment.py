@@ -29,6 +29,7 @@ from agentv_ci.gating import GateDecision
 from agentv_ci.github.api import DEFAULT_API_URL, GitHubApiError, GitHubClient, RetryPolicy
 from agentv_ci.model.result import RunSummary
 from agentv_ci.reporting.markdown import comparison_for, render_markdown, utf8_size
+from agentv_ci.security.redaction import redact
 
 __all__ = [
     "ACTIONS_BOT",
@@ -278,6 +279,7 @@ def post_sticky_comment(
     `pull_request` a fork's token is read-only, so fork PRs are skipped without a call; on
     `pull_request_target` and `workflow_run` the token is the base repository's and they are not.
     """
+    body = redact(body)  # the comment is public: no secret the run knows goes into it
     try:
         return _post(
             token, repository, body, marker, event, event_name, pr_number, api_url, author, retry, sleep

@@ -173,6 +173,24 @@ INPUTS: dict[str, InputSpec] = {
     "fail_on_error": InputSpec(
         "true", "Execution errors (targets or graders failing) make the step fail (exit 3).", _bool
     ),
+    "allow_outside_repo": InputSpec(
+        "",
+        "Directories outside the repository that eval files may reference (default: none; see "
+        "docs/security.md).",
+        _words,
+    ),
+    "trust_fork_code": InputSpec(
+        "false",
+        "On pull_request_target, run a fork's checked-out eval files although they get this "
+        "repository's secrets (dangerous; see docs/security.md).",
+        _bool,
+    ),
+    "pass_env": InputSpec(
+        "",
+        "Environment variables handed to code graders, hooks and cli targets besides the safe "
+        "defaults, e.g. a key a grader needs (default: none; see docs/security.md).",
+        _words,
+    ),
 }
 
 
@@ -208,6 +226,9 @@ class ActionInputs:
     sarif_category: str | None = None
     github_token: str | None = None
     fail_on_error: bool = True
+    allow_outside_repo: list[str] = field(default_factory=list)
+    trust_fork_code: bool = False
+    pass_env: list[str] = field(default_factory=list)
 
 
 def _env_name(name: str) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 from agentv_ci.gating import GateDecision
 from agentv_ci.model.result import RunSummary
 from agentv_ci.reporting.totals import totals_of
+from agentv_ci.security.redaction import redact
 
 __all__ = ["OutputValue", "output_text", "run_outputs", "write_outputs"]
 
@@ -63,7 +64,7 @@ def write_outputs(values: Mapping[str, OutputValue], *, env: Mapping[str, str] =
         return None
     blocks = []
     for name, value in values.items():
-        text = output_text(value)
+        text = redact(output_text(value))
         delimiter = _delimiter(name, text)
         blocks.append(f"{name}<<{delimiter}\n{text}\n{delimiter}\n")
     path = Path(target)

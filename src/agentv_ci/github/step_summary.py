@@ -8,6 +8,7 @@ from pathlib import Path
 
 from agentv_ci.gating import GateDecision
 from agentv_ci.model.result import RunSummary
+from agentv_ci.security.redaction import redact
 
 
 def append_step_summary(
@@ -32,7 +33,7 @@ def append_step_summary(
     path = Path(target)
     try:
         with path.open("a", encoding="utf-8") as handle:
-            handle.write(text + "\n")
+            handle.write(redact(text) + "\n")
     except OSError:
         return None
     return path

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentv_ci.security.child_env import child_environment
+
 OUTPUT_CAP = 1024 * 1024  # bytes of stdout/stderr kept
 _CHUNK = 64 * 1024
 _REAP_GRACE_S = 5.0  # after a kill, how long the pipes may take to close
@@ -66,7 +68,7 @@ async def run_script(
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
-            env={**os.environ, **(env or {})},
+            env=child_environment(env),  # scrubbed: a PR's script gets no secret unless named
         )
     except (OSError, ValueError) as exc:
         raise ScriptFailure(f"could not start {argv[0]!r} in {cwd}: {exc}") from None

@@ -15,6 +15,8 @@ import msgspec
 from agentv_ci.graders.code_process import ScriptRun, run_script
 from agentv_ci.graders.judge_replies import as_bool
 from agentv_ci.graders.outcome import answer_text, clamp_score, excerpt
+from agentv_ci.loading.jsonl import deep_json_offset
+from agentv_ci.loading.yaml_source import MAX_DEPTH
 from agentv_ci.model.result import AssertionResult, TargetResponse
 from agentv_ci.model.suite import Message, Test
 from agentv_ci.prompting import reference_answer, render_input
@@ -128,15 +130,20 @@ async def run_with_payload(
         return await run_script(argv, stdin=stdin, cwd=cwd, timeout_s=timeout_s, env=env)
 
 
+def _list(value: Any) -> list[Any]:
+    """`value` when the script answered a list there; anything else (`"hits": 1`) counts as none."""
+    return value if isinstance(value, list) else []
+
+
 def _assertions(data: dict[str, Any]) -> list[AssertionResult]:
     found: list[AssertionResult] = []
-    for item in data.get("assertions") or []:
+    for item in _list(data.get("assertions")):
         if isinstance(item, dict) and isinstance(item.get("text"), str):
             passed = as_bool(item.get("passed"))
             evidence = item.get("evidence")
             found.append(AssertionResult(item["text"], bool(passed), str(evidence) if evidence else None))
     for key, passed_flag in (("hits", True), ("misses", False)):
-        for entry in data.get(key) or []:
+        for entry in _list(data.get(key)):
             if isinstance(entry, str):
                 found.append(AssertionResult(entry, passed_flag))
     return found
@@ -145,7 +152,7 @@ def _assertions(data: dict[str, Any]) -> list[AssertionResult]:
 def _checks(data: dict[str, Any]) -> tuple[list[AssertionResult], list[float]]:
     assertions: list[AssertionResult] = []
     scores: list[float] = []
-    for item in data.get("checks") or []:
+    for item in _list(data.get("checks")):
         if not isinstance(item, dict):
             continue
         passed = as_bool(item.get("pass", item.get("passed")))
@@ -207,9 +214,14 @@ def interpret(
     if exit_code != 0 and (text.startswith(("{", "[")) or stderr.strip()):
         detail = f": {excerpt(stderr.strip(), 500)}" if stderr.strip() else ""
         raise ProtocolError(f"Code evaluator exited with code {exit_code}{detail}")  # AgentV's wording
+    if (
+        text.count("{") + text.count("[") > MAX_DEPTH
+        and deep_json_offset(text.encode(), MAX_DEPTH) is not None
+    ):
+        raise ProtocolError(f"the answer is nested more than {MAX_DEPTH} levels deep")
     try:
         data = json.loads(text) if text else None
-    except ValueError:
+    except (ValueError, RecursionError):
         data = None
     if isinstance(data, dict):
         return parse_json_answer(data)

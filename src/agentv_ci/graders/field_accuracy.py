@@ -16,7 +16,8 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from agentv_ci.errors import ConfigError
+from agentv_ci.errors import ConfigError, GraderError
+from agentv_ci.graders import regex_search
 from agentv_ci.graders.dates import DEFAULT_DATE_FORMATS, parse_date
 from agentv_ci.graders.js_regex import compile_js_regex
 from agentv_ci.graders.json_values import MISSING, deep_equal, get_path
@@ -135,7 +136,7 @@ class FieldAccuracy:
             return scored(
                 self.spec, 0.0, [AssertionResult("No expected data found in expected_output", False)]
             )
-        outcomes = [self._field(f, candidate, expected or {}) for f in self.fields]
+        outcomes = [await self._field(f, candidate, expected or {}) for f in self.fields]
         assertions = [AssertionResult(o.message, o.hit) for o in outcomes]
         if self.aggregation == "all_or_nothing":
             score = 1.0 if all(o.hit for o in outcomes) else 0.0
@@ -155,7 +156,7 @@ class FieldAccuracy:
     def _self_contained(field: dict[str, Any]) -> bool:
         return field.get("match") in ("contains", "regex") and ("value" in field or "pattern" in field)
 
-    def _field(self, field: dict[str, Any], candidate: Any, expected: Any) -> FieldOutcome:
+    async def _field(self, field: dict[str, Any], candidate: Any, expected: Any) -> FieldOutcome:
         path = field["path"]
         match = field.get("match", "exact")
         weight = float(field.get("weight", 1.0))
@@ -172,10 +173,10 @@ class FieldAccuracy:
             if required:
                 return FieldOutcome(0.0, weight, False, f"{path} (required, missing)")
             return FieldOutcome(1.0, 0.0, True, f"{path}: optional field missing")
-        hit, message = self._compare(match, field, path, have, want)
+        hit, message = await self._compare(match, field, path, have, want)
         return FieldOutcome(1.0 if hit else 0.0, weight, hit, message)
 
-    def _compare(
+    async def _compare(
         self, match: str, field: dict[str, Any], path: str, have: Any, want: Any
     ) -> tuple[bool, str]:
         if match == "numeric_tolerance":
@@ -210,7 +211,14 @@ class FieldAccuracy:
         if match == "regex":
             text = have if isinstance(have, str) else json.dumps(have, ensure_ascii=False)
             pattern = compile_js_regex(str(want), field.get("flags"))
-            if pattern.search(text):
+            try:
+                found = await regex_search.search(pattern, text)
+            except regex_search.RegexTimeout:
+                raise GraderError(
+                    f"field-accuracy {self.spec.name!r}: {path}: /{want}/ did not finish within "
+                    f"{regex_search.REGEX_BUDGET_S:g}s (catastrophic backtracking?)"
+                ) from None
+            if found:
                 return True, path
             return False, f"{path} (does not match /{want}/)"
         if deep_equal(have, want):

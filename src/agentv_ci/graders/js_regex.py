@@ -8,17 +8,29 @@ The pattern is rewritten token by token where the two engines disagree:
 - `(?<name>...)` / `\\k<name>` are named groups (Python spells them `(?P<name>...)` / `(?P=name)`);
 - `[^]` matches any character and `[]` matches nothing.
 
+- `{` that does not start a quantifier is a literal (`a{e<=1}`, `{,5}`).
+
 Flags: `i`, `m`, `s` map over; `u`, `g`, `y`, `d` change nothing for a single `test()`.
+
+Patterns compile with the `regex` module (in its `re`-compatible VERSION0 mode) rather than `re`: its
+matches take a `timeout`, so a catastrophic pattern (`^(a|aa)+$`) against a hostile answer ends in a
+grader error instead of hanging the run (see `graders.regex_search`).
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import regex
 
 __all__ = ["JS_FLAGS", "compile_js_regex", "translate_js_regex"]
 
+# The `re` values, which the `regex` module shares (it is imported when a pattern is first compiled).
 JS_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "u": 0, "g": 0, "y": 0, "d": 0}
+_QUANTIFIER = re.compile(r"\{\d+(?:,\d*)?\}")
 
 _OUTSIDE = {
     "d": "[0-9]",
@@ -92,6 +104,8 @@ def translate_js_regex(pattern: str, flags: str = "") -> str:
             out.append("\\Z")
         elif char == "." and not dotall:
             out.append(_DOT)
+        elif char == "{" and not _QUANTIFIER.match(pattern, i):
+            out.append("\\{")
         else:
             out.append(char)
         i += 1
@@ -99,7 +113,7 @@ def translate_js_regex(pattern: str, flags: str = "") -> str:
 
 
 @functools.lru_cache(maxsize=1024)
-def compile_js_regex(pattern: str, flags: str | None) -> re.Pattern[str]:
+def compile_js_regex(pattern: str, flags: str | None) -> regex.Pattern[str]:
     """`new RegExp(pattern, flags)` as a Python pattern. Raises ValueError when invalid.
     Cached: a suite-level regex is compiled once, not once per test."""
     bits = 0
@@ -109,7 +123,9 @@ def compile_js_regex(pattern: str, flags: str | None) -> re.Pattern[str]:
         if flag in (flags or "")[:index]:
             raise ValueError(f"duplicate regex flag {flag!r}")
         bits |= JS_FLAGS[flag]
+    import regex
+
     try:
-        return re.compile(translate_js_regex(pattern, flags or ""), bits)
-    except re.error as exc:
+        return regex.compile(translate_js_regex(pattern, flags or ""), bits | regex.VERSION0)
+    except (regex.error, OverflowError, RecursionError, ValueError) as exc:
         raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from None

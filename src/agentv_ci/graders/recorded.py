@@ -127,7 +127,7 @@ def read_responses(path: Path) -> list[RecordedResponse]:
         where = SourceLocation(str(path), number, 1)
         try:
             data = json.loads(line)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             col = getattr(exc, "colno", 1)
             raise LoadError(
                 f"invalid JSON: {exc}",
@@ -224,14 +224,16 @@ async def run_offline_grading(
     threshold: float | None,
     grader_target: str | None,
     targets_file: Path | None,
+    allow_outside: tuple[Path, ...] = (),
 ) -> OfflineOutcome:
-    """Load the suite and the recorded answers, grade every answer, write `index.jsonl`."""
+    """Load the suite and the recorded answers, grade every answer, write `index.jsonl`.
+    `allow_outside`: directories outside the repository the eval file may reference."""
     from agentv_ci.grading import grade_test
     from agentv_ci.loading.suite_loader import load_suite
     from agentv_ci.reporting.results_file import ResultsWriter
     from agentv_ci.scoring import effective_threshold
 
-    loaded = load_suite(eval_path)
+    loaded = load_suite(eval_path, allow_outside=allow_outside)
     problems = [d for d in loaded.diagnostics if d.severity == "error"]
     if loaded.suite is None or problems:
         rendered = "\n".join(d.render() for d in problems or loaded.diagnostics)

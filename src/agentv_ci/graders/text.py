@@ -12,8 +12,9 @@ from typing import Any, ClassVar
 import msgspec
 
 from agentv_ci.errors import ConfigError
+from agentv_ci.graders import regex_search
 from agentv_ci.graders.js_regex import compile_js_regex
-from agentv_ci.graders.outcome import answer_text, check, excerpt
+from agentv_ci.graders.outcome import answer_text, check, errored, excerpt
 from agentv_ci.model.result import GraderResult
 from agentv_ci.model.suite import GraderSpec
 from agentv_ci.plugins import GradingContext
@@ -194,9 +195,34 @@ class Regex(_TextGrader):
             where = spec.config_locations.get("value", spec.location)
             raise ConfigError(f"regex grader {spec.name!r}: {exc}", location=where) from None
 
-    def evaluate(self, output: str) -> GraderResult:
+    async def grade(self, ctx: GradingContext) -> GraderResult:
+        output = answer_text(ctx.response)
         flags = self.config.flags or ""
-        match = self.pattern.match(output) if "y" in flags else self.pattern.search(output)
+        sticky = "y" in flags
+        try:
+            match = regex_search.search_inline(self.pattern, output, sticky=sticky)
+            if match is regex_search.PENDING:  # a long match: finished off the event loop
+                match = await regex_search.finish(self.pattern, output, sticky=sticky)
+        except regex_search.RegexTimeout:
+            return errored(
+                self.spec,
+                f"regex /{self.values[0]}/{flags} did not finish within {regex_search.REGEX_BUDGET_S:g}s "
+                f"on a {len(output)}-character answer (catastrophic backtracking?)",
+            )
+        return self._verdict(match, output)
+
+    def evaluate(self, output: str) -> GraderResult:
+        """Synchronous grading (within the same time budget, holding the caller meanwhile)."""
+        flags = self.config.flags or ""
+        run = self.pattern.match if "y" in flags else self.pattern.search
+        try:
+            match = run(output, timeout=regex_search.REGEX_BUDGET_S)
+        except TimeoutError:
+            return errored(self.spec, f"regex /{self.values[0]}/{flags} did not finish in time")
+        return self._verdict(match, output)
+
+    def _verdict(self, match: Any, output: str) -> GraderResult:
+        flags = self.config.flags or ""
         shown = f"/{self.values[0]}/{flags}" + (f" (flags: {flags})" if flags else "")
         if match:
             return check(self.spec, True, f"Output matches pattern {shown}", excerpt(match.group(0)))

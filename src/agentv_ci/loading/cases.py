@@ -76,6 +76,8 @@ class CaseExpander:
             pattern = str(resolve_relative(ref, node.base_dir, self.ctx.repo_root))
             # A new file matching the pattern adds tests: its fixed leading directory is watched.
             self.ctx.depend(glob_root(pattern))
+            if not self.ctx.confined(glob_root(pattern), node, ref):
+                return []  # never walk the filesystem outside the repository (`/**/*.yaml`)
             matches = sorted(Path(p) for p in globlib.glob(pattern, recursive=True))
             if not matches:
                 self.ctx.warn("W104", f"pattern {ref!r} matched no files", node)
@@ -91,6 +93,8 @@ class CaseExpander:
     def _cases_in(self, path: Path, node: Node, ref: str) -> list[CaseEntry]:
         ctx = self.ctx
         if path.is_dir():
+            if not ctx.confined(path, node, ref):
+                return []
             return list(self._case_directory(path, node))
         if not path.exists():
             ctx.depend(path)

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from agentv_ci.loading.yaml_source import JsonPath
 from agentv_ci.model.source import SourceLocation
+from agentv_ci.security.confinement import Confinement, outside_hint
 from agentv_ci.validation.codes import severity_of
 from agentv_ci.validation.diagnostics import Diagnostic
 
@@ -120,8 +121,11 @@ class LoadContext:
         process_env: Mapping[str, str] | None = None,
         *,
         build_graders: bool = True,
+        confinement: Confinement | None = None,
     ) -> None:
         self.repo_root = repo_root
+        # Where referenced files may live (security.confinement): the repo root unless widened.
+        self.confinement = confinement if confinement is not None else Confinement.at(repo_root)
         self.env = env  # process env merged over the `.env` chain of the file being loaded
         self.process_env = env if process_env is None else process_env
         self.diagnostics: list[Diagnostic] = []
@@ -136,6 +140,15 @@ class LoadContext:
 
     def depend(self, path: Path) -> None:
         self.dependencies[str(path)] = None
+
+    def confined(self, path: Path, where: Node | SourceLocation, ref: str | Path) -> bool:
+        """True when the file `ref` resolved to (`path`) may be read; else E305 at `where`."""
+        if self.confinement.permits(path):
+            return True
+        loc = where.loc() if isinstance(where, Node) else where
+        shown = f"{ref} resolves to {path}, " if str(ref) != str(path) else f"{path} is "
+        self.report("E305", f"{shown}outside the repository", loc, outside_hint(self.confinement))
+        return False
 
     def report(self, code: str, message: str, loc: SourceLocation, hint: str | None = None) -> None:
         self.diagnostics.append(

@@ -12,12 +12,27 @@ from agentv_ci.loading.interpolate import interpolate_env
 from agentv_ci.loading.yaml_source import DuplicateKeys, MarkedDocument, parse_yaml
 from agentv_ci.model.source import SourceLocation
 
+# Eval files, case files, templates and prompts larger than this are refused before they are read:
+# a hostile file can't exhaust memory (real suites of 5,000 cases are about 1 MiB).
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+
 
 def read_text(path: Path, ctx: LoadContext, where: SourceLocation | None = None) -> str | None:
-    """File text, or None with E001 (at `where`, else at the file itself)."""
+    """File text, or None with E001 (at `where`, else at the file itself); E305 when the file lies
+    outside the repository (symlinks followed)."""
     ctx.depend(path)
+    if not ctx.confined(path, where or SourceLocation(str(path)), path):
+        return None
     if not_regular_file(path):
         ctx.report("E001", f"not a regular file: {path}", where or SourceLocation(str(path)))
+        return None
+    if too_large(path, MAX_DOCUMENT_BYTES):
+        ctx.report(
+            "E001",
+            f"file is larger than {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB: {path}",
+            where or SourceLocation(str(path)),
+            "split it into several files",
+        )
         return None
     try:
         return path.read_text(encoding="utf-8")
@@ -52,6 +67,15 @@ def not_regular_file(path: Path) -> bool:
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
+def too_large(path: Path, limit: int) -> bool:
+    """True when `path` is a file of more than `limit` bytes (missing or unreadable: False, the read
+    reports it)."""
+    try:
+        return path.stat().st_size > limit
+    except OSError:
+        return False
+
+
 def _byte_location(path: Path, data: bytes, offset: int) -> SourceLocation:
     """line:col (in characters) of byte `offset`."""
     line_start = data.rfind(b"\n", 0, offset) + 1
@@ -62,7 +86,7 @@ def _byte_location(path: Path, data: bytes, offset: int) -> SourceLocation:
 def yaml_error_code(message: str) -> str:
     if message.startswith("duplicate key"):
         return "E003"
-    if "alias bomb" in message or "nested too deeply" in message:
+    if "alias bomb" in message or "nested too deeply" in message or "maximum nesting depth" in message:
         return "E004"
     return "E002"
 

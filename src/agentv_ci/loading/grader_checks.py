@@ -91,6 +91,8 @@ def depend_on_command_files(
             path = path if path is not None and path.exists() else resolve_reference(arg, base, ctx.repo_root)
             if path.is_file():
                 depend_on_script(path, node, ctx)
+                where = node.child("command").child(index) if isinstance(command, list) else node
+                ctx.confined(path, where, arg)
             elif arg.startswith(("./", "../")):
                 missing.append((index if isinstance(command, list) else None, arg))
     return missing
@@ -117,8 +119,10 @@ def check_command_files(command: Any, node: Node, ctx: LoadContext, cwd: Any = N
         if _looks_like_script(arg) and not any(ch in arg for ch in "$*{}"):
             path = resolve_reference(arg, base, ctx.repo_root)
             depend_on_script(path, node, ctx)
+            where = node.child(index) if isinstance(command, list) else node
+            if not ctx.confined(path, where, arg):
+                continue
             if not path.exists():
-                where = node.child(index) if isinstance(command, list) else node
                 ctx.error(
                     "E301",
                     f"grader script not found: {arg}",
@@ -132,6 +136,8 @@ def check_prompt(prompt: Any, node: Node, ctx: LoadContext) -> None:
         if prompt.startswith("file://"):
             path = resolve_reference(prompt, node.base_dir, ctx.repo_root)
             ctx.depend(path)
+            if not ctx.confined(path, node, prompt):
+                return
             if not path.is_file():
                 ctx.error("E301", f"prompt file not found: {prompt}", node)
         elif "\n" not in prompt and prompt.strip().endswith((".md", ".txt")) and " " not in prompt.strip():
@@ -140,6 +146,8 @@ def check_prompt(prompt: Any, node: Node, ctx: LoadContext) -> None:
             path = node.base_dir / prompt
             if path.is_file():
                 ctx.depend(path)
+                if not ctx.confined(path, node, prompt):
+                    return
                 ctx.warn(
                     "W102",
                     f"prompt {prompt!r} is read as a file (legacy bare path)",

@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 
 from agentv_ci.loading.context import LineLocator, LoadContext, Node
-from agentv_ci.loading.documents import not_regular_file
+from agentv_ci.loading.documents import not_regular_file, too_large
 from agentv_ci.loading.interpolate import interpolate_env
 from agentv_ci.loading.yaml_source import MAX_DEPTH
 from agentv_ci.model.source import SourceLocation
@@ -41,6 +41,9 @@ class JsonlCase(msgspec.Struct, forbid_unknown_fields=True):
 
 _DECODER = msgspec.json.Decoder(JsonlCase)
 _BYTE = re.compile(r"\(byte (\d+)\)")
+# Bounds on what one dataset may cost in memory: the file, and one line (one test).
+MAX_JSONL_BYTES = 1024 * 1024 * 1024
+MAX_LINE_BYTES = 16 * 1024 * 1024
 
 
 def _as_dict(case: JsonlCase) -> dict[str, Any]:
@@ -54,8 +57,18 @@ def read_jsonl_cases(
 ) -> list[tuple[Any, Node]]:
     """(raw case, node) per non-blank line. Invalid JSON -> E005 at that line; non-objects -> E101."""
     ctx.depend(path)
+    if not ctx.confined(path, where or SourceLocation(str(path)), path):
+        return []
     if not_regular_file(path):
         ctx.report("E001", f"not a regular file: {path}", where or SourceLocation(str(path)))
+        return []
+    if too_large(path, MAX_JSONL_BYTES):
+        ctx.report(
+            "E001",
+            f"file is larger than {MAX_JSONL_BYTES // (1024 * 1024)} MiB: {path}",
+            where or SourceLocation(str(path)),
+            "split the dataset into several files",
+        )
         return []
     try:
         data = path.read_bytes()
@@ -75,6 +88,24 @@ def read_jsonl_cases(
     for number, line in enumerate(data.split(b"\n"), start=1):
         if not line.strip():
             continue
+        if len(line) > MAX_LINE_BYTES:
+            ctx.report(
+                "E005",
+                f"line {number} is longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB",
+                SourceLocation(file, number, 1),
+                "one line is one test; move large content into files it references",
+            )
+            continue
+        if line.count(b"{") + line.count(b"[") > MAX_DEPTH:
+            too_deep = deep_json_offset(line, MAX_DEPTH)
+            if too_deep is not None:  # refused before decoding: a deep value would exhaust the stack
+                ctx.report(
+                    "E005",
+                    f"line {number} is nested too deeply (more than {MAX_DEPTH} levels)",
+                    SourceLocation(file, number, len(line[:too_deep].decode("utf-8", "replace")) + 1),
+                    "flatten this structure; a test never needs this much nesting",
+                )
+                continue
         raw: Any
         try:
             raw = _as_dict(_DECODER.decode(line))
@@ -103,14 +134,6 @@ def read_jsonl_cases(
                     "each line must be one JSON object",
                 )
                 continue
-        if line.count(b"{") + line.count(b"[") > MAX_DEPTH and _depth(raw) > MAX_DEPTH:
-            ctx.report(
-                "E005",
-                f"line {number} is nested too deeply (more than {MAX_DEPTH} levels)",
-                SourceLocation(file, number, 1),
-                "flatten this structure; a test never needs this much nesting",
-            )
-            continue
         text = line.decode("utf-8", errors="replace")
         if "${{" in text:
             raw = interpolate_env(raw, env)
@@ -118,15 +141,32 @@ def read_jsonl_cases(
     return out
 
 
-def _depth(value: Any) -> int:
-    """Nesting depth of a decoded JSON value, without recursion."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        item, level = stack.pop()
-        deepest = max(deepest, level)
-        if isinstance(item, dict):
-            stack.extend((v, level + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, level + 1) for v in item)
-    return deepest
+_STRUCTURE = re.compile(rb'["\\\[\]{}]')
+
+
+def deep_json_offset(data: bytes, limit: int) -> int | None:
+    """The byte offset where JSON text `data` opens its (limit+1)-th nested level, or None when it
+    never gets that deep. Strings are skipped, so brackets inside them do not count; the text need
+    not be valid JSON. Linear and without recursion."""
+    depth = 0
+    in_string = False
+    escaped_at = -1  # the position of the character a backslash escapes
+    for match in _STRUCTURE.finditer(data):
+        start = match.start()
+        if start == escaped_at:
+            continue
+        char = data[start]
+        if in_string:
+            if char == 0x5C:  # backslash
+                escaped_at = start + 1
+            elif char == 0x22:  # quote
+                in_string = False
+        elif char == 0x22:
+            in_string = True
+        elif char in (0x7B, 0x5B):  # { [
+            depth += 1
+            if depth > limit:
+                return start
+        elif char in (0x7D, 0x5D):  # } ]
+            depth -= 1
+    return None

@@ -69,6 +69,8 @@ def _block(block: Any, node: Node, ctx: LoadContext) -> Any:
             return block
         path = resolve_reference(value, node.base_dir, ctx.repo_root)
         ctx.depend(path)
+        if not ctx.confined(path, node.child("value"), value):
+            return block  # not read: E305 stops the run before any prompt is built
         if not path.is_file():
             ctx.error(
                 "E301",

@@ -30,6 +30,7 @@ from agentv_ci.loading.paths import find_repo_root, safe_resolve
 from agentv_ci.loading.tests_builder import SuiteDefaults, TestBuilder, resolve_input_files
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import ExecutionSpec, GraderSpec, Suite, Test
+from agentv_ci.security.confinement import Confinement
 from agentv_ci.validation.diagnostics import Diagnostic, sort_key
 
 NAME_PATTERN = re.compile(r"^[a-z0-9-]+$")
@@ -370,16 +371,21 @@ def load_suite(
     repo_root: Path | None = None,
     env: Mapping[str, str] | None = None,
     build_graders: bool = True,
+    allow_outside: Sequence[Path] = (),
 ) -> LoadResult:
     """Load one eval file (or JSONL dataset). Never raises for bad input: an unreadable file gives an
     error diagnostic and `suite=None`.
 
     `build_graders=False` skips building each grader and checking its plugin config: fewer
-    diagnostics, the same suite and the same dependencies (change-based selection loads this way)."""
+    diagnostics, the same suite and the same dependencies (change-based selection loads this way).
+
+    Every file the suite references must lie inside the repository root (E305) or one of the
+    `allow_outside` directories (see `agentv_ci.security.confinement`)."""
     path = Path(path)
     root = repo_root if repo_root is not None else find_repo_root(path.absolute().parent)
     process_env = os.environ if env is None else env
-    ctx = LoadContext(root, {}, process_env, build_graders=build_graders)
+    confinement = Confinement.at(root, allow_outside)
+    ctx = LoadContext(root, {}, process_env, build_graders=build_graders, confinement=confinement)
     ctx.env = dotenv_environment(path.absolute().parent, ctx)
     with _no_cyclic_gc():
         suite = _SuiteLoader(ctx).load(path)
@@ -391,13 +397,17 @@ def load_suite(
 
 
 def load_suites(
-    paths: Sequence[Path], *, repo_root: Path | None = None, env: Mapping[str, str] | None = None
+    paths: Sequence[Path],
+    *,
+    repo_root: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    allow_outside: Sequence[Path] = (),
 ) -> tuple[list[Suite], list[Diagnostic]]:
     """Discover eval files under `paths`, load them all, collect every diagnostic."""
     suites: list[Suite] = []
     diagnostics: list[Diagnostic] = []
     for path in find_eval_files(paths):
-        result = load_suite(path, repo_root=repo_root, env=env)
+        result = load_suite(path, repo_root=repo_root, env=env, allow_outside=allow_outside)
         if result.suite is not None:
             suites.append(result.suite)
         diagnostics.extend(result.diagnostics)

@@ -80,6 +80,8 @@ def resolve_input_files(raw: Any, node: Node, ctx: LoadContext) -> list[tuple[st
             continue
         path = resolve_reference(ref, node.base_dir, ctx.repo_root)
         ctx.depend(path)
+        if not ctx.confined(path, node.child(i), ref):
+            continue
         if path.is_dir():
             ctx.error(
                 "E101",
@@ -278,7 +280,7 @@ class TestBuilder:
         defaults = self.defaults
         if not variables or defaults.input_raw is None or defaults.input_node is None:
             return defaults.input_messages
-        quiet = LoadContext(self.ctx.repo_root, self.ctx.env)
+        quiet = LoadContext(self.ctx.repo_root, self.ctx.env, confinement=self.ctx.confinement)
         return normalise_input(substitute_vars(defaults.input_raw, variables), defaults.input_node, quiet)
 
     def _test_graders(self, raw: dict[str, Any], exec_raw: Any, node: Node) -> list[GraderSpec]:

@@ -77,7 +77,8 @@ def parse_workspace(raw: Any, node: Node, ctx: LoadContext) -> dict[str, Any] | 
         else:
             template = resolve_reference(raw["template"], node.base_dir, ctx.repo_root)
             ctx.depend(template)
-            if not template.is_dir():
+            inside = ctx.confined(template, node.child("template"), raw["template"])  # else E305
+            if inside and not template.is_dir():
                 ctx.error(
                     "E301",
                     f"workspace template directory not found: {raw['template']}",

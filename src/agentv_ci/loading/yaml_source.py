@@ -296,6 +296,15 @@ def parse_yaml(text: str, file: str) -> MarkedDocument:
         if hint is None and mark is not None and _char_at(text, mark.line, mark.column) == "\t":
             hint = "YAML does not allow tabs for indentation; use spaces"
         raise LoadError(f"YAML syntax error: {problem}", location=loc, hint=hint) from None
+    except yaml.reader.ReaderError as exc:  # a NUL or another control character: no mark, a position
+        line, col = _position_line_col(text, exc.position)
+        char = exc.character
+        shown = f"U+{char:04X}" if isinstance(char, int) else repr(char)
+        raise LoadError(
+            f"YAML error: character {shown} is not allowed ({exc.reason})",
+            location=SourceLocation(file, line, col),
+            hint="remove it: a NUL byte usually means a binary or UTF-16 file",
+        ) from None
     except yaml.YAMLError as exc:
         raise LoadError(f"YAML error: {exc}", location=SourceLocation(file)) from None
     except RecursionError:
@@ -303,6 +312,17 @@ def parse_yaml(text: str, file: str) -> MarkedDocument:
     finally:
         loader.dispose()
     return MarkedDocument(data, builder.marks, builder.key_marks, file)
+
+
+def _position_line_col(text: str, position: int) -> tuple[int, int]:
+    """1-based line:col (in characters) of a reader position: a UTF-8 byte offset from the C parser,
+    a character offset from the pure-Python one."""
+    if _Base is not yaml.SafeLoader:
+        prefix = text.encode("utf-8", "surrogatepass")[:position].decode("utf-8", "replace")
+    else:
+        prefix = text[:position]
+    line_start = prefix.rfind("\n") + 1
+    return prefix.count("\n") + 1, len(prefix) - line_start + 1
 
 
 def _char_at(text: str, line: int, column: int) -> str:

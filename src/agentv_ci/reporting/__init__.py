@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentv_ci.errors import ConfigError, UsageError
 from agentv_ci.model.result import RunSummary
+from agentv_ci.security.redaction import redact_file
 
 if TYPE_CHECKING:
     from agentv_ci.gating import GateDecision
@@ -67,6 +68,9 @@ def write_report(name: str, summary: RunSummary, path: Path, *, repo_root: Path,
 
     with paused_gc():
         cls().write(summary, options)
+    # Whatever a reporter (a third-party one too) wrote passes the redaction layer: its rows were
+    # redacted when written, this catches anything else that carried a secret in.
+    redact_file(path)
 
 
 def write_reports(

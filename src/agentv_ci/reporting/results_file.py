@@ -19,6 +19,7 @@ from agentv_ci.errors import LoadError
 from agentv_ci.model.result import AttemptSummary, RunSummary, TestResult
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.reporting.gc_pause import paused_gc
+from agentv_ci.security.redaction import SECRETS, redact_bytes
 from agentv_ci.stats import mean, stdev
 
 __all__ = [
@@ -61,7 +62,10 @@ class ResultsWriter:
     ) -> None:
         self.close()
 
-    def append(self, result: TestResult) -> None:
+    def append(self, result: TestResult) -> TestResult:
+        """Write `result` as one line; returns the row as written: with every secret the run knows
+        replaced by `***` (security.redaction), so what is kept in memory and reported later (and
+        truncated there) holds no secret either."""
         if self._handle is None:
             raise RuntimeError("ResultsWriter used outside its `with` block")
         self._buffer.clear()
@@ -70,14 +74,25 @@ class ResultsWriter:
         except UnicodeEncodeError:  # a lone surrogate in model text: keep the row, replace the char
             self._buffer.clear()
             _ENCODER.encode_into(_scrub(msgspec.to_builtins(result)), self._buffer)
+        if SECRETS and SECRETS.contains_bytes(self._buffer):
+            result = _redacted(result)
+            self._buffer.clear()
+            _ENCODER.encode_into(result, self._buffer)
         self._buffer.extend(b"\n")
         self._handle.write(self._buffer)
         self._handle.flush()
+        return result
 
     def close(self) -> None:
         if self._handle is not None:
             self._handle.close()
             self._handle = None
+
+
+def _redacted(result: TestResult) -> TestResult:
+    """`result` with every string in it redacted (answers, error bodies, grader details...)."""
+    tree = SECRETS.redact_tree(_scrub(msgspec.to_builtins(result)))
+    return msgspec.convert(tree, TestResult)
 
 
 def _scrub(value: Any) -> Any:
@@ -331,7 +346,7 @@ def write_summary_json(path: Path, summary: RunSummary) -> None:
         "suites": [msgspec.to_builtins(t) for t in totals_by_suite(summary.results)],
     }
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(msgspec.json.format(_ENCODER.encode(document), indent=2) + b"\n")
+    path.write_bytes(redact_bytes(msgspec.json.format(_ENCODER.encode(document), indent=2) + b"\n"))
 
 
 def load_run(path: Path) -> RunSummary:

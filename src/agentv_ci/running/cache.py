@@ -17,6 +17,7 @@ import msgspec
 
 from agentv_ci.model.result import TargetResponse
 from agentv_ci.plugins import TargetRequest
+from agentv_ci.security.redaction import redact_bytes
 
 DEFAULT_CACHE_DIR = Path(".agentv-ci") / "cache"
 _encoder = msgspec.json.Encoder()
@@ -71,5 +72,5 @@ class ResponseCache:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         with os.fdopen(fd, "wb") as handle:
-            handle.write(_encoder.encode(msgspec.structs.replace(response, raw=None)))
+            handle.write(redact_bytes(_encoder.encode(msgspec.structs.replace(response, raw=None))))
         os.replace(temp, path)

@@ -49,6 +49,8 @@ class RunRequest:
     # Change-based selection (eval path -> why it was selected); `paths` are then the selected evals
     # and may be empty. None: explicit paths.
     selection: dict[str, str] | None = None
+    # Directories outside the repository that eval files may reference (`--allow-outside-repo`).
+    allow_outside: Sequence[Path] = ()
 
 
 @dataclass
@@ -72,7 +74,10 @@ def latest_run_dir() -> Path | None:
 
 
 def load_selected_suites(
-    paths: Sequence[Path], env: Mapping[str, str] | None, warnings: list[str] | None = None
+    paths: Sequence[Path],
+    env: Mapping[str, str] | None,
+    warnings: list[str] | None = None,
+    allow_outside: Sequence[Path] = (),
 ) -> list[Suite]:
     """Load every eval file under `paths`; any error diagnostic is a `LoadError` listing all of them.
     Warning diagnostics (deprecated forms, unknown keys) are rendered into `warnings`."""
@@ -82,7 +87,7 @@ def load_selected_suites(
         if not path.exists():
             raise UsageError(f"path {path} does not exist")
     suites: list[Suite]
-    suites, diagnostics = load_suites(list(paths), env=env)
+    suites, diagnostics = load_suites(list(paths), env=env, allow_outside=allow_outside)
     from agentv_ci.validation.diagnostics import merge_repeated
 
     diagnostics = merge_repeated(diagnostics)
@@ -155,7 +160,7 @@ def _execute_run(request: RunRequest) -> RunOutcome:
     if request.selection is not None and not request.paths:
         return _nothing_selected(request, started_at)
     load_warnings: list[str] = []
-    suites = load_selected_suites(request.paths, request.env, load_warnings)
+    suites = load_selected_suites(request.paths, request.env, load_warnings, request.allow_outside)
     jobs = plan_jobs(suites, request.plan)
     output_dir = request.output_dir
     previous: list[TestResult] = []
@@ -191,7 +196,7 @@ def _execute_run(request: RunRequest) -> RunOutcome:
     with ResultsWriter(output_dir / "index.jsonl") as writer:
 
         def sink(result: TestResult) -> None:
-            writer.append(result)
+            result = writer.append(result)  # the row as written: secrets redacted
             results.append(result)
             progress.update(result)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -19,7 +18,8 @@ from typing import Any
 
 from agentv_ci.model.suite import Suite, Test
 from agentv_ci.prompting import render_input
-from agentv_ci.targets.subprocesses import spawn_stoppable, stop_group
+from agentv_ci.security.child_env import child_environment
+from agentv_ci.targets.subprocesses import communicate_capped, spawn_stoppable, stop_group
 
 SETUP_TIMEOUT_MS = 60_000
 TEARDOWN_TIMEOUT_MS = 30_000
@@ -64,7 +64,7 @@ async def run_hook(
         "stdout": asyncio.subprocess.PIPE,
         "stderr": asyncio.subprocess.STDOUT,
         "start_new_session": True,
-        "env": {**os.environ, **env},
+        "env": child_environment(env),  # scrubbed: the hook gets the workspace's `env:`, not the runner's
     }
     try:
         if isinstance(command, list):
@@ -75,7 +75,9 @@ async def run_hook(
     except OSError as exc:
         return HookOutcome(False, f"cannot start hook {command!r}: {exc}")
     try:
-        output, _ = await asyncio.wait_for(process.communicate(json.dumps(payload).encode()), timeout_s)
+        output, _ = await asyncio.wait_for(
+            communicate_capped(process, json.dumps(payload).encode()), timeout_s
+        )
     except (TimeoutError, asyncio.CancelledError) as exc:
         await stop_group(process)  # the hook's children too, also on Ctrl-C
         if isinstance(exc, asyncio.CancelledError):

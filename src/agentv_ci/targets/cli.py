@@ -12,7 +12,6 @@ execution error.
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import shlex
 import shutil
@@ -28,8 +27,10 @@ from agentv_ci.model.result import TargetResponse, TokenUsage
 from agentv_ci.model.suite import Message
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.prompting import final_answer
-from agentv_ci.targets.subprocesses import spawn_stoppable, stop_group
+from agentv_ci.security.child_env import child_environment
+from agentv_ci.targets.subprocesses import communicate_capped, spawn_stoppable, stop_group
 
+MAX_OUTPUT_FILE_BYTES = 32 * 1024 * 1024  # a larger {OUTPUT_FILE} is an execution error, never read
 PLACEHOLDERS = ("{PROMPT}", "{PROMPT_FILE}", "{OUTPUT_FILE}", "{FILES}", "{EVAL_ID}", "{ATTEMPT}")
 
 
@@ -63,7 +64,7 @@ def parse_output_file(text: str) -> TargetResponse:
     """AgentV's cli output file (JSON) or plain text."""
     try:
         data = msgspec.json.decode(text.encode())
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # too deep to be an output file: the text is the answer
         data = None
     if not isinstance(data, dict) or not ({"output", "output_messages", "text"} & data.keys()):
         # Kept as written (line endings normalised by the read), as AgentV does: `regex: end$` must
@@ -161,12 +162,10 @@ class CliTarget:
             "{ATTEMPT}": str(request.attempt),
         }
         command = render_command(self.config.command, values)
-        env = {
-            **os.environ,
-            **self.config.env,
-            "AGENTV_EVAL_ID": request.test.id,
-            "AGENTV_ATTEMPT": str(request.attempt),
-        }
+        # Scrubbed (security.child_env): the agent gets the variables its `env:` names, not the runner's.
+        env = child_environment(
+            {**self.config.env, "AGENTV_EVAL_ID": request.test.id, "AGENTV_ATTEMPT": str(request.attempt)}
+        )
         timeout = self.config.timeout_seconds or request.timeout_s
         started = time.perf_counter()
         process = await spawn_stoppable(
@@ -181,7 +180,7 @@ class CliTarget:
             )
         )
         try:
-            _, stderr = await asyncio.wait_for(process.communicate(), timeout)
+            _, stderr = await asyncio.wait_for(communicate_capped(process), timeout)
         except (TimeoutError, asyncio.CancelledError) as exc:
             await stop_group(process)
             if isinstance(exc, asyncio.CancelledError):
@@ -194,6 +193,12 @@ class CliTarget:
             raise TargetError(f"cli target {self.name!r} exited with code {process.returncode}{detail}")
         if not output_file.is_file():
             raise TargetError(f"cli target {self.name!r} did not write {{OUTPUT_FILE}} ({output_file.name})")
+        size = output_file.stat().st_size
+        if size > MAX_OUTPUT_FILE_BYTES:
+            raise TargetError(
+                f"cli target {self.name!r} wrote {size} bytes to {{OUTPUT_FILE}}, more than "
+                f"{MAX_OUTPUT_FILE_BYTES // (1024 * 1024)} MiB"
+            )
         response = parse_output_file(output_file.read_text(encoding="utf-8", errors="replace"))
         if response.duration_ms is None:
             response = msgspec.structs.replace(response, duration_ms=elapsed_ms)

@@ -14,6 +14,7 @@ from typing import Any
 
 from agentv_ci.errors import ConfigError, LoadError
 from agentv_ci.model.source import SourceLocation
+from agentv_ci.security.redaction import register_environment
 from agentv_ci.targets.environment import build_environment, find_repo_root, interpolate
 
 TARGET_FILE_NAMES = (".agentv/targets.yaml", ".agentv/targets.yml", "targets.yaml", "targets.yml")
@@ -130,6 +131,7 @@ def load_targets(
     path = find_targets_file(eval_path, explicit=explicit)
     start = eval_path if eval_path.is_dir() else eval_path.parent
     environment = build_environment(start.resolve(), env=env)
+    register_environment(environment)  # secrets a `.env` file provides are masked like the process's
     if path is None:
         return TargetsConfig(path=None, env=environment)
     return parse_targets_file(path, environment)

@@ -7,6 +7,7 @@ from typing import Any
 from agentv_ci.errors import ConfigError
 from agentv_ci.plugins import TARGETS_NAMESPACE, TargetPlugin, convert_plugin_config, load_plugin_class
 from agentv_ci.plugins.config import config_keys
+from agentv_ci.security.redaction import SECRETS
 from agentv_ci.targets.config import TargetDefinition, TargetsConfig
 
 BUILTIN_WITHOUT_CONFIG = frozenset({"mock"})
@@ -35,6 +36,7 @@ def create_target(name: str, targets: TargetsConfig, *, dry_run: bool = False) -
             hint="built-in providers: mock, replay, cli, openai, azure, anthropic (see `agentv-ci plugins`)",
         )
     fields = provider_fields(_with_api_key(definition, cls, targets), cls)
+    SECRETS.add_config(fields)  # its key and headers are masked wherever they would be written
     config = convert_plugin_config(
         cls,
         fields,

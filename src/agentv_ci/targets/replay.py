@@ -22,6 +22,7 @@ from agentv_ci.model.result import TargetResponse, TokenUsage
 from agentv_ci.model.suite import Message
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.prompting import final_answer
+from agentv_ci.security.redaction import redact_bytes
 
 
 class ReplayConfig(msgspec.Struct, omit_defaults=True):
@@ -156,7 +157,7 @@ class ReplayRecorder:
             if value is not None:
                 row[key] = value
         with self._lock:
-            self._handle.write(self._encoder.encode(row) + b"\n")
+            self._handle.write(redact_bytes(self._encoder.encode(row)) + b"\n")
             self._handle.flush()
 
     def close(self) -> None:

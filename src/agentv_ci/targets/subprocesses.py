@@ -42,3 +42,46 @@ async def stop_group(process: asyncio.subprocess.Process) -> None:
     transport = getattr(process, "_transport", None)
     if transport is not None:
         transport.close()
+
+
+OUTPUT_TAIL_BYTES = 64 * 1024  # what is kept of an agent's stderr or a hook's output (the tail)
+_CHUNK = 64 * 1024
+
+
+async def drain_tail(stream: asyncio.StreamReader | None, keep: int = OUTPUT_TAIL_BYTES) -> bytes:
+    """Read `stream` to EOF keeping only its last `keep` bytes: a child printing without end costs a
+    bounded amount of memory and never stalls on a full pipe."""
+    if stream is None:
+        return b""
+    tail = bytearray()
+    while True:
+        chunk = await stream.read(_CHUNK)
+        if not chunk:
+            return bytes(tail)
+        tail.extend(chunk)
+        if len(tail) > keep:
+            del tail[: len(tail) - keep]
+
+
+async def communicate_capped(
+    process: asyncio.subprocess.Process, stdin: bytes | None = None, keep: int = OUTPUT_TAIL_BYTES
+) -> tuple[bytes, bytes]:
+    """`process.communicate(stdin)` keeping only the last `keep` bytes of stdout and of stderr."""
+
+    async def feed() -> None:
+        pipe = process.stdin
+        if pipe is None:
+            return
+        try:
+            if stdin:
+                pipe.write(stdin)
+                await pipe.drain()
+            pipe.close()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    out, err, _ = await asyncio.gather(
+        drain_tail(process.stdout, keep), drain_tail(process.stderr, keep), feed()
+    )
+    await process.wait()
+    return out, err

@@ -42,6 +42,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "E302": ("error", "include cycle"),
     "E303": ("error", "include nested too deeply"),
     "E304": ("error", "invalid include"),
+    "E305": ("error", "file outside the repository"),
     # warnings
     "W101": ("warning", "unknown key"),
     "W102": ("warning", "deprecated form"),

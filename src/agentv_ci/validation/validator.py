@@ -44,6 +44,7 @@ def validate_paths(
     repo_root: Path | None = None,
     env: Mapping[str, str] | None = None,
     check_targets: bool = True,
+    allow_outside: Sequence[Path] = (),
 ) -> ValidationReport:
     """Load every eval file under `paths` and, with `check_targets`, the targets files they use;
     collect every diagnostic (sorted, deduplicated, `--strict` applied)."""
@@ -54,7 +55,7 @@ def validate_paths(
     diagnostics: list[Diagnostic] = []
     tests = 0
     for path in files:
-        result = load_suite(path, repo_root=repo_root, env=env)
+        result = load_suite(path, repo_root=repo_root, env=env, allow_outside=allow_outside)
         diagnostics.extend(result.diagnostics)
         if result.suite is not None:
             tests += len(result.suite.tests)

@@ -1,0 +1,219 @@
+"""Secret redaction: one registry of every value the run knows to be secret, and `redact`, which every
+writer (results, reports, the step summary, the PR comment, the console, crash logs) applies to what
+it writes. Each occurrence becomes `***`.
+
+Secrets are registered as they become known: at start-up the values of environment variables whose
+names say "secret" (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD*`, so `GITHUB_TOKEN` and
+`INPUT_GITHUB_TOKEN` too); when a target is built, its `api_key`, its `headers` values and any other
+field named like a secret. Besides the value as written, its common encodings are redacted: URL-encoded,
+JSON- and XML-escaped, and base64 (also inside a longer base64 text such as `user:token`, the way
+GitHub's runner masks them). Values shorter than `MIN_SECRET_LENGTH` characters are ignored: masking
+`1` or `true` everywhere would destroy the reports and protect nothing.
+
+In GitHub Actions each newly registered secret is also printed as `::add-mask::` (by the `announce`
+hook the CLI installs) before anything could print it.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+MASK = "***"
+MIN_SECRET_LENGTH = 8
+
+_SECRET_NAME = re.compile(r"(?:^|_)(?:KEY|TOKEN|SECRET)$|APIKEY$|PASSWORD|PASSWD", re.IGNORECASE)
+# Fields of a target's configuration whose values are secrets (`api_key`, `apiKey`, `token`, ...).
+_SECRET_FIELD = re.compile(r"key|token|secret|password|passwd|authorization|credential", re.IGNORECASE)
+_HEADER_FIELDS = frozenset({"headers", "extra_headers", "default_headers"})
+
+
+def is_secret_name(name: str) -> bool:
+    """True for an environment variable whose name says it holds a secret."""
+    return _SECRET_NAME.search(name) is not None
+
+
+def _base64_fragments(raw: bytes) -> set[str]:
+    """The base64 text `raw` produces wherever it sits inside a longer encoded text: one fragment per
+    alignment (the byte offset modulo 3), without the characters that depend on the neighbours."""
+    import base64  # here, not at start-up: only a run with secrets needs it
+
+    fragments: set[str] = set()
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + raw).decode("ascii").rstrip("=")
+        head = (0, 2, 3)[offset]
+        tail = (offset + len(raw)) % 3  # a partial last group: its last character mixes in what follows
+        fragment = encoded[head : len(encoded) - (1 if tail else 0)]
+        fragments.add(fragment)
+        fragments.add(fragment.replace("+", "-").replace("/", "_"))
+    return fragments
+
+
+def encodings(value: str) -> set[str]:
+    """`value` and the forms it takes when URL-encoded, JSON- or XML-escaped, or base64-encoded."""
+    import html
+    import json
+    import urllib.parse
+
+    forms = {
+        value,
+        urllib.parse.quote(value, safe=""),
+        urllib.parse.quote_plus(value),
+        json.dumps(value)[1:-1],
+        json.dumps(value, ensure_ascii=False)[1:-1],
+        html.escape(value, quote=False),
+        html.escape(value, quote=True),
+    }
+    forms |= _base64_fragments(value.encode("utf-8", "surrogatepass"))
+    return {form for form in forms if len(form) >= MIN_SECRET_LENGTH}
+
+
+class SecretRegistry:
+    """The secrets of this process and their encodings, compiled into one pattern."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._values: dict[str, None] = {}
+        self._needles: tuple[str, ...] = ()
+        self._byte_needles: tuple[bytes, ...] = ()
+        self._pattern: re.Pattern[str] | None = None
+        self._bytes_pattern: re.Pattern[bytes] | None = None
+        # Called once with each new secret (the CLI prints `::add-mask::` in GitHub Actions).
+        self.announce: Callable[[str], None] | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self._needles)
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        """The registered secrets as given (not their encodings), in registration order."""
+        return tuple(self._values)
+
+    def add(self, value: str) -> bool:
+        """Register one secret (ignored when shorter than MIN_SECRET_LENGTH); True when it is new.
+        A value of several lines also registers each line of it."""
+        value = value.strip()
+        if len(value) < MIN_SECRET_LENGTH or value in self._values:
+            return False
+        parts = [value, *(line.strip() for line in value.splitlines() if line.strip() != value)]
+        with self._lock:
+            if value in self._values:
+                return False
+            added = [p for p in parts if len(p) >= MIN_SECRET_LENGTH and p not in self._values]
+            for part in added:
+                self._values[part] = None
+            needles = set(self._needles)
+            for part in added:
+                needles |= encodings(part)
+            # Longest first: a secret containing another is masked whole.
+            self._needles = tuple(sorted(needles, key=lambda n: (-len(n), n)))
+            self._byte_needles = tuple(n.encode("utf-8", "surrogatepass") for n in self._needles)
+            alternatives = "|".join(re.escape(n) for n in self._needles)
+            self._pattern = re.compile(alternatives)
+            self._bytes_pattern = re.compile(alternatives.encode("utf-8", "surrogatepass"))
+        announce = self.announce
+        if announce is not None:
+            for part in added:
+                announce(part)
+        return True
+
+    def add_many(self, values: Iterable[str]) -> None:
+        for value in values:
+            self.add(value)
+
+    def add_environment(self, env: Mapping[str, str]) -> None:
+        """Register the values of the variables of `env` whose names say they are secret."""
+        for name, value in env.items():
+            if value and is_secret_name(name):
+                self.add(value)
+
+    def add_config(self, fields: Mapping[str, Any]) -> None:
+        """Register the secrets of a target's configuration: fields named like secrets (`api_key`,
+        `token`...) and every value of its `headers` (also the credential after `Bearer `/`Basic `)."""
+        for key, value in fields.items():
+            if isinstance(value, Mapping) and str(key).lower() in _HEADER_FIELDS:
+                for header in value.values():
+                    if isinstance(header, str):
+                        self.add(header)
+                        for word in header.split()[1:]:
+                            self.add(word)
+            elif isinstance(value, Mapping):
+                self.add_config(value)
+            elif isinstance(value, str) and _SECRET_FIELD.search(str(key)):
+                self.add(value)
+
+    # A substring test per needle (a fast C search each) rules out nearly every text about three times
+    # faster than one pass of the alternation; the pattern only runs where there is something to mask.
+    def contains(self, text: str) -> bool:
+        return any(needle in text for needle in self._needles)
+
+    def contains_bytes(self, data: bytes | bytearray) -> bool:
+        return any(needle in data for needle in self._byte_needles)
+
+    def redact(self, text: str) -> str:
+        """`text` with every secret (and encoding of one) replaced by `***`."""
+        pattern = self._pattern
+        if pattern is None or not text or not self.contains(text):
+            return text
+        return pattern.sub(MASK, text)
+
+    def redact_bytes(self, data: bytes) -> bytes:
+        """`redact` for UTF-8 bytes."""
+        pattern = self._bytes_pattern
+        if pattern is None or not data or not self.contains_bytes(data):
+            return data
+        return pattern.sub(MASK.encode(), data)
+
+    def redact_tree(self, value: Any) -> Any:
+        """A JSON-like tree with every string (keys too) redacted."""
+        if isinstance(value, str):
+            return self.redact(value)
+        if isinstance(value, dict):
+            return {self.redact_tree(k): self.redact_tree(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.redact_tree(v) for v in value]
+        return value
+
+    def clear(self) -> None:
+        """Forget every secret (tests)."""
+        with self._lock:
+            self._values.clear()
+            self._needles = ()
+            self._byte_needles = ()
+            self._pattern = None
+            self._bytes_pattern = None
+
+
+SECRETS = SecretRegistry()
+
+
+def redact(text: str) -> str:
+    """`text` with every secret the run knows replaced by `***` (see the module docstring)."""
+    return SECRETS.redact(text)
+
+
+def redact_bytes(data: bytes) -> bytes:
+    return SECRETS.redact_bytes(data)
+
+
+def register_secret(value: str) -> bool:
+    return SECRETS.add(value)
+
+
+def register_environment(env: Mapping[str, str]) -> None:
+    SECRETS.add_environment(env)
+
+
+def redact_file(path: Path) -> None:
+    """Redact a file some writer (a reporter plugin) produced, in place; nothing to do without secrets."""
+    if not SECRETS or not path.is_file():
+        return
+    data = path.read_bytes()
+    cleaned = SECRETS.redact_bytes(data)
+    if cleaned != data:
+        temp = path.with_name(path.name + ".redacting")
+        temp.write_bytes(cleaned)
+        temp.replace(path)
