@@ -29,11 +29,13 @@ def validate_command(
     if output_format not in FORMATS:
         typer.echo(f"error: --format must be one of {', '.join(FORMATS)}, got {output_format!r}", err=True)
         raise SystemExit(2)
+    from agentv_ci.loading.discovery import check_paths_exist
     from agentv_ci.validation.output_formats import render_github, render_json, render_text
     from agentv_ci.validation.sarif_output import render_sarif
     from agentv_ci.validation.validator import validate_paths
 
     targets = list(paths) if paths else [Path(".")]
+    check_paths_exist(targets)
     report = validate_paths(targets, strict=strict)
     renderers = {"text": render_text, "json": render_json, "github": render_github, "sarif": render_sarif}
     typer.echo(renderers[output_format](report))

@@ -89,9 +89,15 @@ class TargetsConfig:
         where = str(self.path) if self.path else "no targets.yaml was found"
         close = difflib.get_close_matches(name, self.names(), n=1)
         hint = f"did you mean {close[0]!r}?" if close else None
-        if not hint:
+        if self.path is None:
+            hint = (
+                "create .agentv/targets.yaml (see docs/targets.md) or pass --targets FILE; to try the "
+                "evals without any model, use the built-in mock: --target mock (add --dry-run to check "
+                "the wiring with placeholder answers, nothing gated)"
+            )
+        elif not hint:
             known = ", ".join(self.names()) or "none"
-            hint = f"known targets: {known}; declare it in .agentv/targets.yaml or pass --targets FILE"
+            hint = f"known targets: {known}; declare it in {self.path.name} or pass --targets FILE"
         chain = f" (via {' -> '.join(via)})" if via else ""
         return ConfigError(f"unknown target {name!r}{chain} ({where})", hint=hint)
 
