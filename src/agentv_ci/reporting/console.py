@@ -81,7 +81,9 @@ def render_console(summary: RunSummary, decision: GateDecision | None) -> str:
     lines += [line(r) for r in rows[:-1]]
     lines.append("-" * len(lines[0]))
     lines.append(line(rows[-1]))
-    bad = [r for r in summary.results if outcome_of(r) in ("failed", "error")]
+    # A dry run's scores are placeholders: only its errors are worth a line.
+    listed = ("error",) if summary.dry_run else ("failed", "error")
+    bad = [r for r in summary.results if outcome_of(r) in listed]
     if bad:
         lines.append("")
         for r in sorted(bad, key=lambda r: (r.suite, r.test_id, r.target))[:_FAILED_LISTED]:

@@ -165,6 +165,7 @@ class AzureTarget(OpenAITarget):
 
     Config: ClassVar[type[msgspec.Struct]] = AzureConfig
     API_KEY_ENV: ClassVar[str] = "AZURE_OPENAI_API_KEY"
+    REQUIRED_FIELDS: ClassVar[tuple[str, ...]] = ("endpoint",)
     FIELD_ALIASES: ClassVar[dict[str, str]] = {
         "resource": "endpoint",
         "api_version": "version",
