@@ -15,7 +15,8 @@ FORMATS = ("text", "json", "github", "sarif")
 
 def validate_command(
     paths: Annotated[
-        list[Path] | None, typer.Argument(help="Eval files or directories (default: the current directory).")
+        list[Path] | None,
+        typer.Argument(metavar="PATH", help="Eval files or directories (default: the current directory)."),
     ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Treat unknown keys as errors.")] = False,
     max_warnings: Annotated[
@@ -24,8 +25,13 @@ def validate_command(
     output_format: Annotated[
         str, typer.Option("--format", help="Output format: text, json, github or sarif.")
     ] = "text",
+    targets_file: Annotated[
+        Path | None,
+        typer.Option("--targets", metavar="FILE", help="targets.yaml (file or dir), as `run --targets`."),
+    ] = None,
 ) -> None:
-    """Validate eval files: syntax, types, unknown keys, graders, referenced files. Exit 2 on errors."""
+    """Validate eval files: syntax, types, unknown keys, graders, referenced files and the targets
+    they use. Exit 2 on errors."""
     if output_format not in FORMATS:
         typer.echo(f"error: --format must be one of {', '.join(FORMATS)}, got {output_format!r}", err=True)
         raise SystemExit(2)
@@ -36,7 +42,7 @@ def validate_command(
 
     targets = list(paths) if paths else [Path(".")]
     check_paths_exist(targets)
-    report = validate_paths(targets, strict=strict)
+    report = validate_paths(targets, strict=strict, targets_file=targets_file)
     renderers = {"text": render_text, "json": render_json, "github": render_github, "sarif": render_sarif}
     typer.echo(renderers[output_format](report))
     if not report.files:

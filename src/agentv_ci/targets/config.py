@@ -25,6 +25,14 @@ RUNNER_KEYS = frozenset(
 )
 
 
+class UnknownTargetError(ConfigError):
+    """A target name that no targets file declares (and no built-in answers to)."""
+
+
+class UnsetVariableError(ConfigError):
+    """A target setting that comes from a `${{ VAR }}` whose variable is not set."""
+
+
 @dataclass(frozen=True)
 class TargetDefinition:
     """One entry of targets.yaml after interpolation."""
@@ -72,7 +80,7 @@ class TargetsConfig:
             if not definition.use_target:
                 names = definition.missing_vars.get("use_target", [])
                 hint = f"set the environment variable {names[0]}" if names else "set `use_target`"
-                raise ConfigError(
+                raise (UnsetVariableError if names else ConfigError)(
                     f"target {current!r} is an alias whose `use_target` is empty",
                     location=definition.key_locations.get("use_target", definition.location),
                     hint=hint,
@@ -83,7 +91,7 @@ class TargetsConfig:
             location=self.targets[name].location,
         )
 
-    def _unknown(self, name: str, *, via: list[str]) -> ConfigError:
+    def _unknown(self, name: str, *, via: list[str]) -> UnknownTargetError:
         import difflib
 
         where = str(self.path) if self.path else "no targets.yaml was found"
@@ -99,7 +107,7 @@ class TargetsConfig:
             known = ", ".join(self.names()) or "none"
             hint = f"known targets: {known}; declare it in {self.path.name} or pass --targets FILE"
         chain = f" (via {' -> '.join(via)})" if via else ""
-        return ConfigError(f"unknown target {name!r}{chain} ({where})", hint=hint)
+        return UnknownTargetError(f"unknown target {name!r}{chain} ({where})", hint=hint)
 
 
 def find_targets_file(eval_path: Path, *, explicit: Path | None = None) -> Path | None:

@@ -18,7 +18,7 @@ import msgspec
 
 from agentv_ci.errors import ConfigError
 from agentv_ci.plugins import TARGETS_NAMESPACE, TargetPlugin, convert_config, load_plugin_class
-from agentv_ci.targets.config import TargetDefinition, TargetsConfig
+from agentv_ci.targets.config import TargetDefinition, TargetsConfig, UnsetVariableError
 
 BUILTIN_WITHOUT_CONFIG = frozenset({"mock"})
 
@@ -53,7 +53,7 @@ def check_target(name: str, targets: TargetsConfig, *, need_api_key: bool = Fals
         if fields.get(key) in (None, "", [], {}):
             unset = definition.missing_vars.get(key)
             hint = f"set the environment variable {unset[0]}" if unset else f"add `{key}:` to the target"
-            raise ConfigError(
+            raise (UnsetVariableError if unset else ConfigError)(
                 f"target {definition.name!r} ({provider}) needs `{key}`",
                 location=definition.key_locations.get(key, definition.location),
                 hint=hint,
@@ -90,7 +90,11 @@ def create_target(name: str, targets: TargetsConfig, *, dry_run: bool = False) -
     return DryRunTarget(real, MockTarget(name, MockConfig(dry_run=True), base_dir=targets.base_dir))
 
 
-def unknown_provider(definition: TargetDefinition) -> ConfigError:
+class UnknownProviderError(ConfigError):
+    """A target whose `provider` no installed plugin registers."""
+
+
+def unknown_provider(definition: TargetDefinition) -> UnknownProviderError:
     import difflib
 
     from agentv_ci.plugins import list_plugins
@@ -100,7 +104,7 @@ def unknown_provider(definition: TargetDefinition) -> ConfigError:
     close = difflib.get_close_matches(provider, installed, n=1)
     hint = f"did you mean {close[0]!r}? " if close else ""
     hint += f"installed providers: {', '.join(installed)} (see `agentv-ci plugins`)"
-    return ConfigError(
+    return UnknownProviderError(
         f"target {definition.name!r}: unknown provider {provider!r}",
         location=definition.key_locations.get("provider", definition.location),
         hint=hint,

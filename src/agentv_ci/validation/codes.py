@@ -38,6 +38,10 @@ CODES: dict[str, tuple[Severity, str]] = {
     "E302": ("error", "include cycle"),
     "E303": ("error", "include nested too deeply"),
     "E304": ("error", "invalid include"),
+    # targets (checked against the targets file a suite uses)
+    "E401": ("error", "unknown target"),
+    "E402": ("error", "unknown target provider"),
+    "E403": ("error", "invalid target configuration"),
     # warnings
     "W101": ("warning", "unknown key"),
     "W102": ("warning", "deprecated form"),
@@ -46,6 +50,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "W105": ("warning", "unknown grader config key"),
     "W106": ("warning", "suspicious value"),
     "W107": ("warning", "role marker in content"),
+    "W108": ("warning", "target setting from an unset environment variable"),
 }
 
 # Warnings that become errors under `--strict`.

@@ -43,18 +43,24 @@ def validate_paths(
     strict: bool = False,
     repo_root: Path | None = None,
     env: Mapping[str, str] | None = None,
+    targets_file: Path | None = None,
 ) -> ValidationReport:
+    """Every diagnostic of every eval file under `paths`, and of the targets each one uses (in the
+    targets file found as `run` finds it, or `targets_file`)."""
     from agentv_ci.loading.discovery import find_eval_files
     from agentv_ci.loading.suite_loader import load_suite
+    from agentv_ci.validation.targets_check import TargetChecker
 
     files = find_eval_files(paths)
     diagnostics: list[Diagnostic] = []
     tests = 0
+    targets = TargetChecker(targets_file=targets_file, env=env)
     for path in files:
         result = load_suite(path, repo_root=repo_root, env=env)
         diagnostics.extend(result.diagnostics)
         if result.suite is not None:
             tests += len(result.suite.tests)
+            diagnostics.extend(targets.check(result.suite))
     unique = sorted(set(diagnostics), key=sort_key)
     if strict:
         unique = apply_strict(unique)
