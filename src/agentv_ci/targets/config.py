@@ -18,7 +18,18 @@ from agentv_ci.targets.environment import build_environment, find_repo_root, int
 
 TARGET_FILE_NAMES = (".agentv/targets.yaml", ".agentv/targets.yml", "targets.yaml", "targets.yml")
 MAX_ALIAS_DEPTH = 10  # as AgentV 4.42.4
-PROVIDER_ALIASES = {"azure-openai": "azure", "openrouter": "openai", "claude-api": "anthropic"}
+# AgentV's other spellings of a provider (v4.42.4 `resolveTargetDefinition`).
+PROVIDER_ALIASES = {
+    "azure-openai": "azure",
+    "claude-api": "anthropic",
+    "google": "gemini",
+    "google-gemini": "gemini",
+    "claude-code": "claude",
+    "cc-mirror": "claude",  # a Claude Code build under another name: give its `executable`
+    "codex-cli": "codex",
+    "copilot": "copilot-cli",
+    "pi": "pi-coding-agent",
+}
 # Keys that belong to the runner, not to the provider's own Config.
 RUNNER_KEYS = frozenset(
     {"name", "id", "provider", "use_target", "grader_target", "judge_target", "config", "fallback_targets"}
