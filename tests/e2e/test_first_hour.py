@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from tests.cli_helpers import run_cli
+from tests.conftest import REPO_ROOT
 
 PLAIN_TEST = "name: s\ntests:\n  - id: t\n    input: hi\n    expected_output: hi\n"
 
@@ -67,3 +69,12 @@ def test_a_misspelled_grader_list_is_judged_the_same_by_validate_and_run(tmp_pat
     assert checked.returncode == ran.returncode == 2
     assert "error[E112]" in checked.stdout and "error[E112]" in ran.stderr
     assert not (tmp_path / "out2").exists()
+
+
+def test_no_doc_or_workflow_installs_the_unpublished_package_name() -> None:
+    # agentv-ci is not on PyPI: `pip install agentv-ci` fails; workflows use the Action, docs `pip install .`
+    unpublished = re.compile(r"pip install (?:-\S+ )*agentv-ci(?:[\s=<>\[]|$)", re.M)
+    files = [REPO_ROOT / "README.md", REPO_ROOT / "action.yml", *REPO_ROOT.glob("docs/*.md")]
+    files += [*REPO_ROOT.glob("examples/**/*.yml"), *REPO_ROOT.glob("examples/**/*.md")]
+    offenders = [str(f.relative_to(REPO_ROOT)) for f in files if unpublished.search(f.read_text())]
+    assert offenders == []

@@ -230,7 +230,8 @@ def _parse_entry(
         raise ConfigError(
             f"target {name!r} has no `provider`",
             location=location,
-            hint="e.g. provider: openai | azure | anthropic | cli | mock | replay",
+            hint="e.g. provider: openai | anthropic | gemini | openrouter | claude | codex | cli | mock "
+            "(all: `agentv-ci plugins`)",
         )
     if isinstance(provider, str):
         provider = PROVIDER_ALIASES.get(provider, provider)

@@ -148,7 +148,7 @@ async def _converse(
                 break
             line = bytes(buffer[:end])
             del buffer[: end + 1]
-            if overlong:
+            if overlong or len(line) > MAX_LINE_BYTES:
                 overlong = False
                 outcome.dropped_lines += 1
                 continue
