@@ -11,6 +11,7 @@ them. Lines starting with `$` are directives, not events:
     {"$stderr": "text"}                      write to stderr
     {"$exit": 2}                             exit now with this code
     {"$request_permission": {...}}           (copilot) ask the client, wait for its answer
+    {"$result": {...}} / {"$error": {...}}   (copilot) how the prompt request ends
 
 Strings in events may hold `{{CWD}}` (the working directory) and `{{PROMPT}}` (the prompt, first
 line). With `FAKE_AGENT_LOG` set, one JSON line per start is appended there: argv, cwd, stdin (or
@@ -128,6 +129,10 @@ def acp() -> None:
                 item = json.loads(line)
                 if "$result" in item:
                     result = item["$result"]
+                elif "$error" in item:  # the prompt fails with a JSON-RPC error
+                    emit({"jsonrpc": "2.0", "id": message["id"], "error": item["$error"]})
+                    result = None
+                    break
                 elif "$request_permission" in item:
                     params = {"sessionId": session, **item["$request_permission"]}
                     emit(
@@ -146,7 +151,8 @@ def acp() -> None:
                 elif not directive(item, values):
                     update = {"sessionId": session, "update": substitute(item, values)}
                     emit({"jsonrpc": "2.0", "method": "session/update", "params": update})
-            emit({"jsonrpc": "2.0", "id": message["id"], "result": result})
+            if result is not None:
+                emit({"jsonrpc": "2.0", "id": message["id"], "result": result})
             log({"received": received})
     # stdin closed: the client is done
 

@@ -79,3 +79,11 @@ def test_a_protocol_error_and_a_rejected_tool_call_are_execution_errors(
         TargetError, match=r"Copilot rejected 1 tool call\(s\): Write; add args: \[\"--yolo\"\]"
     ):
         invoke(_target(), make_request("hi"))
+
+
+def test_a_json_rpc_error_answering_the_prompt_is_an_execution_error(
+    agent_log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stream_file(tmp_path, [{"$error": {"code": -32000, "message": "Authentication required"}}], monkeypatch)
+    with pytest.raises(TargetError, match=r"^Copilot CLI: Authentication required$"):
+        invoke(_target(), make_request("hi"))
