@@ -180,6 +180,27 @@ def test_dry_run_is_flagged_in_the_notes() -> None:
     assert decision.notes == ["dry run: answers are placeholders, so scores say nothing about quality"]
 
 
+def test_a_dry_run_reports_placeholder_scores_without_gating_them() -> None:
+    decision = decide(run(ok("a"), bad("b"), dry_run=True), GateOptions(min_mean_score=0.9))
+    assert (decision.exit_code, decision.passed, decision.reasons) == (ExitCode.OK, True, [])
+    assert (
+        decision.notes[1]
+        == "dry run: quality gates not applied: 1 test(s) below threshold: s/b [m] (+1 more)"
+    )
+    assert decision.verdict == (
+        "PASSED (dry run): 2/2 tests ran; scores are placeholders, not gated "
+        "(1 would pass, 1 would fail, mean 0.600)"
+    )
+
+
+def test_a_dry_run_still_fails_on_errors_and_tests_that_did_not_run() -> None:
+    errored = decide(run(ok("a"), err("b"), dry_run=True), GateOptions())
+    assert errored.exit_code == ExitCode.INCONCLUSIVE
+    assert errored.verdict.startswith("INCONCLUSIVE (dry run): 2/2 tests ran (1 errored); scores are")
+    assert errored.verdict.endswith("- 1 test(s) had execution errors: s/b [m]")
+    assert decide(run(ok("a"), skipped("b"), dry_run=True), GateOptions()).exit_code == ExitCode.INCONCLUSIVE
+
+
 def test_not_run_rows_are_never_green_even_without_the_budget_flag() -> None:
     # `report` on a bare index.jsonl (no summary.json, or AgentV's) has no budget_exhausted fact:
     # a test that did not run still means the verdict is incomplete.

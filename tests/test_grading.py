@@ -126,3 +126,24 @@ def test_graders_that_do_io_overlap_and_inline_ones_still_score(tmp_path: Path) 
     assert result.score == 1.0 and result.execution_status == "ok"
     (a0, a1), (b0, b1) = (tuple(map(float, (tmp_path / f).read_text().split())) for f in ("a.txt", "b.txt"))
     assert max(a0, b0) < min(a1, b1)  # the two intervals overlap
+
+
+def test_a_test_without_graders_gets_agentvs_implicit_llm_grader_from_its_reference() -> None:
+    from agentv_ci.grading import graders_for
+
+    answered = EvalTest(id="t", expected_output=[Message(role="assistant", content="4")])
+    assert [(g.type, g.name) for g in graders_for(answered)] == [("llm-grader", "llm-grader")]
+    assert graders_for(EvalTest(id="t", criteria="says 4"))[0].type == "llm-grader"
+    assert graders_for(EvalTest(id="t")) == []  # nothing to grade: validate's E112 refuses it
+
+
+def test_a_skipped_grader_makes_an_execution_error_never_a_not_run_row() -> None:
+    from agentv_ci.reporting.totals import outcome_of
+
+    members = [{"type": "contains", "name": "has-a", "value": "a"}]
+    test = EvalTest(id="t", graders=[spec("composite", "combo", assertions=members)])  # no aggregator: skips
+    result = run(test, TargetResponse(text="answer"))
+    assert result.execution_status == "execution_error" and result.verdict == "fail"
+    assert (result.failure_stage, result.failure_reason_code) == ("evaluator", "evaluator_error")
+    assert result.error is not None and result.error.startswith("combo: composite has no `aggregator`")
+    assert outcome_of(result) == "error"

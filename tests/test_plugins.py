@@ -125,6 +125,7 @@ def _project(tmp_path: Path) -> Path:
     )
     (project / "main.eval.yaml").write_text(
         "name: plugins\n"
+        "execution:\n  targets: [default, echo, strict, typo, wrong, bare]\n"
         "tests:\n"
         "  - id: t1\n    input: hi\n    assertions:\n"
         "      - type: pattern\n        patern: x\n        min_count: 0\n"
@@ -161,26 +162,26 @@ def test_validate_locates_plugin_config_problems_of_graders_and_targets(site: Pa
         hint,
         ".agentv/targets.yaml:17:5: error[E206]: invalid target 'bare' (strict-model): "
         "'model' is a required property",
-        "main.eval.yaml:6:9: error[E202]: invalid pattern grader 'pattern': 'pattern' is a required property",
-        "  hint: `patern` on line 7 looks like a misspelling of `pattern`",
-        "main.eval.yaml:7:9: error[E202]: unknown key `patern` for grader type `pattern`",
+        "main.eval.yaml:8:9: error[E202]: invalid pattern grader 'pattern': 'pattern' is a required property",
+        "  hint: `patern` on line 9 looks like a misspelling of `pattern`",
+        "main.eval.yaml:9:9: error[E202]: unknown key `patern` for grader type `pattern`",
         "  hint: did you mean `pattern`?",
-        "main.eval.yaml:8:20: error[E202]: invalid pattern grader 'pattern': "
+        "main.eval.yaml:10:20: error[E202]: invalid pattern grader 'pattern': "
         "0 is less than the minimum of 1 - at `$.min_count`",
-        "main.eval.yaml:9:9: error[E202]: invalid limits grader 'limits': "
+        "main.eval.yaml:11:9: error[E202]: invalid limits grader 'limits': "
         "Object missing required field `max_words`",
-        "  hint: `max_word` on line 10 looks like a misspelling of `max_words`",
-        "main.eval.yaml:10:9: warning[W105]: unknown key `max_word` for grader type `limits`",
+        "  hint: `max_word` on line 12 looks like a misspelling of `max_words`",
+        "main.eval.yaml:12:9: warning[W105]: unknown key `max_word` for grader type `limits`",
         "  hint: did you mean `max_words`?",
-        "main.eval.yaml:15:20: error[E202]: invalid limits grader 'limits': "
+        "main.eval.yaml:17:20: error[E202]: invalid limits grader 'limits': "
         "Expected `int`, got `str` - at `$.max_words`",
-        f"main.eval.yaml:16:15: error[E203]: grader plugin 'broken-import' {ORIGIN} "
+        f"main.eval.yaml:18:15: error[E203]: grader plugin 'broken-import' {ORIGIN} "
         f"(entry point fake_missing_module:Grader) failed to load: {BROKEN[('grader', 'broken-import')]}",
-        f"{hint}; also used at line 20",
-        f"main.eval.yaml:21:15: error[E203]: grader plugin 'future-api' {ORIGIN} "
+        f"{hint}; also used at line 22",
+        f"main.eval.yaml:23:15: error[E203]: grader plugin 'future-api' {ORIGIN} "
         f"(entry point fake_plugins:FutureApi) failed to load: {BROKEN[('grader', 'future-api')]}",
         hint,
-        f"main.eval.yaml:23:15: error[E203]: {DUPLICATE}",
+        f"main.eval.yaml:25:15: error[E203]: {DUPLICATE}",
         "  hint: uninstall all but one of them: a name in agentv_ci.graders must come from one distribution",
         "1 file(s), 3 test(s): 14 error(s), 2 warning(s)",
     ]

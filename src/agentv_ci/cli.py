@@ -27,11 +27,13 @@ from agentv_ci.commands import (
     schema,
     validate,
 )
+from agentv_ci.commands.help_format import EXIT_CODES_EPILOG, PlainHelpCommand
 from agentv_ci.errors import AgentvCiError, ExitCode
 
 app = typer.Typer(
     name="agentv-ci",
     help="Run AgentEvals / AgentV evaluations in CI: select, run, grade, gate, report.",
+    epilog=EXIT_CODES_EPILOG,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -54,19 +56,21 @@ def main(
     """agentv-ci: CI-native runner for AgentEvals / AgentV eval files."""
 
 
-app.command("validate")(validate.validate_command)
-app.command("schema")(schema.schema_command)
-app.command("run")(run.run_command)
-app.command("grade")(grade.grade_command)
-app.command("merge")(merge.merge_command)
-app.command("report")(report.report_command)
-app.command("compare")(compare.compare_command)
+app.command("validate", cls=PlainHelpCommand)(validate.validate_command)
+app.command("schema", cls=PlainHelpCommand)(schema.schema_command)
+app.command("run", cls=PlainHelpCommand, epilog=EXIT_CODES_EPILOG)(run.run_command)
+app.command("grade", cls=PlainHelpCommand)(grade.grade_command)
+app.command("merge", cls=PlainHelpCommand)(merge.merge_command)
+app.command("report", cls=PlainHelpCommand, epilog=EXIT_CODES_EPILOG)(report.report_command)
+app.command("compare", cls=PlainHelpCommand)(compare.compare_command)
 app.add_typer(plugins.app, name="plugins")
-app.command("discover")(discover.discover_command)
+app.command("discover", cls=PlainHelpCommand)(discover.discover_command)
 # `with: args: --dry-run` reaches the container as arguments: collected, then refused with a hint.
-app.command("action", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})(
-    action.action_command
-)
+app.command(
+    "action",
+    cls=PlainHelpCommand,
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+)(action.action_command)
 
 
 def _save_traceback() -> str:

@@ -45,6 +45,18 @@ class LoadError(AgentvCiError):
     """An eval file (or a file it references) cannot be read or parsed."""
 
 
+class InvalidEvalFiles(LoadError):
+    """Eval files with error diagnostics: rendered as each located diagnostic, then the conclusion
+    (the last line of a CI log is where the eye lands)."""
+
+    def __init__(self, diagnostics: list[str]) -> None:
+        super().__init__(f"{len(diagnostics)} error(s) in eval files; nothing was run")
+        self.diagnostics = diagnostics
+
+    def render(self) -> str:
+        return "\n".join([*self.diagnostics, super().render()])
+
+
 class ConfigError(AgentvCiError):
     """A targets file, grader or plugin configuration is invalid."""
 

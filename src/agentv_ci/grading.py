@@ -37,10 +37,12 @@ IMPLICIT_GRADER_NAME = "llm-grader"
 
 
 def graders_for(test: Test) -> list[GraderSpec]:
-    """The test's graders; an implicit llm-grader from `criteria` when it declares none."""
+    """The test's graders; when it declares none, AgentV's implicit llm-grader, which judges the answer
+    against `criteria` and the reference answer (`expected_output`). `validate` reports a test with
+    neither (E112), so a test that runs is never left without a grader."""
     if test.graders:
         return list(test.graders)
-    if test.criteria:
+    if test.criteria or test.expected_output:
         return [GraderSpec(type="llm-grader", name=IMPLICIT_GRADER_NAME, location=test.location)]
     return []
 
@@ -73,6 +75,15 @@ def _runs_inline(spec: GraderSpec) -> bool:
     except ConfigError:
         return True  # run_grader_spec reports the broken plugin as this grader's error
     return bool(getattr(cls, "inline", False))
+
+
+def _skipped_graders_error(skipped: list[GraderResult]) -> str:
+    """AgentV's wording: `name: why` for one skipped grader, `Graders skipped: a | b` for several."""
+    messages = [
+        f"{r.name or r.type}: {next((a.text for a in r.assertions if not a.passed), 'Grader skipped')}"
+        for r in skipped
+    ]
+    return messages[0] if len(messages) == 1 else "Graders skipped: " + " | ".join(messages)
 
 
 def _status(results: list[GraderResult], verdict: Verdict) -> ExecutionStatus:
@@ -127,6 +138,17 @@ async def grade_test(
         score, verdict, failure_stage, reason = 0.0, "fail", "grading", "grader_error"
     elif not specs:
         reason = "no_graders"
+    elif any(r.verdict == "skip" for r in results):
+        # As AgentV: a grader that skipped leaves the answer unjudged, an execution error (stage
+        # `evaluator`); never a "not run" row for a test whose target answered.
+        error = _skipped_graders_error([r for r in results if r.verdict == "skip"])
+        status, score, verdict, failure_stage, reason = (
+            "execution_error",
+            0.0,
+            "fail",
+            "evaluator",
+            "evaluator_error",
+        )
     return TestResult(
         test_id=test.id,
         suite=test.suite,

@@ -292,6 +292,24 @@ def test_gates_from_inputs_decide_the_exit_code(project: Project, github_server:
     assert github_server.requests == []  # comment: false
 
 
+def test_dry_run_input_behaves_as_the_cli_dry_run(project: Project, github_server: FakeGitHub) -> None:
+    project.commit({"evals/math.eval.yaml": FAILING})
+    env = project.env(github_server, project.event(), changed_only="false", dry_run="true", comment="false")
+
+    # Placeholder answers fail the `contains "5"` check: reported, not gated.
+    done = run_action(env, project.root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "RESULT: PASSED (dry run)" in done.stdout and "not gated" in done.stdout
+    assert not re.search(r"^::error ", done.stdout, re.M)  # a red annotation would be a false alarm
+    assert project.outputs()["verdict"] == "passed"
+
+    # An unknown target is bad input in a dry run too, before anything runs.
+    done = run_action({**env, "INPUT_TARGET": "gtp4"}, project.root)
+    assert done.returncode == 2
+    assert "unknown target 'gtp4'" in done.stderr + done.stdout
+    assert project.outputs()["verdict"] == "error"
+
+
 def test_a_typo_in_an_input_is_bad_input(project: Project, github_server: FakeGitHub) -> None:
     env = project.env(github_server, project.event(), threshold="high")
 

@@ -1,4 +1,5 @@
-"""A real HTTP server on 127.0.0.1 speaking the OpenAI chat-completions and Anthropic messages APIs.
+"""A real HTTP server on 127.0.0.1 speaking the OpenAI chat-completions (OpenRouter's too), Anthropic
+messages and Gemini generateContent APIs.
 
 Tests script it with a responder: `responder(call) -> Reply | str | dict`. A `str` becomes the
 assistant text; a `dict` is sent as the JSON body verbatim; a `Reply` controls status, headers,
@@ -26,9 +27,16 @@ class Call:
 
     @property
     def api(self) -> str:
+        if ":generateContent" in self.path:
+            return "gemini"
         return "anthropic" if self.path.endswith("/messages") else "openai"
 
     def last_user_text(self) -> str:
+        if self.api == "gemini":
+            for turn in reversed(self.body.get("contents", [])):
+                if turn.get("role") == "user":
+                    return "".join(p.get("text", "") for p in turn.get("parts", []))
+            return ""
         for message in reversed(self.body.get("messages", [])):
             if message.get("role") == "user":
                 content = message.get("content")
@@ -47,6 +55,7 @@ class Reply:
     text: str | None = None  # assistant text (builds a normal API response)
     tool_calls: list[dict[str, Any]] | None = None  # [{"name":..., "arguments": {...}}]
     usage: tuple[int, int] = (10, 5)
+    cost: float | None = None  # OpenRouter's `usage.cost` (chat completions only)
 
 
 Responder = Callable[[Call], "Reply | str | dict[str, Any]"]
@@ -73,6 +82,23 @@ def openai_body(
             {"index": 0, "message": message, "finish_reason": "tool_calls" if tool_calls else "stop"}
         ],
         "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)},
+    }
+
+
+def gemini_body(
+    text: str, usage: tuple[int, int], tool_calls: list[dict[str, Any]] | None, model: str
+) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = [{"text": text}] if text else []
+    for tc in tool_calls or []:
+        parts.append({"functionCall": {"name": tc["name"], "args": tc.get("arguments", {})}})
+    return {
+        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {
+            "promptTokenCount": usage[0],
+            "candidatesTokenCount": usage[1],
+            "totalTokenCount": sum(usage),
+        },
+        "modelVersion": model,
     }
 
 
@@ -115,6 +141,10 @@ class FakeLlmServer:
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def gemini_base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1beta"
 
     def fail_next(
         self, status: int, *, times: int = 1, retry_after: float | None = None, body: Any = None
@@ -165,8 +195,14 @@ class FakeLlmServer:
                     return
                 if reply.body is None:
                     model = (call.body or {}).get("model", "fake-model")
-                    build = anthropic_body if call.api == "anthropic" else openai_body
+                    if (
+                        call.api == "gemini"
+                    ):  # the model is in the path: /v1beta/models/<model>:generateContent
+                        model = call.path.rsplit("/", 1)[-1].split(":", 1)[0]
+                    build = {"anthropic": anthropic_body, "gemini": gemini_body}.get(call.api, openai_body)
                     payload: Any = build(reply.text or "", reply.usage, reply.tool_calls, model)
+                    if reply.cost is not None and call.api == "openai":
+                        payload["usage"]["cost"] = reply.cost
                 else:
                     payload = reply.body
                 data = (

@@ -4,7 +4,7 @@ import re
 
 from agentv_ci.gating import GateOptions, decide
 from agentv_ci.model.result import RunSummary, TestResult
-from agentv_ci.reporting.console import render_console
+from agentv_ci.reporting.console import EXCERPT_CHARS, first_line_excerpt, render_console
 from tests.reporting.golden import FAKE_REPO, assert_golden
 from tests.reporting.sample_runs import HOSTILE, sample_summary
 
@@ -37,3 +37,18 @@ def test_console_breaks_legacy_and_cr_commands_in_names_and_errors() -> None:
     text = render_console(summary, decide(summary, GateOptions()))
     assert "##[" not in text
     assert not re.search(r"(^|\r)\s*::", text, re.MULTILINE)
+
+
+def test_long_errors_are_shortened_at_a_word_boundary() -> None:
+    words = "the agent exited with code 1 because the configured model refused the request " * 4
+    row = TestResult("t", "s", "m", 0.0, "execution_error", error=words.strip() + "\nsecond line")
+    line = next(x for x in render_console(RunSummary([row]), None).splitlines() if "ERROR" in x)
+    shown = line.split("]: ", 1)[1]
+    assert shown.endswith("...") and len(shown) <= EXCERPT_CHARS
+    assert words.startswith(shown[:-3]) and words[len(shown) - 3] == " "  # cut between two words
+    assert "second line" not in line
+
+
+def test_excerpt_of_one_huge_token_is_still_bounded() -> None:
+    assert first_line_excerpt("x" * 1000, 50) == "x" * 47 + "..."
+    assert first_line_excerpt("short") == "short"

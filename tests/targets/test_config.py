@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
 from agentv_ci.errors import ConfigError
 from agentv_ci.targets.config import load_targets
+from agentv_ci.targets.dry_run import DryRunTarget
 from agentv_ci.targets.factory import create_target
 from agentv_ci.targets.mock import MockTarget
 from agentv_ci.targets.openai import OpenAITarget
@@ -104,8 +106,31 @@ def test_default_api_key_variable(tmp_path: Path) -> None:
 def test_dry_run_needs_no_key(tmp_path: Path) -> None:
     eval_file = _project(tmp_path, "targets:\n  - name: llm\n    provider: openai\n")
     target = create_target("llm", load_targets(eval_file, env={}), dry_run=True)
-    assert isinstance(target, MockTarget)
+    assert isinstance(target, DryRunTarget) and isinstance(target.real, OpenAITarget)
     assert target.config.dry_run
+    asyncio.run(target.aclose())
+
+
+def test_dry_run_checks_targets_as_a_real_run_does(tmp_path: Path) -> None:
+    targets = (
+        "targets:\n  - name: agent\n    provider: cli\n"  # no `command`
+        "  - name: typo\n    provider: opanai\n"
+        "  - name: replayed\n    provider: replay\n    fixtures: missing.jsonl\n"
+    )
+    config = load_targets(_project(tmp_path, targets), env={})
+    for name, message, line in (
+        ("agent", "needs `command`", 2),
+        ("typo", "unknown provider 'opanai'", 5),
+        ("replayed", "does not exist", None),
+        ("agnet", "unknown target 'agnet'", None),
+    ):
+        with pytest.raises(ConfigError, match=message) as info:
+            create_target(name, config, dry_run=True)
+        if line is not None:
+            assert info.value.location is not None and info.value.location.line == line
+    with pytest.raises(ConfigError) as info:
+        create_target("typo", config, dry_run=True)
+    assert "did you mean 'openai'?" in (info.value.hint or "")
 
 
 def test_unknown_target_suggests_close_name(tmp_path: Path) -> None:

@@ -78,6 +78,10 @@ def test_override_is_checked_before_running(tmp_path: Path) -> None:
         make_grader_caller(_targets(tmp_path), eval_target="agent", override="nope", dry_run=False)
     with pytest.raises(ConfigError, match="KEY"):
         make_grader_caller(_targets(tmp_path), eval_target="agent", override="llm", dry_run=False)
+    # A dry run needs no key, but an unknown grader target fails it just the same.
+    with pytest.raises(ConfigError, match="unknown target 'nope'"):
+        make_grader_caller(_targets(tmp_path), eval_target="agent", override="nope", dry_run=True)
+    assert make_grader_caller(_targets(tmp_path), eval_target="agent", override="llm", dry_run=True)
 
 
 def test_system_prompt_reaches_a_real_model(tmp_path: Path, llm_server: FakeLlmServer) -> None:

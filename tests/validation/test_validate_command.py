@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentv_ci.cli import app
+from tests.cli_helpers import run_cli
 from tests.conftest import SHARED_SCHEMAS
 from tests.loading.corpus import INVALID, VALID
 
@@ -121,9 +122,9 @@ def test_real_exit_code_in_subprocess(target: str, code: int) -> None:
 
 
 def test_a_quoted_glob_matching_nothing_is_reported_as_such(tmp_path: Path) -> None:
-    result = CliRunner().invoke(app, ["validate", f"{tmp_path}/evals/*.eval.yaml"])
-    assert result.exit_code == 2
-    assert f"error[E001]: no files match {tmp_path}/evals/*.eval.yaml" in result.output
+    result = run_cli("validate", f"{tmp_path}/evals/*.eval.yaml")
+    assert result.returncode == 2
+    assert f"error: no files match {tmp_path}/evals/*.eval.yaml" in result.stderr
 
 
 GARBAGE: dict[str, bytes] = {

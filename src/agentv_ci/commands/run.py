@@ -15,60 +15,92 @@ if TYPE_CHECKING:
 
 
 def run_command(
-    paths: Annotated[list[Path], typer.Argument(help="Eval files or directories.", show_default=False)],
+    paths: Annotated[
+        list[Path], typer.Argument(metavar="PATH", help="Eval files or directories.", show_default=False)
+    ],
     output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Run dir (index.jsonl, summary.json).")
+        Path | None,
+        typer.Option("-o", "--output", metavar="DIR", help="Run dir (index.jsonl, summary.json)."),
     ] = None,
     target: Annotated[
-        list[str] | None, typer.Option("--target", help="Target name; repeat for a matrix.")
+        list[str] | None, typer.Option("--target", metavar="NAME", help="Target name; repeat for a matrix.")
     ] = None,
     targets_file: Annotated[
-        Path | None, typer.Option("--targets", help="targets.yaml (file or dir).")
+        Path | None, typer.Option("--targets", metavar="FILE", help="targets.yaml (file or dir).")
     ] = None,
     grader_target: Annotated[
-        str | None, typer.Option("--grader-target", help="Target answering every llm-grader.")
+        str | None, typer.Option("--grader-target", metavar="NAME", help="Target answering every llm-grader.")
     ] = None,
     workers: Annotated[int | None, typer.Option("--workers", help="Tests in flight (all files).")] = None,
     repeat: Annotated[int | None, typer.Option("--repeat", help="Independent attempts per test.")] = None,
-    timeout: Annotated[float | None, typer.Option("--timeout", help="Per-test timeout (seconds).")] = None,
+    timeout: Annotated[
+        float | None, typer.Option("--timeout", metavar="SECONDS", help="Per-test timeout.")
+    ] = None,
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Swap every target and grader target for mock.")
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Check the wiring without calling any model: targets resolve as in a real run (no API "
+            "key needed), answers are placeholders, scores are not gated; fails only on errors.",
+        ),
     ] = False,
     record: Annotated[
-        Path | None, typer.Option("--record", help="Record live answers (replay JSONL).")
+        Path | None, typer.Option("--record", metavar="FILE", help="Record live answers (replay JSONL).")
     ] = None,
     cache: Annotated[
         bool | None, typer.Option("--cache/--no-cache", help="On-disk response cache.", show_default=False)
     ] = None,
-    test_id: Annotated[list[str] | None, typer.Option("--test-id", help="Test id glob (repeatable).")] = None,
-    tag: Annotated[list[str] | None, typer.Option("--tag", help="Only tests with this tag (AND).")] = None,
-    shard: Annotated[str | None, typer.Option("--shard", help="i/n: run one stable shard.")] = None,
+    test_id: Annotated[
+        list[str] | None, typer.Option("--test-id", metavar="GLOB", help="Test id glob (repeatable).")
+    ] = None,
+    tag: Annotated[
+        list[str] | None, typer.Option("--tag", metavar="TAG", help="Only tests with this tag (AND).")
+    ] = None,
+    shard: Annotated[
+        str | None, typer.Option("--shard", metavar="I/N", help="Run one stable shard of n.")
+    ] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Skip tests already finished in -o DIR.")] = False,
     budget_usd: Annotated[
-        float | None, typer.Option("--budget-usd", help="Stop after spending this.")
+        float | None, typer.Option("--budget-usd", metavar="USD", help="Stop after spending this.")
     ] = None,
-    junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML.")] = None,
-    sarif: Annotated[Path | None, typer.Option("--sarif", help="Write SARIF 2.1.0.")] = None,
+    junit: Annotated[Path | None, typer.Option("--junit", metavar="FILE", help="Write JUnit XML.")] = None,
+    sarif: Annotated[Path | None, typer.Option("--sarif", metavar="FILE", help="Write SARIF 2.1.0.")] = None,
     sarif_category: Annotated[
         str | None,
         typer.Option(
-            "--sarif-category", help="SARIF automationDetails.id (default: upload-sarif's category)."
+            "--sarif-category",
+            metavar="ID",
+            help="SARIF automationDetails.id (default: upload-sarif's category).",
         ),
     ] = None,
-    markdown: Annotated[Path | None, typer.Option("--markdown", help="Write a Markdown summary.")] = None,
+    markdown: Annotated[
+        Path | None, typer.Option("--markdown", metavar="FILE", help="Write a Markdown summary.")
+    ] = None,
     report: Annotated[
         list[str] | None,
-        typer.Option("--report", help="NAME=PATH: a report by an installed reporter plugin (repeatable)."),
+        typer.Option(
+            "--report",
+            metavar="NAME=PATH",
+            help="A report by an installed reporter plugin, e.g. html=report.html (repeatable).",
+        ),
     ] = None,
-    threshold: Annotated[float | None, typer.Option("--threshold", help="Per-test pass bar 0..1.")] = None,
-    min_pass_rate: Annotated[float | None, typer.Option("--min-pass-rate", help="Gate: pass rate.")] = None,
+    threshold: Annotated[
+        float | None,
+        typer.Option("--threshold", min=0.0, max=1.0, help="Per-test pass bar (overrides each test's own)."),
+    ] = None,
+    min_pass_rate: Annotated[
+        float | None, typer.Option("--min-pass-rate", min=0.0, max=1.0, help="Gate: minimum pass rate.")
+    ] = None,
     min_mean_score: Annotated[
-        float | None, typer.Option("--min-mean-score", help="Gate: mean score.")
+        float | None, typer.Option("--min-mean-score", min=0.0, max=1.0, help="Gate: minimum mean score.")
     ] = None,
     max_regression: Annotated[
-        float | None, typer.Option("--max-regression", help="Gate: score drop vs baseline.")
+        float | None,
+        typer.Option("--max-regression", min=0.0, max=1.0, help="Gate: largest score drop vs --baseline."),
     ] = None,
-    baseline: Annotated[Path | None, typer.Option("--baseline", help="Baseline results.")] = None,
+    baseline: Annotated[
+        Path | None, typer.Option("--baseline", metavar="RESULTS", help="Baseline index.jsonl or run dir.")
+    ] = None,
     fail_on_error: Annotated[
         bool,
         typer.Option("--fail-on-error/--no-fail-on-error", help="Execution errors are inconclusive (3)."),
@@ -81,9 +113,14 @@ def run_command(
         bool, typer.Option("--changed", help="Only evals the changes since --base affect (selection.md).")
     ] = False,
     base: Annotated[
-        str | None, typer.Option("--base", help="Base ref for --changed (implies it).", show_default=False)
+        str | None,
+        typer.Option(
+            "--base", metavar="REF", help="Base ref for --changed (implies it).", show_default=False
+        ),
     ] = None,
-    head: Annotated[str | None, typer.Option("--head", help="Head ref for --changed (default HEAD).")] = None,
+    head: Annotated[
+        str | None, typer.Option("--head", metavar="REF", help="Head ref for --changed (default HEAD).")
+    ] = None,
     include_uncommitted: Annotated[
         bool, typer.Option("--include-uncommitted", help="--changed counts work-tree changes too.")
     ] = False,
@@ -103,7 +140,7 @@ def run_command(
         ),
     ] = None,
 ) -> None:
-    """Run eval files: asyncio across all files, bounded workers, streamed results."""
+    """Run eval files against their targets, grade the answers, gate the build and write reports."""
     from agentv_ci.errors import ExitCode, UsageError
     from agentv_ci.gating import GateOptions, check_gate_flags
     from agentv_ci.reporting.console import render_console
@@ -113,9 +150,6 @@ def run_command(
     from agentv_ci.running.session import RunRequest, execute_run
     from agentv_ci.running.sharding import parse_shard
 
-    for name, value in (("--threshold", threshold), ("--min-pass-rate", min_pass_rate)):
-        if value is not None and not 0 <= value <= 1:
-            raise UsageError(f"{name} must be between 0 and 1, got {value}")
     if repeat is not None and repeat < 1:
         raise UsageError("--repeat must be at least 1")
     if timeout is not None and not 0 < timeout < float("inf"):

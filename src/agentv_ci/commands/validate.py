@@ -15,7 +15,8 @@ FORMATS = ("text", "json", "github", "sarif")
 
 def validate_command(
     paths: Annotated[
-        list[Path] | None, typer.Argument(help="Eval files or directories (default: the current directory).")
+        list[Path] | None,
+        typer.Argument(metavar="PATH", help="Eval files or directories (default: the current directory)."),
     ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Treat unknown keys as errors.")] = False,
     max_warnings: Annotated[
@@ -32,17 +33,26 @@ def validate_command(
             envvar="AGENTV_CI_ALLOW_OUTSIDE_REPO",
         ),
     ] = None,
+    targets_file: Annotated[
+        Path | None,
+        typer.Option("--targets", metavar="FILE", help="targets.yaml (file or dir), as `run --targets`."),
+    ] = None,
 ) -> None:
-    """Validate eval files: syntax, types, unknown keys, graders, referenced files. Exit 2 on errors."""
+    """Validate eval files: syntax, types, unknown keys, graders, referenced files and the targets
+    they use. Exit 2 on errors."""
     if output_format not in FORMATS:
         typer.echo(f"error: --format must be one of {', '.join(FORMATS)}, got {output_format!r}", err=True)
         raise SystemExit(2)
+    from agentv_ci.loading.discovery import check_paths_exist
     from agentv_ci.validation.output_formats import render_github, render_json, render_text
     from agentv_ci.validation.sarif_output import render_sarif
     from agentv_ci.validation.validator import validate_paths
 
     targets = list(paths) if paths else [Path(".")]
-    report = validate_paths(targets, strict=strict, allow_outside=allow_outside_repo or ())
+    check_paths_exist(targets)
+    report = validate_paths(
+        targets, strict=strict, allow_outside=allow_outside_repo or (), targets_file=targets_file
+    )
     renderers = {"text": render_text, "json": render_json, "github": render_github, "sarif": render_sarif}
     typer.echo(renderers[output_format](report))
     if not report.files:

@@ -147,7 +147,12 @@ INPUTS: dict[str, InputSpec] = {
     "workers": InputSpec("", "Tests in flight at once.", _count),
     "budget_usd": InputSpec("", "Stop scheduling tests after spending this many US dollars.", _positive),
     "shard": InputSpec("", "Run one stable shard of the tests, as i/n (e.g. 2/4).", _shard),
-    "dry_run": InputSpec("false", "Swap every target for the built-in mock (no API key needed).", _bool),
+    "dry_run": InputSpec(
+        "false",
+        "Check the wiring without calling any model: targets resolve as in a real run, answers are "
+        "placeholders, scores are not gated (no API key needed).",
+        _bool,
+    ),
     "results": InputSpec(
         "",
         "Report on finished results instead of running (run directories or index.jsonl files; "

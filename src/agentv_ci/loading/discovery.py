@@ -125,3 +125,20 @@ def _expand_globs(paths: Sequence[Path]) -> list[Path]:
                 continue
         out.append(Path(raw))
     return out
+
+
+def check_paths_exist(paths: Sequence[Path]) -> None:
+    """`UsageError` for the first command-line path that does not exist (a quoted glob that matches
+    files counts as existing). `validate` and `run` both call it, so they word a typo the same way."""
+    from agentv_ci.errors import UsageError
+
+    for raw in paths:
+        text = str(raw)
+        pattern = any(ch in text for ch in "*?[")
+        if Path(text).exists() or (pattern and globlib.glob(text, recursive=True)):
+            continue
+        raise UsageError(
+            f"no files match {text}" if pattern else f"path {text} does not exist",
+            hint="pass eval files (*.eval.yaml, EVAL.yaml, a JSONL dataset with its sidecar) "
+            "or directories holding them",
+        )

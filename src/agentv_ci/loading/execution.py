@@ -86,8 +86,10 @@ def parse_execution(
     ctx.check_keys(raw, node, EXECUTION_KEYS - EXECUTION_DEPRECATED.keys(), "execution", EXECUTION_DEPRECATED)
     if "target" in raw and ctx.expect_type(raw["target"], (str,), "target", node.child("target"), "a string"):
         spec.target = raw["target"]
+        spec.target_location = node.child("target").loc()
     if "targets" in raw:
         spec.targets = _targets(raw["targets"], node.child("targets"), ctx)
+        spec.target_location = node.child("targets").loc()
     if "threshold" in raw:
         value = raw["threshold"]
         if ctx.expect_type(value, _NUMBER, "threshold", node.child("threshold"), "a number"):
@@ -152,6 +154,7 @@ def merge_execution(suite: ExecutionSpec, test: ExecutionSpec) -> ExecutionSpec:
         "budget_usd",
         "cache",
         "fail_on_error",
+        "target_location",
     ):
         value = getattr(test, field)
         setattr(merged, field, value if value is not None else getattr(suite, field))

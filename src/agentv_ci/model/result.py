@@ -16,6 +16,10 @@ Verdict = Literal["pass", "fail", "skip"]
 ExecutionStatus = Literal["ok", "quality_failure", "execution_error", "not_run"]
 
 
+def _failing() -> Verdict:
+    return "fail"
+
+
 class TokenUsage(msgspec.Struct, omit_defaults=True):
     input: int = 0
     output: int = 0
@@ -92,7 +96,9 @@ class TestResult(msgspec.Struct, omit_defaults=True):
     target: str
     score: float
     execution_status: ExecutionStatus
-    verdict: Verdict = "fail"
+    # A factory default, not `= "fail"`: omit_defaults leaves out fields equal to a plain default, and
+    # every row must carry its verdict (AgentV's do); msgspec never omits a factory-made value.
+    verdict: Verdict = msgspec.field(default_factory=_failing)
     threshold: float = 0.8
     scores: list[GraderResult] = []
     error: str | None = None

@@ -81,6 +81,7 @@ class ExecutionSpec(msgspec.Struct, omit_defaults=True):
     cache: bool | None = None
     fail_on_error: bool | None = None
     skip_defaults: bool = False
+    target_location: SourceLocation | None = None  # where `target`/`targets` was written
 
 
 class Turn(msgspec.Struct, omit_defaults=True):

@@ -11,9 +11,23 @@ from agentv_ci.text_safety import clean_text, neutralise_workflow_commands
 if TYPE_CHECKING:
     from agentv_ci.gating import GateDecision
 
-__all__ = ["format_cost", "format_duration", "render_console"]
+__all__ = ["first_line_excerpt", "format_cost", "format_duration", "render_console"]
 
 _FAILED_LISTED = 10
+EXCERPT_CHARS = 160
+
+
+def first_line_excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """The first line of `text`, shortened at a word boundary with "..." when longer than `limit`
+    (a word longer than half the limit is cut, so one huge token cannot empty the excerpt)."""
+    line = text.splitlines()[0] if text else ""
+    if len(line) <= limit:
+        return line
+    cut = line[: limit - 3]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:") + "..."
 
 
 def format_cost(value: float | None) -> str:
@@ -67,15 +81,15 @@ def render_console(summary: RunSummary, decision: GateDecision | None) -> str:
     lines += [line(r) for r in rows[:-1]]
     lines.append("-" * len(lines[0]))
     lines.append(line(rows[-1]))
-    bad = [r for r in summary.results if outcome_of(r) in ("failed", "error")]
+    # A dry run's scores are placeholders: only its errors are worth a line.
+    listed = ("error",) if summary.dry_run else ("failed", "error")
+    bad = [r for r in summary.results if outcome_of(r) in listed]
     if bad:
         lines.append("")
         for r in sorted(bad, key=lambda r: (r.suite, r.test_id, r.target))[:_FAILED_LISTED]:
             kind = "ERROR" if outcome_of(r) == "error" else "FAIL "
             why = r.error or f"score {r.score:.3f} < {r.threshold:.2f}"
-            lines.append(
-                f"  {kind} {r.suite}/{r.test_id} [{r.target}]: {why.splitlines()[0][:160] if why else ''}"
-            )
+            lines.append(f"  {kind} {r.suite}/{r.test_id} [{r.target}]: {first_line_excerpt(why)}")
         if len(bad) > _FAILED_LISTED:
             lines.append(f"  ... and {len(bad) - _FAILED_LISTED} more")
     if summary.budget_exhausted:

@@ -76,7 +76,14 @@ async def run_conversation(test: Test, *, threshold: float, invoke: Invoke, grad
             Message(role="assistant", content=response.text)
         ]
         turn_messages.append([*turn.input, *answer])
-        result = await grade(turn_test, response)
+        # A turn without graders of its own is not graded alone (no implicit grader per turn): the
+        # test's graders judge the whole transcript below.
+        graded_turn = (
+            turn_test
+            if turn.graders
+            else msgspec.structs.replace(turn_test, criteria=None, expected_output=[])
+        )
+        result = await grade(graded_turn, response)
         last = result
         if result.execution_status == "execution_error":
             error = f"turn {index + 1}: {result.error}"

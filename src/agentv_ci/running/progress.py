@@ -8,6 +8,7 @@ import time
 from typing import TextIO
 
 from agentv_ci.model.result import TestResult
+from agentv_ci.reporting.console import first_line_excerpt
 
 _LABELS = {"ok": "PASS", "quality_failure": "FAIL", "execution_error": "ERROR", "not_run": "NOT RUN"}
 
@@ -26,7 +27,7 @@ def result_line(result: TestResult) -> str:
     duration = f" {result.duration_ms:.0f}ms" if result.duration_ms is not None else ""
     line = f"{label:7} {result.suite}/{result.test_id} [{result.target}] score={result.score:.2f}{duration}"
     if result.error and result.execution_status != "quality_failure":
-        line += f" - {result.error.splitlines()[0][:160]}"
+        line += f" - {first_line_excerpt(result.error)}"
     return line
 
 

@@ -131,11 +131,12 @@ class Runner:
         self, job: Job, config: TargetsConfig, caller: GraderTargetCaller | None
     ) -> None:
         """Create the grader targets this job's llm-graders will ask, so that an unknown grader target
-        or its missing API key fails before the run, not halfway through it."""
+        or its missing API key fails before the run, not halfway through it (a dry run checks the
+        names too; it needs no key)."""
         from agentv_ci.grading import graders_for
         from agentv_ci.targets.grader_caller import GraderCaller
 
-        if not isinstance(caller, GraderCaller) or caller.dry_run:
+        if not isinstance(caller, GraderCaller):
             return
         specs = [*graders_for(job.test), *(g for turn in job.test.turns for g in turn.graders)]
         for spec in specs:

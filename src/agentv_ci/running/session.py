@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from agentv_ci.clock import now_seconds
-from agentv_ci.errors import ConfigError, LoadError, UsageError
+from agentv_ci.errors import ConfigError, InvalidEvalFiles, UsageError
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.suite import Suite
 from agentv_ci.running.budget import Budget
@@ -79,13 +79,14 @@ def load_selected_suites(
     warnings: list[str] | None = None,
     allow_outside: Sequence[Path] = (),
 ) -> list[Suite]:
-    """Load every eval file under `paths`; any error diagnostic is a `LoadError` listing all of them.
-    Warning diagnostics (deprecated forms, unknown keys) are rendered into `warnings`."""
+    """Load every eval file under `paths`; any error diagnostic is an `InvalidEvalFiles` listing all
+    of them. Warning diagnostics (deprecated forms, unknown keys) are rendered into `warnings`. Paths
+    are shown as `validate` shows them (relative to the working directory when below it)."""
+    from agentv_ci.loading.discovery import check_paths_exist
     from agentv_ci.loading.suite_loader import load_suites
+    from agentv_ci.validation.output_formats import render_relative
 
-    for path in paths:
-        if not path.exists():
-            raise UsageError(f"path {path} does not exist")
+    check_paths_exist(paths)
     suites: list[Suite]
     suites, diagnostics = load_suites(list(paths), env=env, allow_outside=allow_outside)
     from agentv_ci.validation.diagnostics import merge_repeated
@@ -93,10 +94,9 @@ def load_selected_suites(
     diagnostics = merge_repeated(diagnostics)
     errors = [d for d in diagnostics if d.severity == "error"]
     if warnings is not None:
-        warnings.extend(d.render() for d in diagnostics if d.severity == "warning")
+        warnings.extend(render_relative(d) for d in diagnostics if d.severity == "warning")
     if errors:
-        text = "\n".join(d.render() for d in errors)
-        raise LoadError(f"{len(errors)} error(s) in eval files; nothing was run\n{text}")
+        raise InvalidEvalFiles([render_relative(d) for d in errors])
     return suites
 
 

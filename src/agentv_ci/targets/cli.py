@@ -119,6 +119,7 @@ class CliTarget:
     """Runs a shell command per test and reads the answer from `{OUTPUT_FILE}`."""
 
     Config: ClassVar[type[msgspec.Struct]] = CliConfig
+    REQUIRED_FIELDS: ClassVar[tuple[str, ...]] = ("command",)
     inline_files: ClassVar[bool] = False  # the agent gets `<file: path="...">` references, as in AgentV
 
     def __init__(self, name: str, config: CliConfig, *, base_dir: Path) -> None:

@@ -19,11 +19,30 @@ from agentv_ci.targets.environment import build_environment, find_repo_root, int
 
 TARGET_FILE_NAMES = (".agentv/targets.yaml", ".agentv/targets.yml", "targets.yaml", "targets.yml")
 MAX_ALIAS_DEPTH = 10  # as AgentV 4.42.4
-PROVIDER_ALIASES = {"azure-openai": "azure", "openrouter": "openai", "claude-api": "anthropic"}
+# AgentV's other spellings of a provider (v4.42.4 `resolveTargetDefinition`).
+PROVIDER_ALIASES = {
+    "azure-openai": "azure",
+    "claude-api": "anthropic",
+    "google": "gemini",
+    "google-gemini": "gemini",
+    "claude-code": "claude",
+    "cc-mirror": "claude",  # a Claude Code build under another name: give its `executable`
+    "codex-cli": "codex",
+    "copilot": "copilot-cli",
+    "pi": "pi-coding-agent",
+}
 # Keys that belong to the runner, not to the provider's own Config.
 RUNNER_KEYS = frozenset(
     {"name", "id", "provider", "use_target", "grader_target", "judge_target", "config", "fallback_targets"}
 )
+
+
+class UnknownTargetError(ConfigError):
+    """A target name that no targets file declares (and no built-in answers to)."""
+
+
+class UnsetVariableError(ConfigError):
+    """A target setting that comes from a `${{ VAR }}` whose variable is not set."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +92,7 @@ class TargetsConfig:
             if not definition.use_target:
                 names = definition.missing_vars.get("use_target", [])
                 hint = f"set the environment variable {names[0]}" if names else "set `use_target`"
-                raise ConfigError(
+                raise (UnsetVariableError if names else ConfigError)(
                     f"target {current!r} is an alias whose `use_target` is empty",
                     location=definition.key_locations.get("use_target", definition.location),
                     hint=hint,
@@ -84,17 +103,23 @@ class TargetsConfig:
             location=self.targets[name].location,
         )
 
-    def _unknown(self, name: str, *, via: list[str]) -> ConfigError:
+    def _unknown(self, name: str, *, via: list[str]) -> UnknownTargetError:
         import difflib
 
         where = str(self.path) if self.path else "no targets.yaml was found"
         close = difflib.get_close_matches(name, self.names(), n=1)
         hint = f"did you mean {close[0]!r}?" if close else None
-        if not hint:
+        if self.path is None:
+            hint = (
+                "create .agentv/targets.yaml (see docs/targets.md) or pass --targets FILE; to try the "
+                "evals without any model, use the built-in mock: --target mock (add --dry-run to check "
+                "the wiring with placeholder answers, nothing gated)"
+            )
+        elif not hint:
             known = ", ".join(self.names()) or "none"
-            hint = f"known targets: {known}; declare it in .agentv/targets.yaml or pass --targets FILE"
+            hint = f"known targets: {known}; declare it in {self.path.name} or pass --targets FILE"
         chain = f" (via {' -> '.join(via)})" if via else ""
-        return ConfigError(f"unknown target {name!r}{chain} ({where})", hint=hint)
+        return UnknownTargetError(f"unknown target {name!r}{chain} ({where})", hint=hint)
 
 
 def find_targets_file(eval_path: Path, *, explicit: Path | None = None) -> Path | None:
@@ -207,7 +232,8 @@ def _parse_entry(
         raise ConfigError(
             f"target {name!r} has no `provider`",
             location=location,
-            hint="e.g. provider: openai | azure | anthropic | cli | mock | replay",
+            hint="e.g. provider: openai | anthropic | gemini | openrouter | claude | codex | cli | mock "
+            "(all: `agentv-ci plugins`)",
         )
     if isinstance(provider, str):
         provider = PROVIDER_ALIASES.get(provider, provider)

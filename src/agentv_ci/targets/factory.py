@@ -1,42 +1,60 @@
-"""Build a target plugin instance from targets.yaml (or the built-in mock)."""
+"""Build a target plugin instance from targets.yaml (or the built-in mock), and check one without
+building it (what `validate` reports).
+
+A target class may declare, besides its `Config`:
+
+- `API_KEY_ENV`: the environment variable (or variables, first set wins) an empty `api_key` is read
+  from; a real run refuses to start without one.
+- `REQUIRED_FIELDS`: config keys that must be given (`command` of a `cli` target, ...).
+- `FIELD_ALIASES`: AgentV's spelling of a field -> ours.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from agentv_ci.errors import ConfigError
 from agentv_ci.plugins import TARGETS_NAMESPACE, TargetPlugin, convert_plugin_config, load_plugin_class
 from agentv_ci.plugins.config import config_keys
 from agentv_ci.security.redaction import SECRETS
-from agentv_ci.targets.config import TargetDefinition, TargetsConfig
+from agentv_ci.targets.config import TargetDefinition, TargetsConfig, UnsetVariableError
 
 BUILTIN_WITHOUT_CONFIG = frozenset({"mock"})
 
 
-def create_target(name: str, targets: TargetsConfig, *, dry_run: bool = False) -> TargetPlugin:
-    """The target called `name`. Under `dry_run` every target is the mock (echoes expected output).
+@dataclass(frozen=True)
+class CheckedTarget:
+    """A target definition whose provider is installed and whose config converted."""
 
-    A missing API key is a `ConfigError` naming the environment variable, raised here, i.e. before
-    any test runs. A name that is not declared but is a built-in provider without required
-    config (`mock`) gets that provider with defaults.
-    """
-    from agentv_ci.targets.mock import MockConfig, MockTarget
+    definition: TargetDefinition
+    cls: Any
+    config: Any
 
-    if dry_run:
-        return MockTarget(name, MockConfig(dry_run=True), base_dir=targets.base_dir)
+
+def check_target(name: str, targets: TargetsConfig, *, need_api_key: bool = False) -> CheckedTarget | None:
+    """Everything a run checks about target `name` before its first test, short of building it:
+    declared (aliases followed), provider installed, config valid, required fields present, and the
+    API key when `need_api_key`. None for a built-in that needs no declaration (`mock`).
+    Raises `ConfigError` located in targets.yaml."""
     if name not in targets.targets and name in BUILTIN_WITHOUT_CONFIG:
-        return MockTarget(name, MockConfig(), base_dir=targets.base_dir)
+        return None
     definition = targets.resolve(name)
     provider = definition.provider or ""
     cls: Any = load_plugin_class(TARGETS_NAMESPACE, provider)
     if cls is None:
-        raise ConfigError(
-            f"target {definition.name!r}: unknown provider {provider!r}",
-            location=definition.key_locations.get("provider", definition.location),
-            hint="built-in providers: mock, replay, cli, openai, azure, anthropic (see `agentv-ci plugins`)",
-        )
-    fields = provider_fields(_with_api_key(definition, cls, targets), cls)
+        raise unknown_provider(definition)
+    fields = provider_fields(_with_api_key(definition, cls, targets, required=need_api_key), cls)
     SECRETS.add_config(fields)  # its key and headers are masked wherever they would be written
+    for key in getattr(cls, "REQUIRED_FIELDS", ()):
+        if fields.get(key) in (None, "", [], {}):
+            unset = definition.missing_vars.get(key)
+            hint = f"set the environment variable {unset[0]}" if unset else f"add `{key}:` to the target"
+            raise (UnsetVariableError if unset else MissingFieldError)(
+                f"target {definition.name!r} ({provider}) needs `{key}`",
+                location=definition.key_locations.get(key, definition.location),
+                hint=hint,
+            )
     config = convert_plugin_config(
         cls,
         fields,
@@ -44,8 +62,29 @@ def create_target(name: str, targets: TargetsConfig, *, dry_run: bool = False) -
         location=definition.location,
         key_locations=definition.key_locations,
     )
-    target: TargetPlugin = cls(name, config, base_dir=targets.base_dir)
-    return target
+    return CheckedTarget(definition, cls, config)
+
+
+def create_target(name: str, targets: TargetsConfig, *, dry_run: bool = False) -> TargetPlugin:
+    """The target called `name`, checked and built as `check_target` says (a missing API key is a
+    `ConfigError` naming the environment variable, raised before any test runs).
+
+    Under `dry_run` the target is still resolved and built exactly so (only the API key may be
+    missing), then wrapped: the dry run's mock answers in its place.
+    """
+    from agentv_ci.targets.mock import MockConfig, MockTarget
+
+    checked = check_target(name, targets, need_api_key=not dry_run)
+    real: TargetPlugin
+    if checked is None:
+        real = MockTarget(name, MockConfig(), base_dir=targets.base_dir)
+    else:
+        real = checked.cls(name, checked.config, base_dir=targets.base_dir)
+    if not dry_run:
+        return real
+    from agentv_ci.targets.dry_run import DryRunTarget
+
+    return DryRunTarget(real, MockTarget(name, MockConfig(dry_run=True), base_dir=targets.base_dir))
 
 
 def provider_fields(fields: dict[str, Any], cls: Any) -> dict[str, Any]:
@@ -59,22 +98,60 @@ def provider_fields(fields: dict[str, Any], cls: Any) -> dict[str, Any]:
     return fields
 
 
-def _with_api_key(definition: TargetDefinition, cls: Any, targets: TargetsConfig) -> dict[str, Any]:
-    """Fill `api_key` from the provider's default variable; refuse to start without one."""
+class MissingFieldError(ConfigError):
+    """A target without a field its provider requires (`REQUIRED_FIELDS`)."""
+
+
+class UnknownProviderError(ConfigError):
+    """A target whose `provider` no installed plugin registers."""
+
+
+def unknown_provider(definition: TargetDefinition) -> UnknownProviderError:
+    import difflib
+
+    from agentv_ci.plugins import list_plugins
+
+    provider = definition.provider or ""
+    installed = [p.name for p in list_plugins(TARGETS_NAMESPACE)]
+    close = difflib.get_close_matches(provider, installed, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    hint += f"installed providers: {', '.join(installed)} (see `agentv-ci plugins`)"
+    return UnknownProviderError(
+        f"target {definition.name!r}: unknown provider {provider!r}",
+        location=definition.key_locations.get("provider", definition.location),
+        hint=hint,
+    )
+
+
+def _api_key_variables(cls: Any) -> tuple[str, ...]:
+    declared: str | tuple[str, ...] | None = getattr(cls, "API_KEY_ENV", None)
+    if declared is None:
+        return ()
+    return (declared,) if isinstance(declared, str) else tuple(declared)
+
+
+def _with_api_key(
+    definition: TargetDefinition, cls: Any, targets: TargetsConfig, *, required: bool
+) -> dict[str, Any]:
+    """Fill `api_key` from the provider's default variable(s); when `required`, refuse to start
+    without one."""
     fields = dict(definition.fields)
-    default_var: str | None = getattr(cls, "API_KEY_ENV", None)
-    if default_var is None or "api_key" not in config_keys(cls).names:
-        return fields
-    if fields.get("api_key"):
+    variables = _api_key_variables(cls)
+    if not variables or "api_key" not in config_keys(cls).names or fields.get("api_key"):
         return fields
     missing = definition.missing_vars.get("api_key")
-    if "api_key" not in fields and targets.env.get(default_var):
-        fields["api_key"] = targets.env[default_var]
+    if "api_key" not in fields:
+        for variable in variables:
+            if targets.env.get(variable):
+                fields["api_key"] = targets.env[variable]
+                return fields
+    if not required:
         return fields
-    variable = missing[0] if missing else default_var
+    variable = missing[0] if missing else " or ".join(variables)
+    first = missing[0] if missing else variables[0]
     raise ConfigError(
         f"target {definition.name!r} ({definition.provider}) needs an API key: "
         f"environment variable {variable} is not set",
         location=definition.key_locations.get("api_key", definition.location),
-        hint=f"export {variable}=... (or put it in .env), or run with --dry-run",
+        hint=f"export {first}=... (or put it in .env), or run with --dry-run",
     )

@@ -16,7 +16,7 @@ from agentv_ci.model.suite import Message, Test
 from agentv_ci.plugins import GraderTargetRequest, TargetPlugin, TargetRequest
 from agentv_ci.prompting import render_input
 from agentv_ci.targets.config import MAX_ALIAS_DEPTH, TargetsConfig
-from agentv_ci.targets.factory import create_target
+from agentv_ci.targets.factory import check_target, create_target
 from agentv_ci.targets.mock import DRY_RUN_ANSWER, MockConfig, MockTarget
 
 _GRADER_TEST = Test(id="grader-call")
@@ -55,6 +55,7 @@ class GraderCaller:
         instance = self._instances.get(name)
         if instance is None:
             if self.dry_run:
+                check_target(name, self.targets)  # an unknown grader target fails a dry run too
                 config = MockConfig(response=DRY_RUN_ANSWER, dry_run=True)
                 instance = MockTarget(name, config, base_dir=self.targets.base_dir)
             else:

@@ -17,13 +17,15 @@ def reply_response(
     model: str,
     pricing: Price | None,
     started: float,
+    reported_cost: float | None = None,
 ) -> TargetResponse:
-    """The assistant turn of one API call, priced for `model`; `started` is a `time.perf_counter()` value."""
+    """The assistant turn of one API call, priced for `model` unless the API `reported_cost` itself;
+    `started` is a `time.perf_counter()` value."""
     return TargetResponse(
         text=text,
         messages=[Message(role="assistant", content=text, tool_calls=calls or None)],
         token_usage=usage,
-        cost_usd=cost_of(usage, model, pricing),
+        cost_usd=reported_cost if reported_cost is not None else cost_of(usage, model, pricing),
         duration_ms=(time.perf_counter() - started) * 1000,
         llm_call_count=1,
     )

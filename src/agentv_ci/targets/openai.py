@@ -154,7 +154,19 @@ class OpenAITarget:
         body = await self._client.post_json(path, self._payload(request), params=params)
         text, calls, usage = parse_chat_completion(body)
         model = str((body.get("model") if isinstance(body, dict) else None) or self.model)
-        return reply_response(text, calls, usage, model=model, pricing=self.config.pricing, started=started)
+        return reply_response(
+            text,
+            calls,
+            usage,
+            model=model,
+            pricing=self.config.pricing,
+            started=started,
+            reported_cost=self._reported_cost(body),
+        )
+
+    def _reported_cost(self, body: Any) -> float | None:
+        """The cost the API itself reported (OpenRouter does), else None: the price table decides."""
+        return None
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -165,6 +177,7 @@ class AzureTarget(OpenAITarget):
 
     Config: ClassVar[type[msgspec.Struct]] = AzureConfig
     API_KEY_ENV: ClassVar[str] = "AZURE_OPENAI_API_KEY"
+    REQUIRED_FIELDS: ClassVar[tuple[str, ...]] = ("endpoint",)
     FIELD_ALIASES: ClassVar[dict[str, str]] = {
         "resource": "endpoint",
         "api_version": "version",

@@ -35,6 +35,11 @@ PRICES: dict[str, Price] = {
     "claude-3-7-sonnet": Price(3.00, 15.00, 0.30),
     "claude-sonnet-4": Price(3.00, 15.00, 0.30),
     "claude-opus-4": Price(15.00, 75.00, 1.50),
+    "gemini-2.0-flash-lite": Price(0.075, 0.30),
+    "gemini-2.0-flash": Price(0.10, 0.40, 0.025),
+    "gemini-2.5-flash-lite": Price(0.10, 0.40, 0.025),
+    "gemini-2.5-flash": Price(0.30, 2.50, 0.075),
+    "gemini-2.5-pro": Price(1.25, 10.00, 0.31),
 }
 
 

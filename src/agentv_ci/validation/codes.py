@@ -43,6 +43,8 @@ CODES: dict[str, tuple[Severity, str]] = {
     "E303": ("error", "include nested too deeply"),
     "E304": ("error", "invalid include"),
     "E305": ("error", "file outside the repository"),
+    # targets named by a suite (the targets file itself: E205-E207)
+    "E401": ("error", "unknown target"),
     # warnings
     "W101": ("warning", "unknown key"),
     "W102": ("warning", "deprecated form"),
@@ -52,6 +54,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "W106": ("warning", "suspicious value"),
     "W107": ("warning", "role marker in content"),
     "W108": ("warning", "unknown target config key"),
+    "W109": ("warning", "target setting from an unset environment variable"),
 }
 
 # Warnings that become errors under `--strict`.

@@ -25,8 +25,13 @@ def _relative(d: Diagnostic) -> Diagnostic:
     return msgspec.structs.replace(d, file=display_path(d.file))
 
 
+def render_relative(diagnostic: Diagnostic) -> str:
+    """One diagnostic rendered as text, its path relative to the working directory when below it."""
+    return _relative(diagnostic).render()
+
+
 def render_text(report: ValidationReport) -> str:
-    lines = [_relative(d).render() for d in report.diagnostics]
+    lines = [render_relative(d) for d in report.diagnostics]
     summary = (
         f"{len(report.files)} file(s), {report.tests} test(s): "
         f"{report.errors} error(s), {report.warnings} warning(s)"

@@ -1,8 +1,16 @@
-"""`validate` checks the targets files the eval files use, as it checks graders: each target's
+"""`validate` checks targets as it checks graders, in two passes.
+
+The targets files the eval files use (found as `run` finds them, or `--targets`): each target's
 provider must be installed (E205, with a did-you-mean; E203 when its plugin is broken), its keys
 known to the provider's config (W108, E206 when the config is closed) and their values accepted by
-it (E206, at the key). A targets file that cannot be read is E207. Missing `${{ VAR }}`s and API
-keys are not errors here: CI validates without secrets."""
+it (E206, at the key). A targets file that cannot be read is E207.
+
+The targets each suite names (`execution.target`/`targets`, test or suite, and `default` when the
+targets file declares it, plus each one's `grader_target`), as `run` checks them before its first
+test: the name is declared (E401, where the eval file names it), its required fields are given
+(E206) and no setting comes from an unset `${{ VAR }}` (W109). API keys are not asked for: CI
+validates without secrets.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +18,17 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from agentv_ci.errors import ConfigError
 from agentv_ci.model.source import SourceLocation
+from agentv_ci.model.suite import Suite
+from agentv_ci.targets.config import TargetsConfig, UnknownTargetError, UnsetVariableError, load_targets
+from agentv_ci.targets.factory import CheckedTarget, MissingFieldError, check_target
 from agentv_ci.validation.codes import severity_of
 from agentv_ci.validation.diagnostics import Diagnostic
+
+__all__ = ["TargetChecker", "check_targets_file", "targets_files_of"]
 
 # Keys of a target entry the runner reads itself (besides targets.config.RUNNER_KEYS).
 RUNNER_FIELDS = frozenset({"workers"})
@@ -23,8 +38,9 @@ def _diagnostic(code: str, message: str, loc: SourceLocation, hint: str | None =
     return Diagnostic(severity_of(code), code, message, loc.file, loc.line, loc.col, hint)
 
 
-def targets_files_of(eval_files: Iterable[Path]) -> list[Path]:
-    """The targets file each eval file reads (the nearest one), each once, in first-use order."""
+def targets_files_of(eval_files: Iterable[Path], *, explicit: Path | None = None) -> list[Path]:
+    """The targets file each eval file reads (`explicit`, else the nearest one), each once, in
+    first-use order."""
     from agentv_ci.targets.config import find_targets_file
 
     by_directory: dict[Path, Path | None] = {}
@@ -32,15 +48,37 @@ def targets_files_of(eval_files: Iterable[Path]) -> list[Path]:
     for eval_file in eval_files:
         directory = eval_file.parent
         if directory not in by_directory:
-            by_directory[directory] = find_targets_file(eval_file)
+            try:
+                by_directory[directory] = find_targets_file(eval_file, explicit=explicit)
+            except ConfigError:
+                by_directory[directory] = None  # a bad --targets: `validate` refuses it before
         path = by_directory[directory]
         if path is not None:
             found[path.resolve()] = None
     return list(found)
 
 
-def check_targets_file(path: Path, env: Mapping[str, str] | None = None) -> list[Diagnostic]:
-    """Every problem of one targets file."""
+def _used_closure(config: TargetsConfig, used: Iterable[str]) -> set[str]:
+    """`used` and every target they lead to (`use_target` aliases, `grader_target`s)."""
+    seen: set[str] = set()
+    pending = [name for name in used if name in config.targets]
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        definition = config.targets[name]
+        for nxt in (definition.use_target, definition.grader_target):
+            if isinstance(nxt, str) and nxt in config.targets:
+                pending.append(nxt)
+    return seen
+
+
+def check_targets_file(
+    path: Path, env: Mapping[str, str] | None = None, *, used: Iterable[str] | None = None
+) -> list[Diagnostic]:
+    """Every problem of one targets file; with `used`, of the targets the suites use (and those
+    they lead to) only: a targets file shared with AgentV may declare providers agentv-ci has not."""
     from agentv_ci.targets.config import parse_targets_file
     from agentv_ci.targets.environment import build_environment
 
@@ -49,7 +87,12 @@ def check_targets_file(path: Path, env: Mapping[str, str] | None = None) -> list
     except ConfigError as exc:
         return [_diagnostic("E207", exc.message, exc.location or SourceLocation(str(path)), exc.hint)]
     diagnostics: list[Diagnostic] = []
+    wanted = None if used is None else _used_closure(config, used)
     for name, definition in config.targets.items():
+        if wanted is not None and name not in wanted:
+            continue
+        if "use_target" in definition.missing_vars:
+            continue  # an alias to an unset ${{ VAR }}: W109, from the suite pass
         if definition.use_target is not None:
             try:
                 config.resolve(name)
@@ -116,3 +159,112 @@ def _check_definition(definition: Any) -> list[Diagnostic]:
         message = f"invalid target {definition.name!r} ({provider}): {issue.message}"
         diagnostics.append(_diagnostic("E206", message, where))
     return diagnostics
+
+
+DEFAULT_TARGET = "default"
+
+
+def _located(code: str, error: ConfigError, where: SourceLocation | None, fallback: str) -> Diagnostic:
+    location = where or error.location
+    return Diagnostic(
+        severity=severity_of(code),
+        code=code,
+        message=error.message,
+        file=location.file if location else fallback,
+        line=location.line if location else 0,
+        col=location.col if location else 0,
+        hint=error.hint,
+    )
+
+
+class TargetChecker:
+    """Checks suites' targets; targets files are read and each target checked once per run."""
+
+    def __init__(self, *, targets_file: Path | None = None, env: Mapping[str, str] | None = None) -> None:
+        self.targets_file = targets_file
+        self.env = env
+        self._configs: dict[Path, TargetsConfig | Diagnostic] = {}
+        self._checked: dict[tuple[str, str], list[Diagnostic]] = {}
+        self.used: dict[Path, set[str]] = {}  # targets file -> the target names suites use
+
+    def check(self, suite: Suite) -> list[Diagnostic]:
+        config = self._config_for(Path(suite.path))
+        if isinstance(config, Diagnostic):
+            return []  # the targets file itself is reported once, by `check_targets_file`
+        if config.path is None:
+            return []
+        diagnostics: list[Diagnostic] = []
+        names = self._used_targets(suite, config)
+        self.used.setdefault(config.path.resolve(), set()).update(names)
+        for name, written_at in names.items():
+            diagnostics.extend(self._check_name(name, config, written_at, suite.path))
+        return diagnostics
+
+    def _config_for(self, eval_path: Path) -> TargetsConfig | Diagnostic:
+        directory = eval_path.parent
+        cached = self._configs.get(directory)
+        if cached is None:
+            try:
+                cached = load_targets(eval_path, explicit=self.targets_file, env=self.env)
+            except ConfigError as exc:
+                cached = _located("E207", exc, None, str(eval_path))
+            self._configs[directory] = cached
+        return cached
+
+    @staticmethod
+    def _used_targets(suite: Suite, config: TargetsConfig) -> dict[str, SourceLocation | None]:
+        """Target name -> where the eval file named it (None: the implicit `default`)."""
+        used: dict[str, SourceLocation | None] = {}
+        for test in suite.tests:
+            for execution in (test.execution, suite.execution):
+                names = execution.targets or ([execution.target] if execution.target else [])
+                if names:
+                    for name in names:
+                        used.setdefault(name, execution.target_location)
+                    break
+            else:
+                if DEFAULT_TARGET in config.targets:
+                    used.setdefault(DEFAULT_TARGET, None)
+        return used
+
+    def _check_name(
+        self, name: str, config: TargetsConfig, written_at: SourceLocation | None, eval_path: str
+    ) -> list[Diagnostic]:
+        key = (str(config.path), name)
+        if key not in self._checked:
+            found, checked = _check(name, config, unknown_at=written_at, fallback=eval_path)
+            owner = checked.definition if checked is not None else None
+            if owner is not None and owner.grader_target:
+                where = owner.key_locations.get("grader_target", owner.key_locations.get("judge_target"))
+                found += _check(owner.grader_target, config, unknown_at=where, fallback=eval_path)[0]
+            self._checked[key] = found
+            return found
+        if written_at is None:
+            return self._checked[key]
+        # An unknown target named by several eval files is reported where each one names it.
+        return [
+            msgspec.structs.replace(d, file=written_at.file, line=written_at.line, col=written_at.col)
+            if d.code == "E401" and d.message.startswith(f"unknown target {name!r}")
+            else d
+            for d in self._checked[key]
+        ]
+
+
+def _check(
+    name: str, config: TargetsConfig, *, unknown_at: SourceLocation | None, fallback: str
+) -> tuple[list[Diagnostic], CheckedTarget | None]:
+    """Diagnostics for target `name` (an unknown name located at `unknown_at`), and the checked target."""
+    try:
+        return [], check_target(name, config)
+    except ConfigError as exc:
+        code = _CODES.get(type(exc))
+        if code is None:  # provider, keys and values: reported for every target by the file pass
+            return [], None
+        return [_located(code, exc, unknown_at if code == "E401" else None, fallback)], None
+
+
+_CODES: dict[type[ConfigError], str] = {
+    UnknownTargetError: "E401",
+    MissingFieldError: "E206",
+    UnsetVariableError: "W109",
+}

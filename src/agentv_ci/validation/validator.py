@@ -45,25 +45,31 @@ def validate_paths(
     env: Mapping[str, str] | None = None,
     check_targets: bool = True,
     allow_outside: Sequence[Path] = (),
+    targets_file: Path | None = None,
 ) -> ValidationReport:
-    """Load every eval file under `paths` and, with `check_targets`, the targets files they use;
-    collect every diagnostic (sorted, deduplicated, `--strict` applied)."""
+    """Every diagnostic of every eval file under `paths` and, with `check_targets`, of the targets
+    files they use (found as `run` finds them, or `targets_file`) and of the targets each suite names;
+    sorted, deduplicated, `--strict` applied."""
     from agentv_ci.loading.discovery import find_eval_files
     from agentv_ci.loading.suite_loader import load_suite
+    from agentv_ci.validation.targets_check import TargetChecker
 
     files = find_eval_files(paths)
     diagnostics: list[Diagnostic] = []
     tests = 0
+    targets = TargetChecker(targets_file=targets_file, env=env)
     for path in files:
         result = load_suite(path, repo_root=repo_root, env=env, allow_outside=allow_outside)
         diagnostics.extend(result.diagnostics)
         if result.suite is not None:
             tests += len(result.suite.tests)
+            if check_targets:
+                diagnostics.extend(targets.check(result.suite))
     if check_targets:
         from agentv_ci.validation.targets_check import check_targets_file, targets_files_of
 
-        for targets_file in targets_files_of(files):
-            diagnostics.extend(check_targets_file(targets_file, env))
+        for path in targets_files_of(files, explicit=targets_file):
+            diagnostics.extend(check_targets_file(path, env, used=targets.used.get(path, set())))
     unique = merge_repeated(sorted(set(diagnostics), key=sort_key))
     if strict:
         unique = apply_strict(unique)

@@ -1,0 +1,153 @@
+"""`gemini` (aliases `google`, `google-gemini`): Google's Generative Language API, `generateContent`.
+
+POST `{base_url}/models/{model}:generateContent` with the key in `x-goog-api-key`. System messages go
+to `systemInstruction`; assistant turns are `model` turns; tool calls are `functionCall` parts and tool
+answers `functionResponse` parts. Usage comes from `usageMetadata` (thinking tokens count as output,
+as Google bills them, and are also shown as `reasoning`).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, ClassVar
+from urllib.parse import quote
+
+import msgspec
+
+from agentv_ci.errors import TargetError
+from agentv_ci.model.result import TargetResponse, TokenUsage
+from agentv_ci.model.suite import Message, ToolCall
+from agentv_ci.plugins import TargetRequest
+from agentv_ci.prompting import content_text
+from agentv_ci.targets.http import client_for
+from agentv_ci.targets.model_reply import reply_response
+from agentv_ci.targets.pricing import Price
+from agentv_ci.targets.system_prompt import with_default_system
+
+GEMINI_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
+
+
+class GeminiConfig(msgspec.Struct, omit_defaults=True):
+    model: str = "gemini-2.5-flash"  # AgentV's default
+    api_key: str = ""
+    base_url: str = GEMINI_BASE_URL
+    temperature: float | None = None
+    max_tokens: int | None = None
+    timeout_seconds: float = 120.0
+    max_retries: int = 2
+    retry_initial_delay_ms: float = 500.0
+    retry_max_delay_ms: float = 30_000.0
+    headers: dict[str, str] = {}
+    pricing: Price | None = None
+    max_connections: int = 100
+
+
+def to_gemini_request(messages: list[Message]) -> dict[str, Any]:
+    """`contents` (user/model turns) and `systemInstruction` of a generateContent request."""
+    system: list[str] = []
+    contents: list[dict[str, Any]] = []
+    for message in messages:
+        text = content_text(message.content)
+        if message.role == "system":
+            system.append(text)
+            continue
+        if message.role == "tool":
+            answer = {"name": message.name or message.tool_call_id or "tool", "response": {"content": text}}
+            contents.append({"role": "user", "parts": [{"functionResponse": answer}]})
+            continue
+        parts: list[dict[str, Any]] = [{"text": text}] if text else []
+        for call in message.tool_calls or []:
+            parts.append({"functionCall": {"name": call.tool, "args": call.input or {}}})
+        role = "model" if message.role == "assistant" else "user"
+        contents.append({"role": role, "parts": parts or [{"text": ""}]})
+    body: dict[str, Any] = {"contents": contents}
+    if system:
+        body["systemInstruction"] = {"parts": [{"text": "\n\n".join(system)}]}
+    return body
+
+
+def parse_generate_content(body: Any) -> tuple[str, list[ToolCall], TokenUsage | None]:
+    """Text, tool calls and usage of a generateContent reply; a blocked or empty reply is a TargetError."""
+    if not isinstance(body, dict):
+        raise TargetError(f"malformed Gemini reply (not an object): {str(body)[:200]}")
+    candidates = body.get("candidates")
+    if not isinstance(candidates, list) or not candidates or not isinstance(candidates[0], dict):
+        feedback = body.get("promptFeedback")
+        reason = feedback.get("blockReason") if isinstance(feedback, dict) else None
+        detail = f"prompt blocked ({reason})" if reason else f"no candidates: {str(body)[:200]}"
+        raise TargetError(f"Gemini returned no answer: {detail}")
+    candidate = candidates[0]
+    content = candidate.get("content")
+    parts = content.get("parts") if isinstance(content, dict) else None
+    if not isinstance(parts, list):
+        reason = candidate.get("finishReason", "unknown")
+        raise TargetError(f"Gemini returned no content (finishReason {reason})")
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    for part in parts:
+        if not isinstance(part, dict) or part.get("thought"):
+            continue  # thought summaries are not the answer
+        if isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        call = part.get("functionCall")
+        if isinstance(call, dict):
+            calls.append(ToolCall(tool=str(call.get("name", "")), input=call.get("args"), id=call.get("id")))
+    return "".join(texts), calls, _usage(body.get("usageMetadata"))
+
+
+def _usage(metadata: Any) -> TokenUsage | None:
+    if not isinstance(metadata, dict):
+        return None
+    thoughts = metadata.get("thoughtsTokenCount")
+    cached = metadata.get("cachedContentTokenCount")
+    return TokenUsage(
+        input=int(metadata.get("promptTokenCount") or 0),
+        output=int(metadata.get("candidatesTokenCount") or 0) + int(thoughts or 0),
+        cached=int(cached) if isinstance(cached, int) else None,
+        reasoning=int(thoughts) if isinstance(thoughts, int) else None,
+    )
+
+
+class GeminiTarget:
+    """Gemini through the Generative Language API: `model`, `api_key` (default `GEMINI_API_KEY`, then
+    `GOOGLE_GENERATIVE_AI_API_KEY` and `GOOGLE_API_KEY`), `base_url`, `temperature`, `max_tokens`."""
+
+    Config: ClassVar[type[msgspec.Struct]] = GeminiConfig
+    API_KEY_ENV: ClassVar[tuple[str, ...]] = (
+        "GEMINI_API_KEY",
+        "GOOGLE_GENERATIVE_AI_API_KEY",
+        "GOOGLE_API_KEY",
+    )
+    FIELD_ALIASES: ClassVar[dict[str, str]] = {
+        "endpoint": "base_url",
+        "max_output_tokens": "max_tokens",
+        "deployment": "model",
+        "variant": "model",
+    }
+
+    def __init__(self, name: str, config: GeminiConfig, *, base_dir: Path) -> None:
+        self.name = name
+        self.config = config
+        self._path = f"models/{quote(config.model, safe='-._')}:generateContent"
+        self._client = client_for(
+            config, base_url=config.base_url, auth_headers={"x-goog-api-key": config.api_key}
+        )
+
+    async def invoke(self, request: TargetRequest) -> TargetResponse:
+        started = time.perf_counter()
+        payload = to_gemini_request(with_default_system(request.messages))
+        generation: dict[str, Any] = {}
+        if self.config.temperature is not None:
+            generation["temperature"] = self.config.temperature
+        if self.config.max_tokens is not None:
+            generation["maxOutputTokens"] = self.config.max_tokens
+        if generation:
+            payload["generationConfig"] = generation
+        body = await self._client.post_json(self._path, payload)
+        text, calls, usage = parse_generate_content(body)
+        model = str(body.get("modelVersion") or self.config.model)
+        return reply_response(text, calls, usage, model=model, pricing=self.config.pricing, started=started)
+
+    async def aclose(self) -> None:
+        await self._client.aclose()

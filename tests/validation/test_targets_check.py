@@ -1,0 +1,96 @@
+"""`validate` checks the targets a suite uses, located in the file where each problem was written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentv_ci.validation.validator import validate_paths
+from tests.cli_helpers import run_cli
+
+TARGETS = """\
+targets:
+  - name: agent
+    provider: cli
+    command: python3 agent.py {OUTPUT_FILE}
+    grader_target: judje
+  - name: judge
+    provider: mock
+  - name: typo
+    provider: opanai
+  - name: headless
+    provider: cli
+  - name: unused
+    provider: nonsense
+"""
+
+
+def _project(root: Path, targets: str = TARGETS) -> Path:
+    (root / ".git").mkdir(parents=True)
+    (root / ".agentv").mkdir()
+    (root / ".agentv" / "targets.yaml").write_text(targets)
+    return root
+
+
+def _suite(root: Path, name: str, target_lines: str) -> Path:
+    path = root / f"{name}.eval.yaml"
+    path.write_text(f"name: {name}\n{target_lines}tests:\n  - id: t\n    input: hi\n    criteria: says hi\n")
+    return path
+
+
+def _found(root: Path, **kwargs: object) -> set[tuple[str, str, int, int]]:
+    report = validate_paths([root], env={}, **kwargs)  # type: ignore[arg-type]
+    return {(d.code, Path(d.file).name, d.line, d.col) for d in report.diagnostics}
+
+
+def test_each_target_problem_is_reported_where_it_was_written(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    _suite(root, "a", "execution:\n  target: agent\n")
+    _suite(root, "b", "execution:\n  targets: [typo, headless]\n")
+    _suite(root, "c", "execution:\n  target: agnet\n")
+    assert _found(root) == {
+        ("E401", "targets.yaml", 5, 5),  # agent's grader_target names an unknown target
+        ("E205", "targets.yaml", 9, 5),  # typo's provider
+        ("E206", "targets.yaml", 10, 5),  # headless has no command
+        ("E401", "c.eval.yaml", 3, 11),  # the eval file names an unknown target
+    }  # `unused` is broken too, but no suite uses it
+
+
+def test_messages_and_hints_say_how_to_fix_it(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    _suite(root, "b", "execution:\n  targets: [typo, headless]\n")
+    _suite(root, "c", "execution:\n  target: agnet\n")
+    by_code = {d.code: d for d in validate_paths([root], env={}).diagnostics}
+    assert by_code["E205"].message == "target 'typo': unknown provider 'opanai'"
+    assert by_code["E205"].hint == "did you mean `openai`?"
+    assert by_code["E206"].message == "target 'headless' (cli) needs `command`"
+    assert by_code["E401"].message.startswith("unknown target 'agnet'")
+    assert by_code["E401"].hint == "did you mean 'agent'?"
+
+
+def test_validate_exits_2_on_an_unknown_provider_and_prints_its_line(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    _suite(root, "b", "execution:\n  target: typo\n")
+    done = run_cli("validate", ".", cwd=root)
+    assert done.returncode == 2, done.stdout
+    assert ".agentv/targets.yaml:9:5: error[E205]: target 'typo': unknown provider 'opanai'" in done.stdout
+
+
+def test_implicit_default_is_checked_only_when_declared_and_no_file_means_no_check(tmp_path: Path) -> None:
+    root = _project(tmp_path / "declared", "targets:\n  - name: default\n    provider: nope\n")
+    _suite(root, "a", "")
+    assert _found(root) == {("E205", "targets.yaml", 3, 5)}
+    root = _project(tmp_path / "undeclared", "targets:\n  - name: other\n    provider: mock\n")
+    _suite(root, "a", "")  # `run --target other` is how this one runs
+    assert _found(root) == set()
+    bare = tmp_path / "bare"
+    (bare / ".git").mkdir(parents=True)
+    _suite(bare, "a", "execution:\n  target: anything\n")
+    assert _found(bare) == set()
+    assert _found(bare, targets_file=root / ".agentv" / "targets.yaml") == {("E401", "a.eval.yaml", 3, 11)}
+
+
+def test_a_target_from_an_unset_variable_is_a_warning(tmp_path: Path) -> None:
+    targets = "targets:\n  - name: default\n    use_target: ${{ AGENT_TARGET }}\n"
+    root = _project(tmp_path, targets)
+    _suite(root, "a", "")
+    assert _found(root) == {("W109", "targets.yaml", 3, 5)}
