@@ -7,7 +7,6 @@ are on disk before anything that talks to the network starts.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -17,6 +16,7 @@ from pathlib import Path
 from agentv_ci.action.baseline import Baseline, resolve_baseline
 from agentv_ci.action.fork_code import refuse_fork_code_with_secrets
 from agentv_ci.action.ownership import hand_over
+from agentv_ci.action.pr_record import expand_results, is_glob, write_pr_record
 from agentv_ci.errors import AgentvCiError, ExitCode, UsageError
 from agentv_ci.gating import GateDecision, GateOptions, check_gate_flags
 from agentv_ci.github.annotations import workflow_command
@@ -28,11 +28,6 @@ from agentv_ci.security.child_env import pass_through
 from agentv_ci.security.redaction import redact, register_secret
 
 Echo = Callable[[str], None]
-PR_RECORD = "pull_request.json"
-
-
-def _is_glob(text: str) -> bool:
-    return any(ch in text for ch in "*?[")
 
 
 @dataclass
@@ -197,16 +192,10 @@ class ActionRun:
         from agentv_ci.gating import rejudge
         from agentv_ci.running.merging import merge_runs
 
-        sources: list[Path] = []
         for text in self.inputs.results:
-            path = Path(text) if Path(text).is_absolute() else self.workspace / text
-            if _is_glob(text):
-                matches = sorted(p for p in path.parent.glob(path.name) if p.exists())
-                if not matches:
-                    raise UsageError(f"input `results`: {text!r} matches nothing")
-                sources += matches
-            else:
-                sources.append(path)
+            if is_glob(text) and not expand_results([text], self.workspace):
+                raise UsageError(f"input `results`: {text!r} matches nothing")
+        sources = expand_results(self.inputs.results, self.workspace)
         merged = merge_runs(sources, self.paths.output_dir)
         return rejudge(merged.summary, self.inputs.threshold)
 
@@ -233,7 +222,7 @@ class ActionRun:
             for text in outcome.warnings:
                 self.warn(f"warning: {text}")
             summary = outcome.summary
-            self.record_pull_request()
+            write_pr_record(self.run, self.paths.output_dir)
         baseline = resolve_baseline(
             inputs,
             self.run,
@@ -285,7 +274,7 @@ class ActionRun:
         self.paths.output_dir.mkdir(parents=True, exist_ok=True)
         self.paths.results.write_bytes(b"")
         write_summary_json(self.paths.output_dir / "summary.json", summary)
-        self.record_pull_request()
+        write_pr_record(self.run, self.paths.output_dir)
         write_reports(summary, junit=self.paths.junit, sarif=self.paths.sarif, repo_root=self.workspace)
         self.paths.markdown.write_text(redact(f"## agentv-ci\n\n{note}\n"), encoding="utf-8")
         self._append_step_summary(f"## agentv-ci\n\n{note}\n")
@@ -311,118 +300,32 @@ class ActionRun:
         for line in annotations(summary, decision, repo_root=self.workspace):
             self.echo(line)
 
-    def pr_number(self) -> int | None:
-        if self.inputs.pr_number is not None:
-            return self.inputs.pr_number
-        return self.run.pull_request.number if self.run.pull_request else None
-
     def comment(
         self, summary: RunSummary, decision: GateDecision, baseline: Baseline, *, note: str | None = None
     ) -> str:
         """Create or update the sticky PR comment; returns its URL ("" when none was written)."""
-        if not self.inputs.comment:
-            return ""
-        number = self.inputs.pr_number
-        if number is None and self.run.pull_request is not None:
-            number = self.run.pull_request.number
-        if number is None and not self.inputs.results:
-            return ""  # push, schedule, dispatch: nothing to comment on
-        from agentv_ci.github.comment import (
-            comment_marker,
-            marker_key,
-            post_sticky_comment,
-            render_comment,
-            render_note_comment,
-        )
+        from agentv_ci.action.pr_comment import post_comment, pr_to_comment
 
+        number, why_not = pr_to_comment(self.inputs, self.run, self.workspace)
         if number is None:
-            number = self.recorded_pr_number()
-            if number is None:
-                return ""
-        key = self.run.workflow + (f"/{self.inputs.comment_key}" if self.inputs.comment_key else "")
-        marker = comment_marker(marker_key(key, self.inputs.paths))
-        if note is not None:
-            body = render_note_comment(note, run_url=self.run.run_url, marker=marker)
-        else:
-            body = render_comment(
-                summary,
-                decision,
-                baseline=baseline.summary,
-                repo_root=self.workspace,
-                run_url=self.run.run_url,
-                marker=marker,
-            )
-        outcome = post_sticky_comment(
-            token=self.inputs.github_token,
-            repository=self.run.repository,
-            body=body,
-            marker=marker,
-            event=self.run.payload,
-            event_name=self.run.event_name,
-            pr_number=number,
-            api_url=self.run.api_url,
-        )
-        if outcome.action == "skipped":
-            self.notice(outcome.reason or "PR comment skipped")
+            if why_not:
+                self.notice(why_not)
             return ""
-        self.echo(f"PR comment {outcome.action}: {outcome.url}")
-        return outcome.url or ""
-
-    def record_pull_request(self) -> None:
-        """Next to the results, which PR and commit they belong to: a `workflow_run` workflow that
-        comments for fork PRs reads it back (and checks it against GitHub, see `recorded_pr_number`)."""
-        pr = self.run.pull_request
-        if pr is None or not self.paths.output_dir.is_dir():
-            return
-        record = {"number": pr.number, "head_sha": pr.head_sha, "repository": self.run.repository}
-        (self.paths.output_dir / PR_RECORD).write_text(json.dumps(record) + "\n", encoding="utf-8")
-
-    def recorded_pr_number(self) -> int | None:
-        """The PR recorded with `results` (see `record_pull_request`), trusted only when GitHub confirms
-        that this PR's head is the commit the triggering workflow run tested: the artifact comes from
-        PR code and could name any PR."""
-        record: dict[str, object] | None = None
-        for text in self.inputs.results:
-            path = Path(text) if Path(text).is_absolute() else self.workspace / text
-            for candidate in sorted(path.parent.glob(path.name)) if _is_glob(text) else [path]:
-                file = candidate / PR_RECORD
-                if file.is_file():
-                    try:
-                        loaded = json.loads(file.read_text(encoding="utf-8"))
-                    except (OSError, ValueError):
-                        loaded = None
-                    record = loaded if isinstance(loaded, dict) else None
-                    break
-            if record is not None:
-                break
-        number = record.get("number") if record else None
-        if not isinstance(number, int) or isinstance(number, bool) or number < 1:
-            self.notice("PR comment skipped: the results name no pull request (set `pr_number`)")
-            return None
-        workflow_run = self.run.payload.get("workflow_run")
-        head_sha = workflow_run.get("head_sha") if isinstance(workflow_run, dict) else None
-        if not isinstance(head_sha, str) or not head_sha:
-            self.notice("PR comment skipped: a PR recorded in results is only trusted in a workflow_run")
-            return None
-        if not self.inputs.github_token or not self.run.repository:
-            return number  # post_sticky_comment explains the missing token
-        from agentv_ci.github.api import GitHubApiError, GitHubClient
-
-        try:
-            with GitHubClient(
-                self.inputs.github_token, self.run.repository, api_url=self.run.api_url
-            ) as client:
-                pull = client.get_json(f"{client.repo_path}/pulls/{number}")
-        except (GitHubApiError, ValueError) as exc:
-            self.notice(f"PR comment skipped: cannot check pull request #{number}: {exc}")
-            return None
-        head = pull.get("head") if isinstance(pull, dict) else None
-        if not isinstance(head, dict) or head.get("sha") != head_sha:
-            self.notice(
-                f"PR comment skipped: pull request #{number} is not the one the triggering run tested"
-            )
-            return None
-        return number
+        url, line = post_comment(
+            self.inputs,
+            self.run,
+            number,
+            summary=summary,
+            decision=decision,
+            baseline=baseline.summary,
+            workspace=self.workspace,
+            note=note,
+        )
+        if url:
+            self.echo(line)
+        else:
+            self.notice(line)
+        return url
 
     def outputs(
         self, summary: RunSummary, decision: GateDecision, comment_url: str, *, verdict: str | None = None
