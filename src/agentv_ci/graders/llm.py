@@ -28,7 +28,7 @@ from agentv_ci.plugins import GradingContext
 
 
 class LlmGraderConfig(msgspec.Struct):
-    """`prompt` (inline, `file://path`, or a legacy bare path), `rubrics`, `target`, `model`,
+    """`prompt` (inline, `file://path`, or a bare path for legacy `llm_judge`), `rubrics`, `target`, `model`,
     `temperature`, `max_steps`, `config` (for prompt scripts)."""
 
     prompt: Any = None
@@ -62,7 +62,9 @@ def load_prompt(raw: Any, spec: GraderSpec, base_dir: Path) -> tuple[str | None,
                 hint="add {{output}} where the answer should go",
             )
         return text, []
-    if "\n" not in raw and len(raw) < 300:
+    # A bare path is a file only in the legacy `llm_judge` dialect (the AgentEvals seeds); an
+    # `llm-grader` reads it as the prompt text itself, as AgentV >= 4.6.
+    if spec.written_type in ("llm_judge", "llm-judge") and "\n" not in raw and len(raw) < 300:
         candidate = base_dir / raw
         try:
             is_file = candidate.is_file()
