@@ -41,13 +41,19 @@ def parse_preprocessors(raw: Any, node: Node, ctx: LoadContext) -> list[dict[str
             continue
         argv = shlex.split(command) if isinstance(command, str) else command
         if not isinstance(argv, list) or not argv or not all(isinstance(a, str) and a for a in argv):
-            ctx.error("E101", "preprocessor command must be a string or a list of strings", child.child("command"))
+            ctx.error(
+                "E101", "preprocessor command must be a string or a list of strings", child.child("command")
+            )
             continue
         if "/" not in argv[-1] and "." not in argv[-1]:
             parsed.append({"type": kind.strip(), "command": list(argv)})  # a program on PATH (`false`)
             continue
         script = resolve_reference(argv[-1], node.base_dir, ctx.repo_root)
-        where = child.child("command").child(len(argv) - 1) if isinstance(command, list) else child.child("command")
+        where = (
+            child.child("command").child(len(argv) - 1)
+            if isinstance(command, list)
+            else child.child("command")
+        )
         depend_on_script(script, child, ctx)
         if not ctx.confined(script, where, argv[-1]):
             continue

@@ -72,7 +72,11 @@ def _hook(raw: Any, node: Node, ctx: LoadContext, base_dir: Path) -> dict[str, A
         else:
             ctx.error("E101", "hook cwd must be a path", node.child("cwd"))
     if "timeout_ms" in raw:
-        if isinstance(raw["timeout_ms"], int) and not isinstance(raw["timeout_ms"], bool) and raw["timeout_ms"] > 0:
+        if (
+            isinstance(raw["timeout_ms"], int)
+            and not isinstance(raw["timeout_ms"], bool)
+            and raw["timeout_ms"] > 0
+        ):
             hook["timeout_ms"] = raw["timeout_ms"]
         else:
             ctx.error("E110", "timeout_ms must be a positive integer", node.child("timeout_ms"))
@@ -146,7 +150,9 @@ def _repos(raw: Any, node: Node, ctx: LoadContext, base_dir: Path) -> list[Works
                 ctx.error("E103", f"{key} must be a branch, tag or commit SHA", child.child(key))
         if isinstance(commit, str) and isinstance(base, str) and commit != base:
             ctx.error(
-                "E113", "`commit` and `base_commit` differ (`base_commit` is an alias)", child.child("base_commit")
+                "E113",
+                "`commit` and `base_commit` differ (`base_commit` is an alias)",
+                child.child("base_commit"),
             )
         ancestor = item.get("ancestor", 0)
         if not isinstance(ancestor, int) or isinstance(ancestor, bool) or ancestor < 0:
@@ -168,7 +174,9 @@ def _hooks(raw: Any, node: Node, ctx: LoadContext, base_dir: Path) -> dict[str, 
         return None
     ctx.check_keys(raw, node, (*WORKSPACE_HOOKS, "enabled"), "workspace hooks")
     hooks: dict[str, Any] = {}
-    if "enabled" in raw and ctx.expect_type(raw["enabled"], (bool,), "enabled", node.child("enabled"), "true or false"):
+    if "enabled" in raw and ctx.expect_type(
+        raw["enabled"], (bool,), "enabled", node.child("enabled"), "true or false"
+    ):
         hooks["enabled"] = raw["enabled"]
     for name in WORKSPACE_HOOKS:
         if name in raw:
@@ -221,10 +229,10 @@ def parse_workspace(raw: Any, node: Node, ctx: LoadContext) -> Partial | None:
                 hint="remove the top-level `workspace:` wrapper",
             )
             return None
-        partial = parse_workspace(doc.data, Node(doc), ctx)
-        if partial is not None:
-            partial["base_dir"] = str(path.parent)
-        return partial
+        external = parse_workspace(doc.data, Node(doc), ctx)
+        if external is not None:
+            external["base_dir"] = str(path.parent)
+        return external
     if not isinstance(raw, dict):
         ctx.error("E101", f"workspace must be a mapping or a path, got {type_name(raw)}", node)
         return None
@@ -233,7 +241,9 @@ def parse_workspace(raw: Any, node: Node, ctx: LoadContext) -> Partial | None:
     partial: Partial = {}
     for key, hint in REMOVED_KEYS.items():
         if key in raw:
-            ctx.error("E114", f"workspace.{key} was removed from AgentV", node.child(key), key=True, hint=hint)
+            ctx.error(
+                "E114", f"workspace.{key} was removed from AgentV", node.child(key), key=True, hint=hint
+            )
     if "template" in raw:
         if not isinstance(raw["template"], str) or not raw["template"]:
             ctx.error("E101", "workspace template must be a path", node.child("template"))
