@@ -278,6 +278,10 @@ def check_builtin(spec: GraderSpec, raw: dict[str, Any], node: Node, ctx: LoadCo
     elif spec.type == "llm-grader":
         legacy = spec.written_type in LEGACY_JUDGE_TYPES
         check_prompt(spec.config.get("prompt"), node.child("prompt"), ctx, legacy=legacy)
+        if "preprocessors" in raw:
+            from agentv_ci.loading.preprocessors import parse_preprocessors
+
+            parse_preprocessors(raw["preprocessors"], node.child("preprocessors"), ctx)
     elif spec.type == "rubrics" and not spec.config.get("criteria"):
         ctx.error("E102", "rubrics grader needs a non-empty `criteria` list", node)
 

@@ -144,6 +144,7 @@ class _SuiteLoader:
         if "governance" in data:
             metadata = {**metadata, "governance": self._mapping(data, "governance", root)}
         defaults.metadata = metadata
+        defaults.preprocessors = self._preprocessors(data, root)
         from agentv_ci.loading.workspace import merge_workspace, parse_workspace
 
         defaults.workspace = parse_workspace(data.get("workspace"), root.child("workspace"), ctx)
@@ -212,7 +213,7 @@ class _SuiteLoader:
             tags=[t for t in tags if isinstance(t, str)] if isinstance(tags, list) else [],
             execution=execution,
             workspace=merge_workspace(defaults.workspace, None),
-            preprocessors=self._preprocessors(data, root),
+            preprocessors=defaults.preprocessors,
             dependencies=list(ctx.dependencies),
             location=root.loc(),
         )

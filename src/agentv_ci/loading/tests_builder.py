@@ -49,6 +49,7 @@ class SuiteDefaults:
     execution: ExecutionSpec = field(default_factory=ExecutionSpec)
     metadata: dict[str, Any] = field(default_factory=dict)
     workspace: dict[str, Any] | None = None
+    preprocessors: list[dict[str, Any]] = field(default_factory=list)
     prompt_md: Path | None = None
     graders_written: bool = False  # the suite wrote assertions (even if they failed to load)
 
@@ -264,6 +265,7 @@ class TestBuilder:
             note=self._optional_str(raw, "note", node),
             conversation_id=self._optional_str(raw, "conversation_id", node),
             workspace=merge_workspace(defaults.workspace, workspace),
+            preprocessors=defaults.preprocessors,
             mode=mode if isinstance(mode, str) else None,
             turns=turns,
             aggregation=self._choice(raw, "aggregation", AGGREGATIONS, node),

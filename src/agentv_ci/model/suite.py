@@ -111,6 +111,7 @@ class Test(msgspec.Struct, omit_defaults=True):
     note: str | None = None
     conversation_id: str | None = None
     workspace: WorkspaceSpec | None = None
+    preprocessors: list[dict[str, JsonValue]] = []  # the suite's `preprocessors` (llm-graders read them)
     mode: str | None = None  # "conversation" for live multi-turn
     turns: list[Turn] = []
     aggregation: str | None = None
