@@ -130,7 +130,7 @@ class TargetProxyClient:
 
     def invoke_batch(self, requests: list[Mapping[str, Any]]) -> list[TargetInvocation]:
         """Several questions in one call: each `{"question", "system_prompt"?, "target"?}`. Refused
-        whole when it would pass `max_calls`; a failed item answers `raw_text` "Error: ...". """
+        whole when it would pass `max_calls`; a failed item answers `raw_text` "Error: ..."."""
         bodies = [
             self._body(
                 str(r.get("question", "")),
