@@ -84,7 +84,7 @@ class TargetProxyClient:
             headers={"Content-Type": "application/json", "Authorization": f"Bearer {self.token}"},
         )
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:  # noqa: S310 (loopback)
+            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
                 return json.loads(response.read() or b"null")
         except urllib.error.HTTPError as exc:
             text = exc.read().decode("utf-8", errors="replace")

@@ -95,7 +95,8 @@ def _workspace_project(tmp_path: Path, reset: str, *, repo_url: str) -> Path:
     )
     (project / ".agentv").mkdir()
     (project / ".agentv" / "targets.yaml").write_text(
-        f"targets:\n  - name: agent\n    provider: cli\n    command: {PY} {project}/scripts/agent.py {{OUTPUT_FILE}}\n"
+        "targets:\n  - name: agent\n    provider: cli\n"
+        f"    command: {PY} {project}/scripts/agent.py {{OUTPUT_FILE}}\n"
     )
     (project / "evals" / "ws.eval.yaml").write_text(
         textwrap.dedent(
@@ -241,7 +242,8 @@ NODE_GRADER = textwrap.dedent(
     // AgentV's SDK client (@agentv/sdk createTargetClient) is not published on npm: this speaks
     // the same protocol with fetch, as the SDK does (POST /invoke, /invokeBatch, GET /info).
     const url = process.env.AGENTV_TARGET_PROXY_URL;
-    const headers = {'Content-Type': 'application/json', Authorization: `Bearer ${process.env.AGENTV_TARGET_PROXY_TOKEN}`};
+    const token = process.env.AGENTV_TARGET_PROXY_TOKEN;
+    const headers = {'Content-Type': 'application/json', Authorization: `Bearer ${token}`};
     let input = '';
     process.stdin.on('data', (c) => (input += c));
     process.stdin.on('end', async () => {
@@ -277,9 +279,10 @@ def test_code_grader_target_proxy_from_python_and_node(tmp_path: Path) -> None:
         return "yes, correct" if "Paris" in call.last_user_text() else "no"
 
     node = shutil.which("node")
-    graders = f"      - {{name: py, type: code-grader, command: [{PY}, graders/judge.py], target: {{max_calls: 2}}}}\n"
+    proxy = "target: {max_calls: 2}"
+    graders = f"      - {{name: py, type: code-grader, command: [{PY}, graders/judge.py], {proxy}}}\n"
     if node:
-        graders += f"      - {{name: js, type: code-grader, command: [{node}, graders/judge.mjs], target: {{max_calls: 2}}}}\n"
+        graders += f"      - {{name: js, type: code-grader, command: [{node}, graders/judge.mjs], {proxy}}}\n"
     (project / "proxy.eval.yaml").write_text(
         "execution:\n  target: agent\ntests:\n  - id: capital\n    input: capital of France?\n"
         f"    assertions:\n{graders}"
@@ -369,7 +372,8 @@ def test_a_preprocessor_transforms_the_file_answer_an_llm_grader_reads(tmp_path:
             "execution:\n  target: agent\n"
             "preprocessors:\n  - type: xlsx\n    command: [" + PY + ", ../scripts/xlsx_to_csv.py]\n"
             "workspace:\n  isolation: per_test\n  hooks:\n    before_each:\n      command: ['true']\n"
-            "tests:\n  - id: sheet\n    input: make the report\n    criteria: the report has the north revenue\n"
+            "tests:\n  - id: sheet\n    input: make the report\n"
+            "    criteria: the report has the north revenue\n"
         )
         out = tmp_path / "out"
         env = _env(tmp_path, OPENAI_API_KEY="k")
@@ -430,7 +434,8 @@ def test_cli_target_cwd_dotdot_resolves_from_the_eval_file_and_grader_target_fro
     )
     # the nearest targets file lacks `judge`; the project's declares it (AgentV finds it there)
     (project / "evals" / ".agentv" / "targets.yaml").write_text(
-        f"targets:\n  - name: agent\n    provider: cli\n    cwd: ..\n    command: {PY} tools/agent.py {{OUTPUT_FILE}}\n"
+        "targets:\n  - name: agent\n    provider: cli\n    cwd: ..\n"
+        f"    command: {PY} tools/agent.py {{OUTPUT_FILE}}\n"
         "    grader_target: judge\n"
     )
     (project / ".agentv").mkdir()
@@ -438,7 +443,8 @@ def test_cli_target_cwd_dotdot_resolves_from_the_eval_file_and_grader_target_fro
         'targets:\n  - name: judge\n    provider: mock\n    response: \'{"score": 1, "assertions": []}\'\n'
     )
     (project / "evals" / "where.eval.yaml").write_text(
-        "execution:\n  target: agent\ntests:\n  - id: where\n    input: where are you?\n    criteria: says where\n"
+        "execution:\n  target: agent\ntests:\n  - id: where\n    input: where are you?\n"
+        "    criteria: says where\n"
         "    assertions:\n      - type: llm-grader\n      - type: contains\n        value: project\n"
     )
     assert run_cli("validate", str(project / "evals"), env=_env(tmp_path), timeout=60).returncode == 0

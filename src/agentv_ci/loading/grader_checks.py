@@ -66,9 +66,10 @@ _CODE_FLAGS = frozenset({"-c", "-m", "-e", "--eval", "-p", "--print"})
 
 def script_position(argv: list[str]) -> int | None:
     """Which argument of a command is the script it runs: the program itself when it is a path
-    relative to the eval file (`./check.sh`), else the first word after the interpreter and its options (`node x.mjs --out
-    ../dir`: `x.mjs`; `uv run check.py`: `check.py`). None for inline code (`python -c ...`) or when
-    nothing there looks like a script. Later arguments are data, never checked as scripts."""
+    relative to the eval file (`./check.sh`), else the first word after the interpreter and its
+    options (`node x.mjs --out ../dir`: `x.mjs`; `uv run check.py`: `check.py`). None for inline
+    code (`python -c ...`) or when nothing there looks like a script. Later arguments are data,
+    never checked as scripts."""
     if not argv:
         return None
     if argv[0].startswith(("./", "../")) or argv[0].endswith(_SCRIPT_SUFFIXES):
