@@ -61,6 +61,18 @@ def _targets(raw: Any, node: Node, ctx: LoadContext) -> list[str] | None:
             names.append(item)
         elif isinstance(item, dict):
             ctx.check_keys(item, node.child(i), _MATRIX_TARGET_KEYS, "a matrix target")
+            for key, hint in (
+                ("hooks", "put per-target setup in the workspace hooks"),
+                ("use_target", "declare the alias in targets.yaml (`name` + `use_target`)"),
+            ):
+                if key in item:
+                    ctx.warn(
+                        "W110",
+                        f"a matrix target's `{key}` is not run by agentv-ci; it is ignored",
+                        node.child(i).child(key),
+                        key=True,
+                        hint=hint,
+                    )
             if isinstance(item.get("name"), str):
                 names.append(item["name"])
             else:
