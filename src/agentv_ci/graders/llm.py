@@ -142,7 +142,7 @@ class LlmGrader:
         self.rubrics = normalise_rubrics(self._rubric_source(config), where)
         self.template, self.warnings = load_prompt(config.prompt, spec, base_dir)
         self.prompt_script = PromptScript.from_config(config.prompt, spec, base_dir)
-        self.preprocessors = resolve_commands(config.preprocessors, base_dir)
+        self.preprocessors = resolve_commands(getattr(config, "preprocessors", None), base_dir)
         if any("score_ranges" in r for r in self.rubrics):
             self.mode = "score_ranges"
         elif self.rubrics:

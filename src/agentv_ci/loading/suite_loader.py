@@ -145,6 +145,7 @@ class _SuiteLoader:
             metadata = {**metadata, "governance": self._mapping(data, "governance", root)}
         defaults.metadata = metadata
         defaults.preprocessors = self._preprocessors(data, root)
+        ctx.not_run(data, root, {"vars": "put `vars` on each test"}, "an eval file")
         from agentv_ci.loading.workspace import merge_workspace, parse_workspace
 
         defaults.workspace = parse_workspace(data.get("workspace"), root.child("workspace"), ctx)

@@ -276,6 +276,8 @@ class TestBuilder:
             location=node.loc(),
         )
         self._choice(raw, "on_dependency_failure", DEPENDENCY_FAILURE, node)
+        hint = "depends_on only orders the tests; a failed dependency does not skip or fail this one"
+        self.ctx.not_run(raw, node, {"on_dependency_failure": hint}, "a test")
         return test, node.child("id")
 
     def _suite_input(self, variables: dict[str, Any]) -> list[Message]:
@@ -324,6 +326,16 @@ class TestBuilder:
                 self.ctx.error("E101", f"a turn must be a mapping, got {type_name(turn)}", child)
                 continue
             self.ctx.check_keys(turn, child, TURN_KEYS, "a conversation turn")
+            self.ctx.not_run(
+                turn,
+                child,
+                {
+                    "criteria": "turns are graded by their `assertions` (strings are rubric criteria)",
+                    "rubrics": "write the criteria as strings in the turn's `assertions`",
+                    "id": "turns are named turn-1, turn-2, ... in results",
+                },
+                "a conversation turn",
+            )
             turn_input = substitute_vars(turn.get("input"), variables)
             messages = normalise_input(turn_input, child.child("input"), self.ctx)
             if not messages or (isinstance(turn_input, str) and not turn_input.strip()):
