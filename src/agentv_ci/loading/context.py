@@ -169,10 +169,8 @@ class LoadContext:
         """W110 for each of `keys` (key -> hint) present in `mapping`: accepted, but not run."""
         for key, hint in keys.items():
             if key in mapping:
-                self.warn(
-                    "W110", f"`{key}` in {what} is not run by agentv-ci; it is ignored", node.child(key), key=True,
-                    hint=hint,
-                )  # fmt: skip
+                message = f"`{key}` in {what} is not run by agentv-ci; it is ignored"
+                self.warn("W110", message, node.child(key), key=True, hint=hint)
 
     def expect_type(self, value: Any, types: tuple[type, ...], what: str, node: Node, expected: str) -> bool:
         """True when `value` has one of `types` (bool is never a number); else records E101."""
