@@ -21,6 +21,7 @@ PUBLIC = {
     "AssertionResult", "ConfigError", "GateDecision", "GraderError", "GraderPlugin", "GraderResult",
     "GraderSpec", "GraderTargetRequest", "GradingContext", "Message", "Outcome", "PluginKind",
     "ReportOptions", "ReporterPlugin", "RunSummary", "SourceLocation", "TargetError", "TargetPlugin",
+    "TargetInvocation", "TargetProxyClient", "TargetProxyError",
     "TargetRequest", "TargetResponse", "Test", "TestResult", "TokenUsage", "ToolCall", "Totals", "Verdict",
     "answer_text", "call_target", "check_plugin", "content_text", "final_answer", "grade_answer",
     "make_grader", "outcome_of", "pass_fail_result", "reference_answer", "score_result", "totals_by_suite",

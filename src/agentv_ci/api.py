@@ -17,6 +17,8 @@ Groups:
 - helpers: `answer_text` (the final answer of a response), `score_result`, `pass_fail_result`,
   `outcome_of`, `totals_of`, `totals_by_suite` (the numbers every built-in reporter shows)
 - testing: `check_plugin`, `make_grader`, `grade_answer`, `call_target`
+- code-grader scripts: `TargetProxyClient` (AgentV's target proxy: `invoke`, `invoke_batch`,
+  `get_info`), `TargetInvocation`, `TargetProxyError`
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from agentv_ci.plugins.testing import call_target, check_plugin, grade_answer, m
 from agentv_ci.plugins.versions import PLUGIN_API_VERSION
 from agentv_ci.prompting import content_text, final_answer, reference_answer
 from agentv_ci.reporting.totals import Outcome, Totals, outcome_of, totals_by_suite, totals_of
+from agentv_ci.target_client import TargetInvocation, TargetProxyClient, TargetProxyError
 
 __all__ = [
     "GRADERS_NAMESPACE",
@@ -78,7 +81,10 @@ __all__ = [
     "RunSummary",
     "SourceLocation",
     "TargetError",
+    "TargetInvocation",
     "TargetPlugin",
+    "TargetProxyClient",
+    "TargetProxyError",
     "TargetRequest",
     "TargetResponse",
     "Test",

@@ -364,7 +364,7 @@ targets:
   - name: default
     provider: cli
     command: python3 agent.py {OUTPUT_FILE}
-    cwd: .
+    cwd: ..
 """
 MATH_EVAL = """\
 tests:

@@ -41,7 +41,7 @@ def checkout(root: Path, *, answer: str, eval_text: str = EVAL) -> Path:
     (root / ".agentv").mkdir()
     (root / ".agentv" / "targets.yaml").write_text(
         "targets:\n  - name: agent\n    provider: cli\n"
-        f"    command: {sys.executable} agent.py {{OUTPUT_FILE}}\n    cwd: .\n",
+        f"    command: {sys.executable} agent.py {{OUTPUT_FILE}}\n    cwd: ..\n",
         encoding="utf-8",
     )
     (root / "agent.py").write_text(AGENT, encoding="utf-8")

@@ -94,7 +94,9 @@ def test_a_dry_run_refuses_an_unknown_target_as_a_real_run_does(tmp_path: Path) 
 
 def test_missing_api_key_is_bad_input_before_anything_runs(tmp_path: Path) -> None:
     out = tmp_path / "nokey"
-    done = _run("run", str(EXAMPLES / "basic.eval.yaml"), "--target", "openai", "-o", str(out), cwd=tmp_path)
+    done = _run(
+        "run", str(EXAMPLES / "basic" / "basic.eval.yaml"), "--target", "openai", "-o", str(out), cwd=tmp_path
+    )
     assert done.returncode == 2
     assert "OPENAI_API_KEY" in done.stderr
     assert "targets.yaml:" in done.stderr

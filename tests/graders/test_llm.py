@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from agentv_ci.graders.invoke import run_grader_spec
@@ -219,12 +220,17 @@ def test_custom_prompt_file_renders_every_variable_and_alias(
 
 
 def test_legacy_bare_prompt_path_is_read_with_a_warning(llm_server: FakeLlmServer, tmp_path: Path) -> None:
+    """Only the legacy `llm_judge` dialect (the AgentEvals seeds: "prompt path or inline") reads a
+    bare path as a file; an `llm-grader` takes it as the prompt text, as AgentV >= 4.6."""
     (tmp_path / "prompts").mkdir()
     (tmp_path / "prompts" / "q.md").write_text("Grade: {{output}}", encoding="utf-8")
     llm_server.responder = lambda call: '{"score": 1}'
-    result = judge(llm_server, llm(prompt="prompts/q.md"), base_dir=tmp_path)
+    legacy = msgspec.structs.replace(llm(prompt="prompts/q.md"), written_type="llm_judge")
+    result = judge(llm_server, legacy, base_dir=tmp_path)
     assert system_and_user(llm_server.calls[0])[1] == "Grade: The capital is Paris."
     assert result.details is not None and "legacy" in result.details["warnings"][0]
+    judge(llm_server, llm(prompt="prompts/q.md"), base_dir=tmp_path)
+    assert system_and_user(llm_server.calls[-1])[1] == "prompts/q.md"
 
 
 def test_inline_prompt_is_a_template(llm_server: FakeLlmServer) -> None:

@@ -117,7 +117,8 @@ def test_wrapper_imports_suite_with_its_context_and_raw_cases_without() -> None:
     assert (imported.id, imported.suite) == ("missing-receipt", "refunds")
     assert imported.input[0].content == "Answer using the refund policy in the workspace."
     assert imported.graders[0].type == "rubrics"
-    assert imported.workspace is not None and imported.workspace["repos"][0]["repo"] == "acme/support-app"
+    assert imported.workspace is not None
+    assert imported.workspace.repos[0].repo == "https://github.com/acme/support-app.git"
     assert raw.id == "damaged-item" and raw.graders == [] and raw.workspace is None
     for test in (imported, raw):
         assert test.execution.target == "codex-gpt5"
@@ -179,7 +180,7 @@ def test_case_directories_sorted_with_workspace_template() -> None:
     suite = _suite("v4-case-dirs/EVAL.yaml")
     assert [t.id for t in suite.tests] == ["add-greeting", "fix-null-check"]
     assert suite.tests[0].workspace is not None
-    assert Path(suite.tests[0].workspace["template"]).name == "workspace"
+    assert Path(suite.tests[0].workspace.template or "").name == "workspace"
     assert suite.tests[1].workspace is None
 
 
@@ -189,7 +190,7 @@ def test_env_interpolation_from_dotenv_and_process_env_wins() -> None:
     assert test.input[0].content == "Evaluate the code in from-process"
     assert test.criteria == "Mentions the project"
     assert suite.execution.threshold == 0.75  # whole-string placeholder coerced to a number
-    assert suite.workspace is not None and suite.workspace["repos"][0]["commit"] == "main"
+    assert suite.workspace is not None and suite.workspace.repos[0].commit == "main"
     assert any(Path(p).name == ".env" for p in suite.dependencies)
 
 
@@ -218,7 +219,7 @@ def test_v4_features_file_entries_includes_runs_and_matrix() -> None:
     assert llm.type == "llm-grader" and llm.config["rubrics"][1]["min_score"] == 0.5
     code = accuracy.graders[1]
     assert code.required is True and code.min_score == 0.6
-    assert suite.workspace is not None and suite.workspace["isolation"] == "per_test"
+    assert suite.workspace is not None and suite.workspace.isolation == "per_test"
     assert suite.metadata["governance"] == {"owasp": ["LLM01"]}
 
 
@@ -247,7 +248,7 @@ def test_globs_and_suite_imports_with_select_and_external_workspace() -> None:
     ]
     assert suite.workspace is None and suite.tests[0].workspace is None
     imported = suite.tests[2].workspace
-    assert imported is not None and imported["repos"][0]["repo"] == "https://github.com/org/my-repo.git"
+    assert imported is not None and imported.repos[0].repo == "https://github.com/org/my-repo.git"
 
 
 def test_unreadable_file_gives_diagnostic_and_no_suite(tmp_path: Path) -> None:

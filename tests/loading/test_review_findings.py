@@ -328,7 +328,7 @@ def test_experiment_sandbox_and_nan_budget_are_checked(tmp_path: Path) -> None:
             criteria: c
         """,
     )
-    assert codes(result) == [("E103", 2, 12), ("E110", 3, 15)]
+    assert codes(result) == [("W110", 2, 3), ("E103", 2, 12), ("E110", 3, 15)]  # sandbox: checked, not run
 
 
 def test_a_dangling_symlink_is_reported_under_its_own_name(tmp_path: Path) -> None:
@@ -441,7 +441,7 @@ def test_early_exit_must_be_a_boolean_and_yes_gets_a_hint(tmp_path: Path) -> Non
             criteria: c
         """,
     )
-    got = [(d.code, d.line, d.col, d.hint) for d in result.diagnostics]
+    got = [(d.code, d.line, d.col, d.hint) for d in result.diagnostics if d.code != "W110"]
     assert got == [("E101", 2, 15, "YAML 1.2 reads `yes`/`no`/`on`/`off` as strings; write true or false")]
 
 
@@ -459,7 +459,7 @@ def test_matrix_target_mappings_check_their_keys(tmp_path: Path) -> None:
             criteria: c
         """,
     )
-    got = [(d.code, d.line, d.col, d.hint) for d in result.diagnostics]
+    got = [(d.code, d.line, d.col, d.hint) for d in result.diagnostics if d.code != "W110"]
     assert got == [("E102", 4, 7, None), ("W101", 4, 8, "did you mean `name`?")]
 
 
@@ -541,7 +541,9 @@ def test_assertion_template_typos_and_extra_keys(tmp_path: Path) -> None:
     assert "only `include: <template>`" in (got[2][4] or "")
 
 
-def test_missing_before_all_and_after_all_scripts_are_errors(tmp_path: Path) -> None:
+def test_missing_hook_scripts_are_errors_wherever_the_hook_runs(tmp_path: Path) -> None:
+    """Every hook runs in its cwd, else the eval file's directory (AgentV), never in the workspace:
+    its script must exist there; other path arguments are data."""
     (tmp_path / "ok.sh").write_text("#\n")
     result = load_text(
         tmp_path,
@@ -560,7 +562,10 @@ def test_missing_before_all_and_after_all_scripts_are_errors(tmp_path: Path) -> 
         """,
     )
     got = [(d.code, d.line, d.col, d.message) for d in result.diagnostics]
-    assert got == [("E301", 4, 25, "hook script not found: ./setup.sh")]
+    assert got == [
+        ("E301", 4, 25, "hook script not found: ./setup.sh"),
+        ("E301", 7, 25, "hook script not found: ./inside-workspace.sh"),
+    ]
     assert result.suite is not None and str(tmp_path / "ok.sh") in result.suite.dependencies
 
 
@@ -599,17 +604,25 @@ def test_bare_prompt_path_warning_says_what_the_grader_will_do(tmp_path: Path) -
                 prompt: judge.md
               - type: llm-grader
                 prompt: ./missing.md
+              - type: llm_judge
+                prompt: judge.md
         """,
     )
-    got = [(d.code, d.line, d.message) for d in result.diagnostics]
+    got = [(d.code, d.line, d.message) for d in result.diagnostics if d.code != "W102" or d.line == 10]
     assert got == [
-        ("W102", 6, "prompt 'judge.md' is read as a file (legacy bare path)"),
+        (
+            "W106",
+            6,
+            "prompt 'judge.md' names a file, but an llm-grader reads a bare string as the prompt text "
+            "itself (AgentV 4.x)",
+        ),
         (
             "W106",
             8,
             "prompt './missing.md' looks like a file path, but no such file exists: "
             "it is used as the prompt text itself",
         ),
+        ("W102", 10, "prompt 'judge.md' is read as a file (legacy `llm_judge` bare path)"),
     ]
     assert result.suite is not None and str(tmp_path / "judge.md") in result.suite.dependencies
 

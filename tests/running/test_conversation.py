@@ -54,3 +54,20 @@ def test_min_aggregation_stop_on_failure_and_window(tmp_path: Path) -> None:
     third = CountingTarget.requests[2].messages
     assert [m.content for m in third] == ["be nice", "second", "echo: second", "third"]
     assert windowed.verdict == "pass"
+
+
+def test_a_stopped_conversation_counts_its_skipped_turns_as_zero(tmp_path: Path) -> None:
+    """AgentV: pass, fail, then stop -> the third turn is skipped and scores 0: mean of 1, 0, 0 and
+    the transcript's 1 = 1/2, not 2/3 (leaving it out would let stopping score higher than going on
+    and failing)."""
+    stopped = _converse(tmp_path, ["first", "nope", "third"], on_turn_failure="stop")
+    assert len(CountingTarget.requests) == 2
+    assert [(g.name, g.verdict, g.score) for g in stopped.scores] == [
+        ("turn-1", "pass", 1.0),
+        ("turn-2", "fail", 0.0),
+        ("turn-3", "skip", 0.0),
+        ("conversation", "pass", 1.0),
+    ]
+    assert stopped.score == pytest.approx(0.5)
+    went_on = _converse(tmp_path, ["first", "nope", "nope"])
+    assert went_on.score == pytest.approx(0.5) and stopped.score <= went_on.score

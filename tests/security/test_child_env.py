@@ -13,7 +13,7 @@ import pytest
 
 from agentv_ci.errors import TargetError
 from agentv_ci.graders.code_process import run_script
-from agentv_ci.running.workspace import run_hook
+from agentv_ci.running.hooks import HookContext, run_hook
 from agentv_ci.security.child_env import child_environment, pass_through
 from agentv_ci.targets import cli as cli_target
 from agentv_ci.targets.cli import CliConfig, CliTarget
@@ -113,7 +113,9 @@ def test_a_workspace_hook_gets_the_workspace_env_and_no_secret(tmp_path: Path) -
     out = tmp_path / "env.json"
     command = [PY, "-c", f"import json, os; json.dump(dict(os.environ), open({str(out)!r}, 'w'))"]
     outcome = asyncio.run(
-        run_hook({"command": command}, cwd=tmp_path, payload={}, default_timeout_ms=30_000, env={"W": "1"})
+        run_hook(
+            command, cwd=tmp_path, context=HookContext(tmp_path, "t", "r"), timeout_ms=30_000, env={"W": "1"}
+        )
     )
     assert outcome.ok, outcome.message
     seen = json.loads(out.read_text())

@@ -35,7 +35,7 @@ def test_found_by_walking_up_and_env_interpolated(tmp_path: Path) -> None:
     definition = config.resolve("llm")
     assert definition.fields["model"] == "gpt-4o-mini"
     assert definition.fields["max_retries"] == 5  # whole-string placeholder coerced to a number
-    assert config.base_dir == tmp_path
+    assert config.base_dir == eval_file.parent  # relative target paths resolve from the eval file (AgentV)
 
 
 def test_dotenv_fills_variables_but_process_env_wins(tmp_path: Path) -> None:

@@ -4,6 +4,8 @@ The script gets one JSON document on stdin (see `code_protocol.build_payload`) a
 It runs with cwd = `cwd` (relative to the eval file) or the eval file's directory, in its own
 process group; `timeout_seconds` (default 300) kills the whole group; stdout is capped at 1 MiB.
 Any failure to produce a grade is a grader error (an execution error), never a low score.
+With `target: true` / `{max_calls: N}` the script gets AgentV's target proxy (graders/target_proxy.py):
+`AGENTV_TARGET_PROXY_URL` and `AGENTV_TARGET_PROXY_TOKEN`, never the grader target's API key.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from agentv_ci.errors import ConfigError
 from agentv_ci.graders.code_process import ScriptFailure
 from agentv_ci.graders.code_protocol import ProtocolError, interpret, run_with_payload
 from agentv_ci.graders.outcome import errored, scored
+from agentv_ci.graders.target_proxy import DEFAULT_MAX_CALLS, TargetProxy
 from agentv_ci.model.result import GraderResult
 from agentv_ci.model.suite import GraderSpec
 from agentv_ci.plugins import GradingContext
@@ -26,7 +29,8 @@ DEFAULT_TIMEOUT_S = 300.0
 
 class CodeGraderConfig(msgspec.Struct):
     """`command` (argv list, or a string run via `sh -c`; `script` is the deprecated name), `cwd`,
-    `timeout_seconds`, `config` (passed to the script; unknown keys are merged in), `target`."""
+    `timeout_seconds`, `config` (passed to the script; unknown keys are merged in), `target`
+    (`true` or `{max_calls: N}`: the target proxy)."""
 
     command: list[str] | str | None = None
     script: list[str] | str | None = None
@@ -45,6 +49,29 @@ def command_argv(raw: list[str] | str | None, *, what: str, where: Any) -> list[
     raise ConfigError(f"{what}: `command` must be a non-empty list of strings or a string", location=where)
 
 
+def _proxy_calls(raw: Any, what: str, where: Any) -> int | None:
+    """`target: true` or `target: {max_calls: N}` -> the proxy's call budget; None = no proxy."""
+    if raw is None or raw is False:
+        return None
+    if raw is True:
+        return DEFAULT_MAX_CALLS
+    if isinstance(raw, dict):
+        unknown = sorted(set(raw) - {"max_calls"})
+        if unknown:
+            raise ConfigError(
+                f"{what}: unknown key `{unknown[0]}` in `target`", location=where, hint="only max_calls"
+            )
+        calls = raw.get("max_calls", DEFAULT_MAX_CALLS)
+        if isinstance(calls, bool) or not isinstance(calls, int | float) or calls < 0 or calls != int(calls):
+            raise ConfigError(f"{what}: `target.max_calls` must be a non-negative integer", location=where)
+        return int(calls)
+    raise ConfigError(
+        f"{what}: `target` must be true or a mapping with `max_calls`",
+        location=where,
+        hint="target: {max_calls: 10} gives the script AgentV's target proxy",
+    )
+
+
 class CodeGrader:
     """`code-grader`: runs a script that reads the answer as JSON on stdin and prints its grade."""
 
@@ -61,18 +88,26 @@ class CodeGrader:
         self.timeout_s = config.timeout_seconds or DEFAULT_TIMEOUT_S
         if self.timeout_s <= 0:
             raise ConfigError(f"{what}: `timeout_seconds` must be > 0", location=spec.location)
-        if config.target not in (None, False):
-            raise ConfigError(
-                f"{what}: `target` (the grader-LLM proxy for scripts) is not supported",
-                location=spec.config_locations.get("target", spec.location),
-                hint="call the model from an llm-grader, or remove `target`",
-            )
+        self.max_calls = _proxy_calls(config.target, what, spec.config_locations.get("target", spec.location))
         known = set(CodeGraderConfig.__struct_fields__)
         extra = {k: v for k, v in spec.config.items() if k not in known}
         self.script_config = {**extra, **(config.config or {})}  # explicit `config` wins
 
     async def grade(self, ctx: GradingContext) -> GraderResult:
-        env = {"AGENTV_WORKSPACE_PATH": str(ctx.workspace_path)} if ctx.workspace_path else None
+        if self.max_calls is None or ctx.call_grader_target is None:
+            return await self._grade(ctx, None)
+        proxy = TargetProxy(
+            ctx.call_grader_target, max_calls=self.max_calls, test_id=ctx.test.id, attempt=ctx.attempt
+        )
+        async with proxy:
+            result = await self._grade(ctx, proxy)
+        details = {**(result.details or {}), "target_proxy": proxy.usage_details()}
+        return msgspec.structs.replace(result, details=details, token_usage=proxy.token_usage())
+
+    async def _grade(self, ctx: GradingContext, proxy: TargetProxy | None) -> GraderResult:
+        env = {"AGENTV_WORKSPACE_PATH": str(ctx.workspace_path)} if ctx.workspace_path else {}
+        if proxy is not None:
+            env.update(proxy.env)  # the URL and token only: the grader target's key stays here
         try:
             run = await run_with_payload(
                 self.argv,
@@ -84,7 +119,7 @@ class CodeGrader:
                 timeout_s=self.timeout_s,
                 spill_prefix="agentv-ci-grader-",
                 indent=2,
-                env=env,
+                env=env or None,
             )
         except ScriptFailure as exc:
             return self._failed(str(exc))

@@ -8,6 +8,7 @@ score ranges (`checks[].score` 0..10). Replies are parsed tolerantly; an unreada
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -21,6 +22,12 @@ from agentv_ci.graders.code_protocol import run_with_payload
 from agentv_ci.graders.judge_calls import ATTEMPTS, JudgeParseError, ask_judge, require_caller
 from agentv_ci.graders.judge_replies import parse_checks, parse_freeform
 from agentv_ci.graders.outcome import GRADER_PASS_BAR, errored, excerpt, scored
+from agentv_ci.graders.preprocessing import (
+    extract_text,
+    has_file_blocks,
+    merge_preprocessors,
+    resolve_commands,
+)
 from agentv_ci.graders.rubric_items import normalise_rubrics, score_checklist, score_ranges
 from agentv_ci.model.result import GraderResult, TokenUsage
 from agentv_ci.model.suite import GraderSpec
@@ -28,7 +35,7 @@ from agentv_ci.plugins import GradingContext
 
 
 class LlmGraderConfig(msgspec.Struct):
-    """`prompt` (inline, `file://path`, or a legacy bare path), `rubrics`, `target`, `model`,
+    """`prompt` (inline, `file://path`, or a bare path for legacy `llm_judge`), `rubrics`, `target`, `model`,
     `temperature`, `max_steps`, `config` (for prompt scripts)."""
 
     prompt: Any = None
@@ -38,6 +45,7 @@ class LlmGraderConfig(msgspec.Struct):
     temperature: float | None = None
     max_steps: int | None = None
     config: dict[str, Any] | None = None
+    preprocessors: list[dict[str, Any]] | None = None
 
 
 def load_prompt(raw: Any, spec: GraderSpec, base_dir: Path) -> tuple[str | None, list[str]]:
@@ -62,7 +70,9 @@ def load_prompt(raw: Any, spec: GraderSpec, base_dir: Path) -> tuple[str | None,
                 hint="add {{output}} where the answer should go",
             )
         return text, []
-    if "\n" not in raw and len(raw) < 300:
+    # A bare path is a file only in the legacy `llm_judge` dialect (the AgentEvals seeds); an
+    # `llm-grader` reads it as the prompt text itself, as AgentV >= 4.6.
+    if spec.written_type in ("llm_judge", "llm-judge") and "\n" not in raw and len(raw) < 300:
         candidate = base_dir / raw
         try:
             is_file = candidate.is_file()
@@ -132,6 +142,7 @@ class LlmGrader:
         self.rubrics = normalise_rubrics(self._rubric_source(config), where)
         self.template, self.warnings = load_prompt(config.prompt, spec, base_dir)
         self.prompt_script = PromptScript.from_config(config.prompt, spec, base_dir)
+        self.preprocessors = resolve_commands(getattr(config, "preprocessors", None), base_dir)
         if any("score_ranges" in r for r in self.rubrics):
             self.mode = "score_ranges"
         elif self.rubrics:
@@ -157,9 +168,21 @@ class LlmGrader:
             return prompts.default_prompt(values), system
         return prompts.rubric_prompt(values, self.rubrics, score_ranges=self.mode == "score_ranges"), system
 
+    async def _read_files(self, ctx: GradingContext) -> GradingContext:
+        """An answer of content blocks becomes the text the grader reads: file blocks through the
+        suite's and this grader's `preprocessors` (graders/preprocessing.py)."""
+        last = next((m for m in reversed(ctx.response.messages) if m.role == "assistant"), None)
+        if last is None or not has_file_blocks(last.content):
+            return ctx
+        preprocessors = merge_preprocessors(list(ctx.test.preprocessors), self.preprocessors)
+        base_dir = ctx.workspace_path or ctx.eval_path.parent
+        text = await extract_text(last.content, preprocessors, base_dir=base_dir)
+        return dataclasses.replace(ctx, response=msgspec.structs.replace(ctx.response, text=text))
+
     async def grade(self, ctx: GradingContext) -> GraderResult:
         what = f"{self.spec.type} {self.spec.name!r}"
         caller = require_caller(ctx.call_grader_target, what)
+        ctx = await self._read_files(ctx)
         prompt, system = await self._prompt(ctx)
         try:
             return await ask_judge(

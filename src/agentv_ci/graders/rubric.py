@@ -27,6 +27,7 @@ class RubricsConfig(msgspec.Struct):
     temperature: float | None = None
     max_steps: int | None = None
     config: dict[str, Any] | None = None
+    preprocessors: list[dict[str, Any]] | None = None
 
 
 class Rubrics(LlmGrader):

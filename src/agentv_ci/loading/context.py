@@ -165,6 +165,13 @@ class LoadContext:
     ) -> None:
         self.report(code, message, node.loc(key=key), hint)
 
+    def not_run(self, mapping: Mapping[str, Any], node: Node, keys: Mapping[str, str], what: str) -> None:
+        """W110 for each of `keys` (key -> hint) present in `mapping`: accepted, but not run."""
+        for key, hint in keys.items():
+            if key in mapping:
+                message = f"`{key}` in {what} is not run by agentv-ci; it is ignored"
+                self.warn("W110", message, node.child(key), key=True, hint=hint)
+
     def expect_type(self, value: Any, types: tuple[type, ...], what: str, node: Node, expected: str) -> bool:
         """True when `value` has one of `types` (bool is never a number); else records E101."""
         ok = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)

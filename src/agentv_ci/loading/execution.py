@@ -61,6 +61,18 @@ def _targets(raw: Any, node: Node, ctx: LoadContext) -> list[str] | None:
             names.append(item)
         elif isinstance(item, dict):
             ctx.check_keys(item, node.child(i), _MATRIX_TARGET_KEYS, "a matrix target")
+            for key, hint in (
+                ("hooks", "put per-target setup in the workspace hooks"),
+                ("use_target", "declare the alias in targets.yaml (`name` + `use_target`)"),
+            ):
+                if key in item:
+                    ctx.warn(
+                        "W110",
+                        f"a matrix target's `{key}` is not run by agentv-ci; it is ignored",
+                        node.child(i).child(key),
+                        key=True,
+                        hint=hint,
+                    )
             if isinstance(item.get("name"), str):
                 names.append(item["name"])
             else:
@@ -131,8 +143,23 @@ def parse_execution(
             f"sandbox must be one of {', '.join(SANDBOXES)}, got {raw['sandbox']!r}",
             node.child("sandbox"),
         )
-    if "early_exit" in raw:  # validated only: repeats are not cut short yet
+    if "early_exit" in raw:  # validated, and reported below: repeats are not cut short yet
         ctx.expect_type(raw["early_exit"], (bool,), "early_exit", node.child("early_exit"), "true or false")
+    ctx.not_run(
+        raw,
+        node,
+        {
+            "early_exit": "repeats run their full count (pass_at_k stops at the first pass)",
+            "cache_path": "the response cache lives where --cache-dir says",
+            "agent": "name the agent as a target in targets.yaml",
+            "model": "set `model` on the target in targets.yaml",
+            "agent_options": "set the options on the target in targets.yaml",
+            "sandbox": "agentv-ci runs agents on the host",
+            "name": "name the experiment with --experiment",
+            "workspace": "put the workspace at the top level or on the tests",
+        },
+        "execution",
+    )
     for key in ("cache", "fail_on_error", "skip_defaults"):
         if key in raw and ctx.expect_type(raw[key], (bool,), key, node.child(key), "true or false"):
             setattr(spec, key, raw[key])

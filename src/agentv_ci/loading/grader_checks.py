@@ -58,6 +58,43 @@ def _looks_like_script(arg: str) -> bool:
     return arg.startswith(("./", "../")) or (arg.endswith(_SCRIPT_SUFFIXES) and not arg.startswith("-"))
 
 
+# Words between an interpreter and its script (`uv run x.py`, `npx tsx x.ts`, `bun run x.ts`).
+_RUNNER_WORDS = frozenset({"run", "exec", "tsx", "ts-node", "node", "python", "python3", "bun", "deno", "x"})
+# Interpreter flags after which the next word is code or a module, not a script file.
+_CODE_FLAGS = frozenset({"-c", "-m", "-e", "--eval", "-p", "--print"})
+
+
+def script_position(argv: list[str]) -> int | None:
+    """Which argument of a command is the script it runs: the program itself when it is a path
+    relative to the eval file (`./check.sh`), else the first word after the interpreter and its
+    options (`node x.mjs --out ../dir`: `x.mjs`; `uv run check.py`: `check.py`). None for inline
+    code (`python -c ...`) or when nothing there looks like a script. Later arguments are data,
+    never checked as scripts."""
+    if not argv:
+        return None
+    if argv[0].startswith(("./", "../")) or argv[0].endswith(_SCRIPT_SUFFIXES):
+        return 0  # a program written next to the eval file (an absolute path is an installed one)
+    for index in range(1, len(argv)):
+        arg = argv[index]
+        if arg in _CODE_FLAGS:
+            return None
+        if arg.startswith("-") or arg in _RUNNER_WORDS:
+            continue
+        return index if _looks_like_script(arg) else None
+    return None
+
+
+def _argv(command: Any) -> list[str] | None:
+    if isinstance(command, str):
+        try:
+            return shlex.split(command)
+        except ValueError:
+            return None
+    if isinstance(command, list):
+        return [a if isinstance(a, str) else "" for a in command]
+    return None
+
+
 def depend_on_script(path: Path, node: Node, ctx: LoadContext) -> None:
     """A script and its directory (its helper modules live there) are dependencies; the directory
     only when it is a directory of its own, not the one the grader is written in nor the repo root
@@ -68,20 +105,37 @@ def depend_on_script(path: Path, node: Node, ctx: LoadContext) -> None:
         ctx.depend(directory)
 
 
+def check_script_argument(command: Any, node: Node, ctx: LoadContext, cwd: Path, *, what: str) -> None:
+    """The script a hook or preprocessor command runs must exist (relative to `cwd`) and lie inside
+    the repository (E301 / E305 at that argument); the other path-like arguments that exist are
+    dependencies (editing them selects the suite), and are never taken for scripts."""
+    argv = _argv(command)
+    if not argv:
+        return
+    position = script_position(argv)
+    for index, arg in enumerate(argv):
+        if any(ch in arg for ch in "$*{}") or not (_looks_like_script(arg) or index == position):
+            continue
+        where = node.child(index) if isinstance(command, list) else node
+        path = safe_resolve(cwd / arg)
+        if index == position:
+            if not path.exists():
+                path = resolve_reference(arg, cwd, ctx.repo_root)
+            depend_on_script(path, node, ctx)
+            if ctx.confined(path, where, arg) and not path.exists():
+                ctx.error("E301", f"{what} not found: {arg}", where, hint=f"resolved relative to {cwd}")
+        elif path.exists():
+            ctx.depend(path)
+
+
 def depend_on_command_files(
     command: Any, node: Node, ctx: LoadContext, cwd: Any = None
 ) -> list[tuple[int | None, str]]:
-    """Record the script files a hook or preprocessor command names (those that exist, relative to the
-    eval file or to the command's `cwd`) as suite dependencies, so changing them selects the suite.
-    Returns the explicitly relative ones (`./x`, `../x`) that do not exist: (argv index or None, arg)."""
-    if isinstance(command, str):
-        try:
-            argv = shlex.split(command)
-        except ValueError:
-            return []
-    elif isinstance(command, list):
-        argv = [a if isinstance(a, str) else "" for a in command]
-    else:
+    """Record the files a command names (those that exist, relative to the eval file or to the
+    command's `cwd`) as suite dependencies. Returns the explicitly relative ones (`./x`, `../x`) that
+    do not exist: (argv index or None, arg)."""
+    argv = _argv(command)
+    if argv is None:
         return []
     base = node.base_dir / cwd if isinstance(cwd, str) and cwd else node.base_dir
     missing: list[tuple[int | None, str]] = []
@@ -99,8 +153,9 @@ def depend_on_command_files(
 
 
 def check_command_files(command: Any, node: Node, ctx: LoadContext, cwd: Any = None) -> None:
-    """A code-grader's script arguments that look like files must exist (relative to its `cwd`, which
-    is itself relative to the eval file)."""
+    """A code-grader's script (the argument in the script position, see `script_position`) must
+    exist, relative to its `cwd` (itself relative to the eval file); other path-like arguments are
+    dependencies when they exist."""
     if isinstance(command, str):
         try:
             argv = shlex.split(command)
@@ -115,23 +170,35 @@ def check_command_files(command: Any, node: Node, ctx: LoadContext, cwd: Any = N
         ctx.error("E103", "command is empty", node)
         return
     base = node.base_dir / cwd if isinstance(cwd, str) and cwd else node.base_dir
+    position = script_position(argv)
     for index, arg in enumerate(argv):
-        if _looks_like_script(arg) and not any(ch in arg for ch in "$*{}"):
-            path = resolve_reference(arg, base, ctx.repo_root)
-            depend_on_script(path, node, ctx)
-            where = node.child(index) if isinstance(command, list) else node
-            if not ctx.confined(path, where, arg):
-                continue
-            if not path.exists():
-                ctx.error(
-                    "E301",
-                    f"grader script not found: {arg}",
-                    where,
-                    hint=f"resolved relative to {base}",
-                )
+        if not (_looks_like_script(arg) or index == position) or any(ch in arg for ch in "$*{}"):
+            continue
+        path = resolve_reference(arg, base, ctx.repo_root)
+        where = node.child(index) if isinstance(command, list) else node
+        if index != position:
+            if path.exists() and ctx.confinement.permits(path):
+                depend_on_script(path, node, ctx)
+            continue
+        depend_on_script(path, node, ctx)
+        if not ctx.confined(path, where, arg):
+            continue
+        if not path.exists():
+            ctx.error(
+                "E301",
+                f"grader script not found: {arg}",
+                where,
+                hint=f"resolved relative to {base}",
+            )
 
 
-def check_prompt(prompt: Any, node: Node, ctx: LoadContext) -> None:
+LEGACY_JUDGE_TYPES = frozenset({"llm_judge", "llm-judge"})
+
+
+def check_prompt(prompt: Any, node: Node, ctx: LoadContext, *, legacy: bool = False) -> None:
+    """An llm-grader's `prompt`: `file://` must exist; a bare path is a file only for the legacy
+    `llm_judge` dialect (the AgentEvals seeds: "prompt path or inline"); v4 `llm-grader` reads it as
+    the prompt text itself, as AgentV >= 4.6 does."""
     if isinstance(prompt, str):
         if prompt.startswith("file://"):
             path = resolve_reference(prompt, node.base_dir, ctx.repo_root)
@@ -141,18 +208,25 @@ def check_prompt(prompt: Any, node: Node, ctx: LoadContext) -> None:
             if not path.is_file():
                 ctx.error("E301", f"prompt file not found: {prompt}", node)
         elif "\n" not in prompt and prompt.strip().endswith((".md", ".txt")) and " " not in prompt.strip():
-            # The llm-grader reads a bare path as a file when it exists next to the eval file (legacy,
-            # AgentV < 4.6); otherwise the text itself is the prompt.
-            path = node.base_dir / prompt
-            if path.is_file():
+            path = node.base_dir / prompt.strip()
+            if legacy and path.is_file():
                 ctx.depend(path)
                 if not ctx.confined(path, node, prompt):
                     return
                 ctx.warn(
                     "W102",
-                    f"prompt {prompt!r} is read as a file (legacy bare path)",
+                    f"prompt {prompt!r} is read as a file (legacy `llm_judge` bare path)",
                     node,
                     hint=f"write `prompt: file://{prompt.strip()}`: AgentV >= 4.6 reads a bare path as text",
+                )
+            elif path.is_file():
+                ctx.depend(path)
+                ctx.warn(
+                    "W106",
+                    f"prompt {prompt!r} names a file, but an llm-grader reads a bare string as the prompt "
+                    "text itself (AgentV 4.x)",
+                    node,
+                    hint=f"write `prompt: file://{prompt.strip()}` to use the file",
                 )
             else:
                 ctx.warn(
@@ -203,7 +277,12 @@ def check_builtin(spec: GraderSpec, raw: dict[str, Any], node: Node, ctx: LoadCo
             key = "script" if "script" in raw and "command" not in raw else "command"
             check_command_files(spec.config["command"], node.child(key), ctx, spec.config.get("cwd"))
     elif spec.type == "llm-grader":
-        check_prompt(spec.config.get("prompt"), node.child("prompt"), ctx)
+        legacy = spec.written_type in LEGACY_JUDGE_TYPES
+        check_prompt(spec.config.get("prompt"), node.child("prompt"), ctx, legacy=legacy)
+        if "preprocessors" in raw:
+            from agentv_ci.loading.preprocessors import parse_preprocessors
+
+            parse_preprocessors(raw["preprocessors"], node.child("preprocessors"), ctx)
     elif spec.type == "rubrics" and not spec.config.get("criteria"):
         ctx.error("E102", "rubrics grader needs a non-empty `criteria` list", node)
 

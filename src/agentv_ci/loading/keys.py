@@ -60,9 +60,7 @@ TURN_KEYS = frozenset({"input", "expected_output", "assertions", "criteria", "id
 WORKSPACE_KEYS = frozenset(
     {"template", "repos", "hooks", "isolation", "mode", "path", "docker", "env", "scope", "setup", "name"}
 )
-WORKSPACE_REPO_KEYS = frozenset(
-    {"path", "repo", "source", "commit", "base_commit", "ancestor", "sparse", "checkout", "clone", "ref"}
-)
+WORKSPACE_REPO_KEYS = frozenset({"path", "repo", "commit", "base_commit", "ancestor", "sparse"})
 WORKSPACE_HOOKS = ("before_all", "before_each", "after_each", "after_all")
 WORKSPACE_HOOK_KEYS = frozenset({"command", "script", "timeout_ms", "cwd", "reset", "env"})
 

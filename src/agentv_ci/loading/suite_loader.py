@@ -21,7 +21,6 @@ from agentv_ci.loading.dependencies import check_dependencies
 from agentv_ci.loading.discovery import find_eval_files, jsonl_sidecar
 from agentv_ci.loading.documents import parse_document, read_text
 from agentv_ci.loading.execution import merge_execution, parse_execution
-from agentv_ci.loading.grader_checks import depend_on_command_files
 from agentv_ci.loading.graders import GraderNormaliser
 from agentv_ci.loading.interpolate import dotenv_candidates, merge_env
 from agentv_ci.loading.keys import SUITE_DEPRECATED, SUITE_KEYS, TESTS_ALIASES
@@ -145,7 +144,9 @@ class _SuiteLoader:
         if "governance" in data:
             metadata = {**metadata, "governance": self._mapping(data, "governance", root)}
         defaults.metadata = metadata
-        from agentv_ci.loading.workspace import parse_workspace
+        defaults.preprocessors = self._preprocessors(data, root)
+        ctx.not_run(data, root, {"vars": "put `vars` on each test"}, "an eval file")
+        from agentv_ci.loading.workspace import merge_workspace, parse_workspace
 
         defaults.workspace = parse_workspace(data.get("workspace"), root.child("workspace"), ctx)
         prompt_md = path.parent / "PROMPT.md"
@@ -212,8 +213,8 @@ class _SuiteLoader:
             metadata=metadata,
             tags=[t for t in tags if isinstance(t, str)] if isinstance(tags, list) else [],
             execution=execution,
-            workspace=defaults.workspace,
-            preprocessors=self._preprocessors(data, root),
+            workspace=merge_workspace(defaults.workspace, None),
+            preprocessors=defaults.preprocessors,
             dependencies=list(ctx.dependencies),
             location=root.loc(),
         )
@@ -260,19 +261,11 @@ class _SuiteLoader:
         return value
 
     def _preprocessors(self, data: dict[str, Any], root: Node) -> list[dict[str, Any]]:
-        raw = data.get("preprocessors")
-        if raw is None:
+        from agentv_ci.loading.preprocessors import parse_preprocessors
+
+        if "preprocessors" not in data:
             return []
-        if not isinstance(raw, list) or not all(isinstance(p, dict) for p in raw):
-            self.ctx.error("E101", "preprocessors must be a list of mappings", root.child("preprocessors"))
-            return []
-        for i, item in enumerate(raw):
-            node = root.child("preprocessors").child(i)
-            if "command" not in item:
-                self.ctx.error("E102", "a preprocessor needs a `command`", node)
-            else:
-                depend_on_command_files(item["command"], node, self.ctx)
-        return list(raw)
+        return parse_preprocessors(data["preprocessors"], root.child("preprocessors"), self.ctx)
 
     def _child_tests(
         self, path: Path, where: SourceLocation, stack: tuple[Path, ...]

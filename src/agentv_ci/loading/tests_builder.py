@@ -49,6 +49,7 @@ class SuiteDefaults:
     execution: ExecutionSpec = field(default_factory=ExecutionSpec)
     metadata: dict[str, Any] = field(default_factory=dict)
     workspace: dict[str, Any] | None = None
+    preprocessors: list[dict[str, Any]] = field(default_factory=list)
     prompt_md: Path | None = None
     graders_written: bool = False  # the suite wrote assertions (even if they failed to load)
 
@@ -264,6 +265,7 @@ class TestBuilder:
             note=self._optional_str(raw, "note", node),
             conversation_id=self._optional_str(raw, "conversation_id", node),
             workspace=merge_workspace(defaults.workspace, workspace),
+            preprocessors=defaults.preprocessors,
             mode=mode if isinstance(mode, str) else None,
             turns=turns,
             aggregation=self._choice(raw, "aggregation", AGGREGATIONS, node),
@@ -274,6 +276,8 @@ class TestBuilder:
             location=node.loc(),
         )
         self._choice(raw, "on_dependency_failure", DEPENDENCY_FAILURE, node)
+        hint = "depends_on only orders the tests; a failed dependency does not skip or fail this one"
+        self.ctx.not_run(raw, node, {"on_dependency_failure": hint}, "a test")
         return test, node.child("id")
 
     def _suite_input(self, variables: dict[str, Any]) -> list[Message]:
@@ -322,6 +326,16 @@ class TestBuilder:
                 self.ctx.error("E101", f"a turn must be a mapping, got {type_name(turn)}", child)
                 continue
             self.ctx.check_keys(turn, child, TURN_KEYS, "a conversation turn")
+            self.ctx.not_run(
+                turn,
+                child,
+                {
+                    "criteria": "turns are graded by their `assertions` (strings are rubric criteria)",
+                    "rubrics": "write the criteria as strings in the turn's `assertions`",
+                    "id": "turns are named turn-1, turn-2, ... in results",
+                },
+                "a conversation turn",
+            )
             turn_input = substitute_vars(turn.get("input"), variables)
             messages = normalise_input(turn_input, child.child("input"), self.ctx)
             if not messages or (isinstance(turn_input, str) and not turn_input.strip()):

@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 
 from agentv_ci.model.source import SourceLocation
+from agentv_ci.model.workspace import WorkspaceSpec
 
 JsonValue = Any
 
@@ -109,7 +110,8 @@ class Test(msgspec.Struct, omit_defaults=True):
     description: str | None = None
     note: str | None = None
     conversation_id: str | None = None
-    workspace: dict[str, JsonValue] | None = None
+    workspace: WorkspaceSpec | None = None
+    preprocessors: list[dict[str, JsonValue]] = []  # the suite's `preprocessors` (llm-graders read them)
     mode: str | None = None  # "conversation" for live multi-turn
     turns: list[Turn] = []
     aggregation: str | None = None
@@ -131,7 +133,7 @@ class Suite(msgspec.Struct, omit_defaults=True):
     metadata: dict[str, JsonValue] = {}
     tags: list[str] = []
     execution: ExecutionSpec = msgspec.field(default_factory=ExecutionSpec)
-    workspace: dict[str, JsonValue] | None = None
+    workspace: WorkspaceSpec | None = None
     preprocessors: list[dict[str, JsonValue]] = []
     dependencies: list[str] = []  # absolute paths of every file this suite read (for selection)
     location: SourceLocation | None = None

@@ -3,9 +3,10 @@
 For each turn its input is appended to the history, the target is called with the history (bounded
 by `window_size` turns), and the answer is graded with the turn's own graders. Then the test's
 graders grade the whole transcript (`role: content` blocks). The score is the `aggregation` (`mean`
-default, `min`, `max`) of the graded turns' scores plus the transcript score;
-`on_turn_failure: stop` ends the conversation at the first turn below the threshold. A target error
-ends it as an execution error.
+default, `min`, `max`) of the turns' scores plus the transcript score, as AgentV: a turn with no
+graders and no expected output scores 1; `on_turn_failure: stop` ends the conversation at the first
+turn below the threshold and every turn left counts as 0 with verdict skip (so stopping can never
+score higher than going on and failing). A target error ends it as an execution error.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Awaitable, Callable
 import msgspec
 
 from agentv_ci.errors import TargetError
-from agentv_ci.model.result import GraderResult, TargetResponse, TestResult, TokenUsage
+from agentv_ci.model.result import AssertionResult, GraderResult, TargetResponse, TestResult, TokenUsage
 from agentv_ci.model.suite import Message, Test
 from agentv_ci.prompting import content_text
 
@@ -87,7 +88,13 @@ async def run_conversation(test: Test, *, threshold: float, invoke: Invoke, grad
         last = result
         if result.execution_status == "execution_error":
             error = f"turn {index + 1}: {result.error}"
-        if turn.graders and result.verdict != "skip":
+        if not turn.graders and not turn.expected_output:
+            # AgentV: a turn with nothing to check scores 1 (pass) and counts in the aggregation.
+            scores.append(1.0)
+            groups.append(
+                GraderResult(name=f"turn-{index + 1}", type="conversation-turn", score=1.0, verdict="pass")
+            )
+        elif turn.graders and result.verdict != "skip":
             scores.append(result.score)
             groups.append(
                 GraderResult(
@@ -99,6 +106,18 @@ async def run_conversation(test: Test, *, threshold: float, invoke: Invoke, grad
                 )
             )
             if test.on_turn_failure == "stop" and not meets(result.score, threshold):
+                # AgentV: every turn left is skipped and scores 0, so stopping never raises a score.
+                for skipped in range(index + 1, len(test.turns)):
+                    scores.append(0.0)
+                    groups.append(
+                        GraderResult(
+                            name=f"turn-{skipped + 1}",
+                            type="conversation-turn",
+                            score=0.0,
+                            verdict="skip",
+                            assertions=[AssertionResult("Skipped due to previous turn failure", False)],
+                        )
+                    )
                 break
         if error:
             break

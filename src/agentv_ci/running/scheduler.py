@@ -22,7 +22,7 @@ from agentv_ci.running.conversation import run_conversation
 from agentv_ci.running.fingerprints import DefinitionFingerprints
 from agentv_ci.running.plan import Job
 from agentv_ci.running.rows import unfinished_result
-from agentv_ci.running.workspace import HookError, WorkspaceManager
+from agentv_ci.running.workspace import HookError, Lease, WorkspaceManager
 from agentv_ci.targets.config import TargetsConfig, load_targets
 from agentv_ci.targets.replay import ReplayRecorder
 
@@ -52,7 +52,9 @@ class Runner:
         self.options = options
         self.sink = sink
         self.warnings: list[str] = []
-        self.workspaces = WorkspaceManager(options.run_id, self.warnings)
+        self.workspaces = WorkspaceManager(
+            options.run_id, self.warnings, workers=options.workers, keep=options.keep_workspaces
+        )
         self._configs: dict[Path, TargetsConfig] = {}
         self._by_suite: dict[str, TargetsConfig] = {}
         self._eval_paths: dict[str, Path] = {}
@@ -111,7 +113,7 @@ class Runner:
         for job in self.jobs:
             config = self._config_for(job.suite.path)
             self._definitions.of_job(job, config)  # all at once here: cheaper than between tests
-            key = (config.path, job.target)
+            key = (config.eval_dir, job.target)
             if key not in self._targets:
                 self._targets[key] = create_target(job.target, config, dry_run=self.options.dry_run)
                 limit = self._target_workers(config, job.target)
@@ -275,17 +277,17 @@ class Runner:
         from agentv_ci.grading import grade_test
 
         config = self._config_for(job.suite.path)
-        target = self._targets[(config.path, job.target)]
-        caller = self._callers[(config.path, job.target)]
+        target = self._targets[(config.eval_dir, job.target)]
+        caller = self._callers[(config.eval_dir, job.target)]
         test = job.test
         eval_path = self._eval_path(job.suite.path)
         dry_run = self.options.dry_run
         workspace: Path | None = None
+        lease: Lease | None = None
         started_at = now_millis()
-        has_workspace = test.workspace is not None or job.suite.workspace is not None
         try:
-            if has_workspace:
-                workspace = await self.workspaces.enter(job.suite, test)
+            lease = await self.workspaces.enter(job.suite, test, job.target)
+            workspace = lease.slot.path if lease is not None else None
             inline = getattr(target, "inline_files", True)
 
             async def invoke(asked: Test, messages: list[Message], turn: int) -> TargetResponse:
@@ -323,8 +325,8 @@ class Runner:
                 job,
                 status="execution_error",
                 error=str(exc),
-                stage="setup",
-                reason="script_error",
+                stage=exc.stage,
+                reason=exc.reason,
                 dry_run=dry_run,
             )
         except TimeoutError:
@@ -351,8 +353,7 @@ class Runner:
                 dry_run=dry_run,
             )
         finally:
-            if has_workspace:
-                await self.workspaces.leave(job.suite, test, workspace, keep=self.options.keep_workspaces)
+            await self.workspaces.leave(job.suite, test, lease)
         result.fingerprint = self.definition_fingerprint(job)  # a fresh row: set in place, no copy
         changes: dict[str, object] = {}
         if result.start_time is None:

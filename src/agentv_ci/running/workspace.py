@@ -1,208 +1,336 @@
-"""Workspaces: `workspace.template` copied per test, and hooks with timeouts.
+"""Workspaces as AgentV v4.42.4 runs them (`workspace/setup.ts`, `orchestrator.ts`).
 
-Hooks (`before_all`, `before_each`, `after_each`, `after_all`) each take `command` (a shell string or
-an argv list), `timeout_ms` (60000 for setup, 30000 for teardown) and `cwd`. They get AgentV's stdin
-JSON (`workspace_path`, `test_id`, `eval_run_id`, `case_input`, `case_metadata`). A failing `before_*`
-hook makes the test an execution error (stage `setup`); a failing `after_*` hook only warns.
+A workspace is materialised as: the `template` copied (without `.git`), each of `repos` cloned and
+checked out (running/repos.py), the `env` preflight (`required_commands`, `required_python_modules`),
+then `before_all` with `test_id: "__before_all__"` and the workspace's path.
+
+- `isolation: shared` (default): the tests of a suite (per eval target) share it. `mode: pooled`
+  (the default when there are repos) keeps up to `workers` copies ("slots"), each prepared the same
+  way and given to one test at a time; `mode: temp` (and a template-only workspace) keeps one, which
+  the suite's tests take in turn; `mode: static` uses `path` (materialised when empty or missing,
+  else reused; never deleted). Slots live for the run; the repositories' mirrors are kept between
+  runs (the AgentV pool keeps whole slots: a deliberate difference, see docs/eval-format.md).
+- `isolation: per_test`: every test gets a fresh one, with its own `before_all` (the test's id and
+  input) and `after_all`, deleted after the test unless workspaces are kept.
+
+Around each test: `before_each` (its `reset` first, then its command), the test, `after_each` (its
+`reset`, then its command). A reset puts every repo back at its commit and the root back at its
+baseline (`fast`: `git clean -fd`, `strict`: `-fdx`). Hooks run in their `cwd`, else the external
+workspace file's directory, else the eval file's (hooks.py). A failing setup step makes the test an
+execution error (stage `setup`/`repo_setup`); a failing teardown step only warns. `after_all` runs
+on every slot when the run ends.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+import msgspec
 
 from agentv_ci.model.suite import Suite, Test
+from agentv_ci.model.workspace import WorkspaceHook, WorkspaceSpec
 from agentv_ci.prompting import render_input
-from agentv_ci.security.child_env import child_environment
-from agentv_ci.targets.subprocesses import communicate_capped, spawn_stoppable, stop_group
+from agentv_ci.running.hooks import (
+    SETUP_TIMEOUT_MS,
+    TEARDOWN_TIMEOUT_MS,
+    HookContext,
+    HookOutcome,
+    run_hook,
+)
+from agentv_ci.running.repos import RepoCache, RepoError, init_baseline, reset_root
 
-SETUP_TIMEOUT_MS = 60_000
-TEARDOWN_TIMEOUT_MS = 30_000
+BEFORE_ALL_ID = "__before_all__"
+AFTER_ALL_ID = "__after_all__"
 
 
 class HookError(Exception):
-    """A `before_*` hook failed (non-zero exit, timeout, cannot start)."""
+    """A workspace could not be prepared for a test (a setup hook, a clone, a reset, preflight)."""
+
+    def __init__(self, message: str, *, stage: str = "setup", reason: str = "script_error") -> None:
+        super().__init__(message)
+        self.stage = stage
+        self.reason = reason
 
 
-@dataclass
-class HookOutcome:
-    ok: bool
-    message: str = ""
-
-
-def workspace_of(test: Test, suite: Suite) -> dict[str, Any] | None:
+def workspace_of(test: Test, suite: Suite) -> WorkspaceSpec | None:
     return test.workspace if test.workspace is not None else suite.workspace
 
 
-def _hook(workspace: dict[str, Any], name: str) -> dict[str, Any] | None:
-    hooks = workspace.get("hooks")
-    if not isinstance(hooks, dict) or hooks.get("enabled") is False:
-        return None
-    hook = hooks.get(name)
-    if isinstance(hook, str | list):
-        return {"command": hook}
-    if isinstance(hook, dict) and ("command" in hook or "script" in hook):
-        return hook
-    return None
+@dataclass
+class Slot:
+    """One materialised workspace directory."""
 
-
-async def run_hook(
-    hook: dict[str, Any], *, cwd: Path, payload: dict[str, Any], default_timeout_ms: int, env: dict[str, str]
-) -> HookOutcome:
-    """Run one hook command; never raises."""
-    command = hook.get("command", hook.get("script"))
-    timeout_s = float(hook.get("timeout_ms") or default_timeout_ms) / 1000
-    hook_cwd = cwd / str(hook["cwd"]) if hook.get("cwd") else cwd
-    options: dict[str, Any] = {
-        "cwd": str(hook_cwd),
-        "stdin": asyncio.subprocess.PIPE,
-        "stdout": asyncio.subprocess.PIPE,
-        "stderr": asyncio.subprocess.STDOUT,
-        "start_new_session": True,
-        "env": child_environment(env),  # scrubbed: the hook gets the workspace's `env:`, not the runner's
-    }
-    try:
-        if isinstance(command, list):
-            starting = asyncio.create_subprocess_exec(*[str(part) for part in command], **options)
-        else:
-            starting = asyncio.create_subprocess_shell(str(command), **options)
-        process = await spawn_stoppable(starting)
-    except OSError as exc:
-        return HookOutcome(False, f"cannot start hook {command!r}: {exc}")
-    try:
-        output, _ = await asyncio.wait_for(
-            communicate_capped(process, json.dumps(payload).encode()), timeout_s
-        )
-    except (TimeoutError, asyncio.CancelledError) as exc:
-        await stop_group(process)  # the hook's children too, also on Ctrl-C
-        if isinstance(exc, asyncio.CancelledError):
-            raise
-        return HookOutcome(False, f"hook {command!r} timed out after {timeout_s:g}s")
-    if process.returncode != 0:
-        tail = output.decode("utf-8", errors="replace").strip()[-400:]
-        return HookOutcome(False, f"hook {command!r} exited with code {process.returncode}: {tail}")
-    return HookOutcome(True)
+    path: Path
+    spec: WorkspaceSpec
+    eval_dir: Path
+    baseline: str | None = None  # the root's git baseline, when a reset needs one
+    owned: bool = True  # False for `mode: static`: never deleted
 
 
 @dataclass
-class _SuiteState:
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    started: bool = False
-    failure: str | None = None
-    suite: Suite | None = None
-    workspace: dict[str, Any] | None = None
+class _Group:
+    """The shared workspace of one suite x target x workspace definition."""
+
+    max_slots: int
+    condition: asyncio.Condition = field(default_factory=asyncio.Condition)
+    slots: list[Slot] = field(default_factory=list)
+    free: list[Slot] = field(default_factory=list)
+    building: int = 0
+    failure: HookError | None = None
+
+
+@dataclass
+class Lease:
+    """A workspace lent to one test."""
+
+    slot: Slot
+    group: _Group | None  # None: a per-test workspace
 
 
 class WorkspaceManager:
-    """Per-suite `before_all`/`after_all` and per-test template copies + `before_each`/`after_each`."""
+    """Prepares and lends workspaces; `close()` runs `after_all` and deletes what the run made."""
 
-    def __init__(self, run_id: str, warnings: list[str]) -> None:
+    def __init__(
+        self,
+        run_id: str,
+        warnings: list[str],
+        *,
+        workers: int = 1,
+        keep: bool = False,
+        repos: RepoCache | None = None,
+    ) -> None:
         self.run_id = run_id
         self.warnings = warnings
-        self._suites: dict[str, _SuiteState] = {}
+        self.workers = max(1, workers)
+        self.keep = keep
+        self.repos = repos or RepoCache()
+        self._groups: dict[tuple[str, str, bytes], _Group] = {}
 
-    def _payload(self, test: Test | None, workspace_path: Path | None) -> dict[str, Any]:
-        return {
-            "workspace_path": str(workspace_path) if workspace_path else None,
-            "test_id": test.id if test else None,
-            "eval_run_id": self.run_id,
-            "case_input": render_input(test.input, inline_files=False) if test else None,
-            "case_metadata": test.metadata if test else None,
-        }
+    # ------------------------------------------------------------------ hooks
+    @staticmethod
+    def _hook_cwd(hook: WorkspaceHook, spec: WorkspaceSpec, eval_dir: Path) -> Path:
+        return Path(hook.cwd or spec.base_dir or eval_dir)
 
-    async def _run_hook(
-        self,
-        workspace: dict[str, Any],
-        name: str,
-        *,
-        test: Test | None,
-        path: Path | None,
-        cwd: Path,
-        timeout_ms: int,
-    ) -> HookOutcome:
-        """Run the workspace's `name` hook with its `env` and AgentV's payload; ok when there is none."""
-        hook = _hook(workspace, name)
-        if hook is None:
+    async def _run(self, name: str, spec: WorkspaceSpec, eval_dir: Path, context: HookContext) -> HookOutcome:
+        hook = spec.hook(name)
+        if hook is None or hook.command is None:
             return HookOutcome(True)
-        env = {str(k): str(v) for k, v in (workspace.get("env") or {}).items()}
+        default = SETUP_TIMEOUT_MS if name in ("before_all", "before_each") else TEARDOWN_TIMEOUT_MS
         return await run_hook(
-            hook, cwd=cwd, payload=self._payload(test, path), default_timeout_ms=timeout_ms, env=env
+            hook.command,
+            cwd=self._hook_cwd(hook, spec, eval_dir),
+            context=context,
+            timeout_ms=hook.timeout_ms or default,
+            env={**spec.env, **hook.env},
         )
 
-    async def enter(self, suite: Suite, test: Test) -> Path | None:
-        """Prepare the test's workspace; raises `HookError` when setup fails."""
-        workspace = workspace_of(test, suite)
-        if not workspace:
+    def _context(self, path: Path, test: Test | None, test_id: str | None = None) -> HookContext:
+        return HookContext(
+            workspace_path=path,
+            test_id=test_id or (test.id if test else BEFORE_ALL_ID),
+            eval_run_id=self.run_id,
+            case_input=render_input(test.input, inline_files=False) if test else None,
+            case_metadata=test.metadata if test else None,
+        )
+
+    # ------------------------------------------------------------------ materialising
+    async def _materialise(self, spec: WorkspaceSpec, eval_dir: Path, test: Test | None) -> Slot:
+        """A prepared workspace: template, repos, preflight, before_all, baseline. Raises HookError."""
+        static = spec.mode == "static" and spec.path is not None
+        if static:
+            assert spec.path is not None
+            path = Path(spec.path)
+            fresh = not path.is_dir() or not any(path.iterdir())
+            path.mkdir(parents=True, exist_ok=True)
+        else:
+            path, fresh = Path(tempfile.mkdtemp(prefix="agentv-ci-ws-")), True
+        slot = Slot(path=path, spec=spec, eval_dir=eval_dir, owned=not static)
+        try:
+            if spec.template and fresh:
+                try:
+                    await asyncio.to_thread(
+                        shutil.copytree,
+                        spec.template,
+                        path,
+                        dirs_exist_ok=True,
+                        symlinks=True,
+                        ignore=shutil.ignore_patterns(".git"),
+                    )
+                except OSError as exc:
+                    raise HookError(
+                        f"cannot copy workspace template {spec.template}: {exc}", reason="template_error"
+                    ) from None
+            for repo in spec.repos:
+                if static and (path / repo.path).exists():
+                    continue  # a static workspace keeps the repos it has
+                try:
+                    await self.repos.materialize(repo, path)
+                except RepoError as exc:
+                    raise HookError(
+                        f"cannot materialise repo {repo.path}: {exc}",
+                        stage="repo_setup",
+                        reason="clone_error",
+                    ) from None
+            await self._preflight(spec, path)
+            context = self._context(path, test, None if test else BEFORE_ALL_ID)
+            outcome = await self._run("before_all", spec, eval_dir, context)
+            if not outcome.ok:
+                raise HookError(f"before_all: {outcome.message}")
+            if spec.resets:
+                try:
+                    slot.baseline = await init_baseline(path, [r.path for r in spec.repos])
+                except RepoError as exc:
+                    self.warnings.append(f"{path}: no baseline for resets ({exc}); only repos are reset")
+        except BaseException:
+            if slot.owned:
+                shutil.rmtree(path, ignore_errors=True)
+            raise
+        return slot
+
+    @staticmethod
+    async def _preflight(spec: WorkspaceSpec, path: Path) -> None:
+        missing = [f"command: {c}" for c in spec.required_commands if shutil.which(c) is None]
+        for module in spec.required_python_modules:
+            process = await asyncio.create_subprocess_exec(
+                shutil.which("python3") or sys.executable,
+                "-c",
+                f"import {module}",
+                cwd=str(path),
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL,
+            )
+            if await process.wait() != 0:
+                missing.append(f"python module: {module}")
+        if missing:
+            raise HookError(
+                "preflight checks failed, missing: " + ", ".join(missing), reason="preflight_error"
+            )
+
+    async def _reset(self, slot: Slot, spec: WorkspaceSpec, mode: str | None) -> None:
+        if mode in (None, "none"):
+            return
+        assert mode is not None
+        for repo in spec.repos:
+            await self.repos.reset(repo, slot.path, mode)
+        if slot.baseline is not None:
+            await reset_root(slot.path, slot.baseline, mode)
+
+    # ------------------------------------------------------------------ shared slots
+    def _group(self, suite: Suite, target: str, spec: WorkspaceSpec) -> _Group:
+        setup = msgspec.structs.replace(
+            spec, hooks={k: v for k, v in spec.hooks.items() if k in ("before_all", "after_all")}
+        )
+        key = (suite.path, target, msgspec.json.encode(setup))
+        group = self._groups.get(key)
+        if group is None:
+            pooled = spec.mode == "pooled" or (spec.mode is None and bool(spec.repos))
+            group = self._groups[key] = _Group(max_slots=self.workers if pooled else 1)
+        return group
+
+    async def _acquire(self, group: _Group, spec: WorkspaceSpec, eval_dir: Path) -> Slot:
+        async with group.condition:
+            while True:
+                if group.failure is not None:
+                    raise group.failure
+                if group.free:
+                    return group.free.pop()
+                if len(group.slots) + group.building < group.max_slots:
+                    group.building += 1
+                    break
+                await group.condition.wait()
+        try:
+            slot = await self._materialise(spec, eval_dir, None)
+        except HookError as exc:
+            async with group.condition:
+                group.building -= 1
+                group.failure = exc  # as AgentV: the suite's setup failed, every test of it errors
+                group.condition.notify_all()
+            raise
+        except BaseException:
+            async with group.condition:
+                group.building -= 1
+                group.condition.notify_all()
+            raise
+        async with group.condition:
+            group.building -= 1
+            group.slots.append(slot)
+        return slot
+
+    async def _release(self, group: _Group, slot: Slot) -> None:
+        async with group.condition:
+            group.free.append(slot)
+            group.condition.notify()
+
+    # ------------------------------------------------------------------ per test
+    async def enter(self, suite: Suite, test: Test, target: str = "") -> Lease | None:
+        """The test's workspace, prepared and `before_each` run; raises `HookError` when setup fails."""
+        spec = workspace_of(test, suite)
+        if spec is None:
             return None
         eval_dir = Path(suite.path).parent
-        state = self._suites.setdefault(suite.path, _SuiteState())
-        async with state.lock:
-            if not state.started:
-                state.started = True
-                state.suite, state.workspace = suite, workspace
-                outcome = await self._run_hook(
-                    workspace, "before_all", test=None, path=None, cwd=eval_dir, timeout_ms=SETUP_TIMEOUT_MS
-                )
-                if not outcome.ok:
-                    state.failure = f"before_all: {outcome.message}"
-        if state.failure:
-            raise HookError(state.failure)
-        path: Path | None = None
-        template = workspace.get("template")
-        if template:
-            source = Path(str(template))
-            source = source if source.is_absolute() else eval_dir / source
-            path = Path(tempfile.mkdtemp(prefix="agentv-ci-ws-"))
+        if spec.isolation == "per_test":
+            lease = Lease(await self._materialise(spec, eval_dir, test), None)
+        else:
+            group = self._group(suite, target, spec)
+            lease = Lease(await self._acquire(group, spec, eval_dir), group)
+        try:
+            hook = spec.hook("before_each")
             try:
-                await asyncio.to_thread(shutil.copytree, source, path, dirs_exist_ok=True, symlinks=True)
-            except OSError as exc:
-                shutil.rmtree(path, ignore_errors=True)
-                raise HookError(f"cannot copy workspace template {source}: {exc}") from None
-        outcome = await self._run_hook(
-            workspace, "before_each", test=test, path=path, cwd=path or eval_dir, timeout_ms=SETUP_TIMEOUT_MS
-        )
-        if not outcome.ok:
-            if path is not None:
-                shutil.rmtree(path, ignore_errors=True)
-            raise HookError(f"before_each: {outcome.message}")
-        return path
+                await self._reset(lease.slot, spec, hook.reset if hook else None)
+            except RepoError as exc:
+                raise HookError(f"before_each reset failed: {exc}") from None
+            outcome = await self._run("before_each", spec, eval_dir, self._context(lease.slot.path, test))
+            if not outcome.ok:
+                raise HookError(f"before_each: {outcome.message}")
+        except BaseException:
+            await self._give_back(lease, test, spec)
+            raise
+        return lease
 
-    async def leave(self, suite: Suite, test: Test, path: Path | None, *, keep: bool = False) -> None:
-        """Teardown after a test (warnings only), and `after_all` after the suite's last test."""
-        workspace = workspace_of(test, suite)
-        if not workspace:
+    async def leave(self, suite: Suite, test: Test, lease: Lease | None) -> None:
+        """Teardown after a test: `after_each` reset and command (warnings only)."""
+        if lease is None:
             return
-        eval_dir = Path(suite.path).parent
-        outcome = await self._run_hook(
-            workspace,
-            "after_each",
-            test=test,
-            path=path,
-            cwd=path or eval_dir,
-            timeout_ms=TEARDOWN_TIMEOUT_MS,
+        spec = workspace_of(test, suite) or lease.slot.spec
+        hook = spec.hook("after_each")
+        try:
+            await self._reset(lease.slot, spec, hook.reset if hook else None)
+        except RepoError as exc:
+            self.warnings.append(f"{test.id}: after_each reset failed: {exc}")
+        outcome = await self._run(
+            "after_each", spec, lease.slot.eval_dir, self._context(lease.slot.path, test)
         )
         if not outcome.ok:
             self.warnings.append(f"{test.id}: after_each: {outcome.message}")
-        if path is not None and not keep:
-            shutil.rmtree(path, ignore_errors=True)
+        await self._give_back(lease, test, spec)
+
+    async def _give_back(self, lease: Lease, test: Test, spec: WorkspaceSpec) -> None:
+        if lease.group is not None:
+            await self._release(lease.group, lease.slot)
+            return
+        outcome = await self._run(
+            "after_all", spec, lease.slot.eval_dir, self._context(lease.slot.path, test, AFTER_ALL_ID)
+        )
+        if not outcome.ok:
+            self.warnings.append(f"{test.id}: after_all: {outcome.message}")
+        if lease.slot.owned and not self.keep:
+            shutil.rmtree(lease.slot.path, ignore_errors=True)
 
     async def close(self) -> None:
-        """`after_all` for every suite whose `before_all` ran (at the end of the run)."""
-        for state in self._suites.values():
-            if not state.started or state.workspace is None or state.suite is None:
-                continue
-            outcome = await self._run_hook(
-                state.workspace,
-                "after_all",
-                test=None,
-                path=None,
-                cwd=Path(state.suite.path).parent,
-                timeout_ms=TEARDOWN_TIMEOUT_MS,
-            )
-            if not outcome.ok:
-                self.warnings.append(f"{state.suite.name}: after_all: {outcome.message}")
+        """`after_all` on every shared slot, then delete the slots the run made (unless kept)."""
+        for group in self._groups.values():
+            for slot in group.slots:
+                context = self._context(slot.path, None, AFTER_ALL_ID)
+                outcome = await self._run("after_all", slot.spec, slot.eval_dir, context)
+                if not outcome.ok:
+                    self.warnings.append(f"{slot.path}: after_all: {outcome.message}")
+                if slot.owned and not self.keep:
+                    shutil.rmtree(slot.path, ignore_errors=True)
+        self._groups.clear()
+        self.warnings.extend(self.repos.warnings)
+        self.repos.warnings.clear()

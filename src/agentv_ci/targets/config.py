@@ -66,10 +66,16 @@ class TargetsConfig:
     path: Path | None
     targets: dict[str, TargetDefinition] = field(default_factory=dict)
     env: Mapping[str, str] = field(default_factory=dict)
+    eval_dir: Path | None = None  # the directory of the eval file these targets run
+    inherited_from: dict[str, Path] = field(default_factory=dict)  # name -> the farther file declaring it
 
     @property
     def base_dir(self) -> Path:
-        """Where relative paths in target fields resolve: the project dir holding `.agentv/`."""
+        """Where relative paths in target fields (a cli `cwd`, replay `fixtures`) resolve: the eval
+        file's directory, as AgentV (`cwd: ..` runs an agent one directory above the evals); without
+        an eval file, the project dir holding `.agentv/`."""
+        if self.eval_dir is not None:
+            return self.eval_dir
         if self.path is None:
             return Path.cwd()
         parent = self.path.parent
@@ -122,6 +128,20 @@ class TargetsConfig:
         return UnknownTargetError(f"unknown target {name!r}{chain} ({where})", hint=hint)
 
 
+def _targets_files_above(eval_path: Path) -> list[Path]:
+    """Every targets file from the eval file's directory up to the repo root, then cwd, nearest first."""
+    start = (eval_path if eval_path.is_dir() else eval_path.parent).resolve()
+    root = find_repo_root(start)
+    found: list[Path] = []
+    for directory in (start, *start.parents):
+        found.extend(directory / name for name in TARGET_FILE_NAMES if (directory / name).is_file())
+        if root is not None and directory == root:
+            break
+    cwd = Path.cwd()
+    found.extend(cwd / name for name in TARGET_FILE_NAMES if (cwd / name).is_file())
+    return list(dict.fromkeys(found))
+
+
 def find_targets_file(eval_path: Path, *, explicit: Path | None = None) -> Path | None:
     """`--targets` (file or dir), else walk from the eval file's dir to the repo root, then cwd."""
     if explicit is not None:
@@ -158,8 +178,32 @@ def load_targets(
     environment = build_environment(start.resolve(), env=env)
     register_environment(environment)  # secrets a `.env` file provides are masked like the process's
     if path is None:
-        return TargetsConfig(path=None, env=environment)
-    return parse_targets_file(path, environment)
+        return TargetsConfig(path=None, env=environment, eval_dir=start.resolve())
+    config = parse_targets_file(path, environment)
+    config.eval_dir = start.resolve()
+    if explicit is None:
+        _inherit(config, _targets_files_above(eval_path), environment)
+    return config
+
+
+def _inherit(config: TargetsConfig, chain: list[Path], env: Mapping[str, str]) -> None:
+    """Targets the nearest file lacks, from the targets files farther up (a `grader_target: grader`
+    that only the project's `.agentv/targets.yaml` declares). A farther file that cannot be parsed
+    is skipped: it is not the file this suite reads, and a name it would have declared stays
+    unknown, which is reported where it is used."""
+    assert config.path is not None
+    nearest = config.path.resolve()
+    for other in chain:
+        if other.resolve() == nearest:
+            continue
+        try:
+            farther = parse_targets_file(other, env)
+        except ConfigError:
+            continue
+        for name, definition in farther.targets.items():
+            if name not in config.targets:
+                config.targets[name] = definition
+                config.inherited_from[name] = other
 
 
 def parse_targets_file(path: Path, env: Mapping[str, str]) -> TargetsConfig:

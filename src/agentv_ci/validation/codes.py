@@ -29,6 +29,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "E111": ("error", "test has no input"),
     "E112": ("error", "test has nothing to grade"),
     "E113": ("error", "conflicting fields"),
+    "E114": ("error", "not supported by agentv-ci"),
     # graders
     "E201": ("error", "unknown grader type"),
     "E202": ("error", "invalid grader configuration"),
@@ -55,6 +56,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "W107": ("warning", "role marker in content"),
     "W108": ("warning", "unknown target config key"),
     "W109": ("warning", "target setting from an unset environment variable"),
+    "W110": ("warning", "accepted but not run"),
 }
 
 # Warnings that become errors under `--strict`.

@@ -1,0 +1,60 @@
+"""A test's workspace (AgentV's `workspace:` block) after loading: what the runner materialises.
+
+Paths are absolute (resolved by the loader against the file the workspace is written in); only the
+fields the runner acts on are kept, so a key the loader accepts either lands here or is reported.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+HOOK_NAMES = ("before_all", "before_each", "after_each", "after_all")
+SETUP_HOOKS = frozenset({"before_all", "before_each"})
+
+
+class WorkspaceHook(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One lifecycle hook: a `command` (argv list, or a string run by `sh -c`) and/or a `reset`."""
+
+    command: list[str] | str | None = None
+    reset: str | None = None  # none | fast | strict
+    cwd: str | None = None  # absolute; None = the workspace file's directory, else the eval file's
+    timeout_ms: int | None = None
+    env: dict[str, str] = {}
+
+
+class WorkspaceRepo(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A git repository cloned into the workspace at `path` and checked out at `commit`."""
+
+    path: str  # relative to the workspace root
+    repo: str  # clone URL (a `file://` URL, an https/ssh URL; `org/name` = GitHub)
+    commit: str | None = None  # branch, tag or SHA (`base_commit` is its alias); None = HEAD
+    ancestor: int = 0
+    sparse: list[str] = []
+
+
+class WorkspaceSpec(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A workspace: template copy + repos + hooks, shared by a suite's tests or fresh per test."""
+
+    template: str | None = None  # absolute directory
+    repos: list[WorkspaceRepo] = []
+    hooks: dict[str, WorkspaceHook] = {}
+    hooks_enabled: bool = True
+    isolation: str = "shared"  # shared | per_test
+    mode: str | None = None  # pooled | temp | static (None: pooled when there are repos)
+    path: str | None = None  # the directory of `mode: static` (absolute)
+    env: dict[str, str] = {}  # variables for the hooks (agentv-ci extension)
+    required_commands: list[str] = []  # `env.required_commands` preflight (AgentV)
+    required_python_modules: list[str] = []  # `env.required_python_modules` preflight (AgentV)
+    base_dir: str | None = None  # the external workspace file's directory (hooks' default cwd)
+
+    def hook(self, name: str) -> WorkspaceHook | None:
+        """The hook `name` when hooks are enabled."""
+        return self.hooks.get(name) if self.hooks_enabled else None
+
+    @property
+    def resets(self) -> bool:
+        """Whether `before_each`/`after_each` ever reset the workspace."""
+        return any(
+            (hook := self.hook(name)) is not None and hook.reset not in (None, "none")
+            for name in ("before_each", "after_each")
+        )
