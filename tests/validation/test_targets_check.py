@@ -51,7 +51,7 @@ def test_each_target_problem_is_reported_where_it_was_written(tmp_path: Path) ->
         ("E401", "targets.yaml", 5, 5),  # agent's grader_target names an unknown target
         ("E205", "targets.yaml", 9, 5),  # typo's provider
         ("E206", "targets.yaml", 10, 5),  # headless has no command
-        ("E401", "c.eval.yaml", 3, 11),  # the eval file names an unknown target
+        ("W111", "c.eval.yaml", 3, 11),  # the eval file names an unknown target (run --target replaces it)
     }  # `unused` is broken too, but no suite uses it
 
 
@@ -63,8 +63,8 @@ def test_messages_and_hints_say_how_to_fix_it(tmp_path: Path) -> None:
     assert by_code["E205"].message == "target 'typo': unknown provider 'opanai'"
     assert by_code["E205"].hint == "did you mean `openai`?"
     assert by_code["E206"].message == "target 'headless' (cli) needs `command`"
-    assert by_code["E401"].message.startswith("unknown target 'agnet'")
-    assert by_code["E401"].hint == "did you mean 'agent'?"
+    assert by_code["W111"].message.startswith("unknown target 'agnet'")
+    assert by_code["W111"].hint == "did you mean 'agent'?"
 
 
 def test_validate_exits_2_on_an_unknown_provider_and_prints_its_line(tmp_path: Path) -> None:
@@ -86,7 +86,9 @@ def test_implicit_default_is_checked_only_when_declared_and_no_file_means_no_che
     (bare / ".git").mkdir(parents=True)
     _suite(bare, "a", "execution:\n  target: anything\n")
     assert _found(bare) == set()
-    assert _found(bare, targets_file=root / ".agentv" / "targets.yaml") == {("E401", "a.eval.yaml", 3, 11)}
+    assert _found(bare, targets_file=root / ".agentv" / "targets.yaml") == {("W111", "a.eval.yaml", 3, 11)}
+    strict = validate_paths([bare], env={}, strict=True, targets_file=root / ".agentv" / "targets.yaml")
+    assert [(d.code, d.severity) for d in strict.diagnostics] == [("W111", "error")]
 
 
 def test_a_target_from_an_unset_variable_is_a_warning(tmp_path: Path) -> None:

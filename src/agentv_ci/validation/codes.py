@@ -56,11 +56,12 @@ CODES: dict[str, tuple[Severity, str]] = {
     "W107": ("warning", "role marker in content"),
     "W108": ("warning", "unknown target config key"),
     "W109": ("warning", "target setting from an unset environment variable"),
+    "W111": ("warning", "the eval file names an undeclared target"),
     "W110": ("warning", "accepted but not run"),
 }
 
 # Warnings that become errors under `--strict`.
-STRICT_PROMOTED = frozenset({"W101", "W105", "W108"})
+STRICT_PROMOTED = frozenset({"W101", "W105", "W108", "W111"})
 
 
 def severity_of(code: str) -> Severity:

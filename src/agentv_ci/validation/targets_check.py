@@ -232,7 +232,9 @@ class TargetChecker:
     ) -> list[Diagnostic]:
         key = (str(config.path), name)
         if key not in self._checked:
-            found, checked = _check(name, config, unknown_at=written_at, fallback=eval_path)
+            found, checked = _check(
+                name, config, unknown_at=written_at, fallback=eval_path, in_eval=written_at is not None
+            )
             owner = checked.definition if checked is not None else None
             if owner is not None and owner.grader_target:
                 where = owner.key_locations.get("grader_target", owner.key_locations.get("judge_target"))
@@ -244,23 +246,34 @@ class TargetChecker:
         # An unknown target named by several eval files is reported where each one names it.
         return [
             msgspec.structs.replace(d, file=written_at.file, line=written_at.line, col=written_at.col)
-            if d.code == "E401" and d.message.startswith(f"unknown target {name!r}")
+            if d.code in ("E401", "W111") and d.message.startswith(f"unknown target {name!r}")
             else d
             for d in self._checked[key]
         ]
 
 
 def _check(
-    name: str, config: TargetsConfig, *, unknown_at: SourceLocation | None, fallback: str
+    name: str,
+    config: TargetsConfig,
+    *,
+    unknown_at: SourceLocation | None,
+    fallback: str,
+    in_eval: bool = False,
 ) -> tuple[list[Diagnostic], CheckedTarget | None]:
-    """Diagnostics for target `name` (an unknown name located at `unknown_at`), and the checked target."""
+    """Diagnostics for target `name` (an unknown name located at `unknown_at`), and the checked target.
+
+    An unknown name the eval file itself writes is W111 (E401 under `--strict`): `run --target NAME`
+    replaces it, as AgentV projects often do; an unknown `grader_target` in targets.yaml is E401."""
     try:
         return [], check_target(name, config)
     except ConfigError as exc:
         code = _CODES.get(type(exc))
         if code is None:  # provider, keys and values: reported for every target by the file pass
             return [], None
-        return [_located(code, exc, unknown_at if code == "E401" else None, fallback)], None
+        if code == "E401" and in_eval:
+            code = "W111"
+        located = unknown_at if code in ("E401", "W111") else None
+        return [_located(code, exc, located, fallback)], None
 
 
 _CODES: dict[type[ConfigError], str] = {
