@@ -150,7 +150,9 @@ def execute_run(request: RunRequest) -> RunOutcome:
 
 
 def _execute_run(request: RunRequest) -> RunOutcome:
-    from agentv_ci.reporting.results_file import ResultsWriter, summary_from_results, write_summary_json
+    from agentv_ci.reporting.results_file import ResultsWriter, write_summary_json
+    from agentv_ci.reporting.stored_results import StoredResults
+    from agentv_ci.reporting.tally import ResultsTally
     from agentv_ci.running.cache import DEFAULT_CACHE_DIR, ResponseCache
     from agentv_ci.running.progress import Progress
     from agentv_ci.targets.replay import ReplayRecorder
@@ -189,7 +191,15 @@ def _execute_run(request: RunRequest) -> RunOutcome:
         run_id=output_dir.name,
     )
     progress = Progress(len(jobs), stream=request.progress_stream or sys.stderr, quiet=request.quiet)
-    results: list[TestResult] = []
+    # No result is kept: each row goes to index.jsonl and into the tally (the figures the gates and
+    # the summaries need); reports read the rows back from the file (reporting.stored_results).
+    tally = ResultsTally()
+    keys = _KeyCheck()
+    for result in previous:
+        tally.add(result)
+        keys.add(result)
+    previous_rows = len(previous)
+    del previous
     runner = Runner(jobs, options, lambda r: None)
     runner.prepare()  # unknown targets / missing API keys fail here, before anything runs or is written
     interrupted = False
@@ -197,7 +207,8 @@ def _execute_run(request: RunRequest) -> RunOutcome:
 
         def sink(result: TestResult) -> None:
             result = writer.append(result)  # the row as written: secrets redacted
-            results.append(result)
+            tally.add(result)
+            keys.add(result)
             progress.update(result)
 
         runner.sink = sink
@@ -209,12 +220,14 @@ def _execute_run(request: RunRequest) -> RunOutcome:
             progress.finish()
             if recorder is not None:
                 recorder.close()
-    summary = summary_from_results(
-        [*previous, *results],
+    results = StoredResults(output_dir / "index.jsonl", tally, count=tally.results, unique_keys=keys.unique)
+    summary = RunSummary(
+        results=results,
         started_at=started_at,
         ended_at=now_seconds(),
         duration_ms=(time.perf_counter() - started) * 1000,
-        dry_run=request.dry_run,
+        dry_run=request.dry_run or tally.dry_run,  # as summary_from_results: any dry-run row marks it
+        not_run=tally.not_run_status,
         budget_exhausted=options.budget.exhausted and runner.not_run > 0,
         interrupted=interrupted,
         selection=request.selection or {},
@@ -222,7 +235,7 @@ def _execute_run(request: RunRequest) -> RunOutcome:
     write_summary_json(output_dir / "summary.json", summary)
     if interrupted:
         raise KeyboardInterrupt
-    return RunOutcome(summary, output_dir, [*load_warnings, *runner.warnings], resumed=len(previous))
+    return RunOutcome(summary, output_dir, [*load_warnings, *runner.warnings], resumed=previous_rows)
 
 
 def _nothing_selected(request: RunRequest, started_at: str) -> RunOutcome:
@@ -238,6 +251,24 @@ def _nothing_selected(request: RunRequest, started_at: str) -> RunOutcome:
     )
     write_summary_json(output_dir / "summary.json", summary)
     return RunOutcome(summary, output_dir, [])
+
+
+class _KeyCheck:
+    """Whether a run's rows have unique (suite, test id, target) keys, in constant memory.
+
+    Within one eval file they always have (a duplicate test id is E105; targets are de-duplicated;
+    attempts are merged by the runner), so keys can repeat only when two eval files share a suite
+    name: that is what is checked (suite name -> the eval path of its first row). When they may
+    repeat, reports merge the rows of one key as attempts (by sorting, still in bounded memory)."""
+
+    def __init__(self) -> None:
+        self._paths: dict[str, str | None] = {}
+        self.unique = True
+
+    def add(self, result: TestResult) -> None:
+        first = self._paths.setdefault(result.suite, result.eval_path)
+        if first != result.eval_path:
+            self.unique = False
 
 
 async def _drive(runner: Runner) -> None:
