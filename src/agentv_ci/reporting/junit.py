@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import io
 import math
-import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 from itertools import groupby
@@ -207,8 +206,8 @@ class _SuiteWriter:
         self.summary = summary
         self.repo_root = repo_root
         self.risky_names = risky_names  # names that may collide with another case's (see _case_names)
-        self.properties = _spool()
-        self.cases = _spool()
+        self.properties = _Spool()
+        self.cases = _Spool()
         self.seen: dict[str, int] = {}
         self.counts = {"tests": 0.0, "failures": 0.0, "errors": 0.0, "time": 0.0}
         self.tests = self.failed = self.errored = self.skipped = 0
@@ -228,8 +227,13 @@ class _SuiteWriter:
             seen = self.seen[case_name] = self.seen.get(case_name, 0) + 1
             if seen > 1:  # never emit duplicate names (readers treat them as retries)
                 case_name = f"{case_name} #{seen}"
-        for key, value in _case_properties(result, self.repo_root).items():
-            self._property(f"{case_name}.{key}", value)
+        prefix = f'      <property name="{_attr(case_name)}.'
+        self.properties.write(
+            "".join(
+                f'{prefix}{key}" value="{_attr(value)}" />\n'
+                for key, value in _case_properties(result, self.repo_root).items()
+            )
+        )
         text, counted = _case(result, self.summary, case_name)
         self.cases.write(text)
         self.tests += 1
@@ -247,7 +251,7 @@ class _SuiteWriter:
             self.eval_paths += 1
             self.eval_path = path
 
-    def write_to(self, out: IO[str]) -> None:
+    def write_to(self, out: IO[str] | _Spool) -> None:
         summary = self.summary
         attributes = [
             ("errors", str(self.errored)),
@@ -264,9 +268,9 @@ class _SuiteWriter:
         if file:
             attributes.append(("file", file))
         out.write("  " + _start("testsuite", attributes) + ">\n    <properties>\n")
-        _copy(self.properties, out)
+        self.properties.copy_to(out)
         out.write("    </properties>\n")
-        _copy(self.cases, out)
+        self.cases.copy_to(out)
         out.write("  </testsuite>\n")
 
     def close(self) -> None:
@@ -274,13 +278,42 @@ class _SuiteWriter:
         self.cases.close()
 
 
-def _spool() -> IO[str]:
-    return tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES, mode="w+", encoding="utf-8", newline="")
+class _Spool:
+    """Text gathered in memory in pieces and moved to a temporary file past `_SPOOL_BYTES`."""
 
+    def __init__(self) -> None:
+        self._pieces: list[str] = []
+        self._size = 0
+        self._file: IO[str] | None = None
 
-def _copy(source: IO[str], out: IO[str]) -> None:
-    source.seek(0)
-    shutil.copyfileobj(source, out, 1 << 20)
+    def write(self, text: str) -> None:
+        self._pieces.append(text)
+        self._size += len(text)
+        if self._size > _SPOOL_BYTES:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._file is None:
+            self._file = tempfile.TemporaryFile(mode="w+", encoding="utf-8", newline="")  # noqa: SIM115
+        self._file.write("".join(self._pieces))
+        self._pieces.clear()
+        self._size = 0
+
+    def empty(self) -> bool:
+        return not self._pieces and (self._file is None or not self._file.tell())
+
+    def copy_to(self, out: IO[str] | _Spool) -> None:
+        if self._file is not None:
+            self._file.seek(0)
+            while block := self._file.read(1 << 20):
+                out.write(block)
+        out.write("".join(self._pieces))
+
+    def close(self) -> None:
+        self._pieces.clear()
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
 
 def _is_plain(name: str, raw: str) -> bool:
@@ -316,7 +349,7 @@ def _ordered(summary: RunSummary) -> Iterator[TestResult]:
 def _write(summary: RunSummary, out: IO[str], repo_root: Path) -> None:
     risky = _risky_names(result_keys(summary.results))
     totals = {"tests": 0.0, "failures": 0.0, "errors": 0.0, "time": 0.0}
-    body = _spool()
+    body = _Spool()
     try:
         for suite_name, results in groupby(_ordered(summary), key=lambda r: r.suite):
             suite = _SuiteWriter(suite_name, summary, repo_root, risky.get(suite_name, set()))
@@ -339,11 +372,11 @@ def _write(summary: RunSummary, out: IO[str], repo_root: Path) -> None:
             ],
         )
         out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
-        if not body.tell():
+        if body.empty():
             out.write(root + " />\n")
             return
         out.write(root + ">\n")
-        _copy(body, out)
+        body.copy_to(out)
         out.write("</testsuites>\n")
     finally:
         body.close()
