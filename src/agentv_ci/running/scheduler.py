@@ -13,8 +13,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import msgspec
-
 from agentv_ci.clock import now_millis
 from agentv_ci.errors import AgentvCiError, TargetError
 from agentv_ci.model.result import TargetResponse, TestResult
@@ -399,14 +397,14 @@ class Runner:
         finally:
             if has_workspace:
                 await self.workspaces.leave(job.suite, test, workspace, keep=self.options.keep_workspaces)
-        # a fresh row: set in place, no copy
+        # A fresh row (grade_test, run_conversation and unfinished_result build a new one each time):
+        # completed in place, no copy.
         result.fingerprint = fingerprint if fingerprint is not None else self.definition_fingerprint(job)
-        changes: dict[str, object] = {}
         if result.start_time is None:
-            changes["start_time"] = started_at
-            changes["end_time"] = now_millis()
+            result.start_time = started_at
+            result.end_time = now_millis()
         if attempt and result.attempt is None:
-            changes["attempt"] = attempt
+            result.attempt = attempt
         if not result.suite:
-            changes["suite"] = job.suite.name
-        return msgspec.structs.replace(result, **changes) if changes else result
+            result.suite = job.suite.name
+        return result
