@@ -26,7 +26,7 @@ from __future__ import annotations
 import io
 import math
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from itertools import groupby
 from pathlib import Path
 from typing import IO
@@ -41,7 +41,7 @@ from agentv_ci.reporting.details import (
     repo_relative,
 )
 from agentv_ci.reporting.gc_pause import paused_gc
-from agentv_ci.reporting.stored_results import aggregated_in_key_order, result_keys
+from agentv_ci.reporting.stored_results import aggregated_in_key_order
 from agentv_ci.reporting.totals import outcome_of
 from agentv_ci.text_safety import clean_text, excerpt, neutralise_workflow_commands
 
@@ -322,17 +322,21 @@ def _is_plain(name: str, raw: str) -> bool:
     return name == raw and raw.count(" [") == 1
 
 
-def _risky_names(keys: Iterable[tuple[str, str, str]]) -> dict[str, set[str]]:
+class _RiskyNames:
     """Per suite, the case names that cleaning changed or that do not split into one test id and
     target: only these can be shared by two cases (a plain name only with one of these), so only
-    cases named so are counted while writing (bounded memory, the same names as counting all)."""
-    risky: dict[str, set[str]] = {}
-    for suite, test_id, target in keys:
+    cases named so are counted while writing (bounded memory, the same names as counting all).
+    Fed every key before the first case is written."""
+
+    def __init__(self) -> None:
+        self.by_suite: dict[str, set[str]] = {}
+
+    def __call__(self, key: tuple[str, str, str]) -> None:
+        suite, test_id, target = key
         raw = f"{test_id} [{target}]"
         name = clean_text(raw)
         if not _is_plain(name, raw):
-            risky.setdefault(suite, set()).add(name)
-    return risky
+            self.by_suite.setdefault(suite, set()).add(name)
 
 
 def write_junit(summary: RunSummary, out: IO[str], repo_root: Path) -> None:
@@ -342,17 +346,14 @@ def write_junit(summary: RunSummary, out: IO[str], repo_root: Path) -> None:
         _write(summary, out, repo_root)
 
 
-def _ordered(summary: RunSummary) -> Iterator[TestResult]:
-    return aggregated_in_key_order(summary.results)  # one case per test x target
-
-
 def _write(summary: RunSummary, out: IO[str], repo_root: Path) -> None:
-    risky = _risky_names(result_keys(summary.results))
+    risky = _RiskyNames()
+    ordered = aggregated_in_key_order(summary.results, risky)  # one case per test x target
     totals = {"tests": 0.0, "failures": 0.0, "errors": 0.0, "time": 0.0}
     body = _Spool()
     try:
-        for suite_name, results in groupby(_ordered(summary), key=lambda r: r.suite):
-            suite = _SuiteWriter(suite_name, summary, repo_root, risky.get(suite_name, set()))
+        for suite_name, results in groupby(ordered, key=lambda r: r.suite):
+            suite = _SuiteWriter(suite_name, summary, repo_root, risky.by_suite.get(suite_name, set()))
             try:
                 for result in results:
                     suite.add(result)

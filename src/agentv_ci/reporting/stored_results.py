@@ -15,7 +15,7 @@ from __future__ import annotations
 import heapq
 import tempfile
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import overload
 
@@ -24,8 +24,16 @@ import msgspec
 from agentv_ci.model.result import TestResult
 from agentv_ci.reporting.results_file import aggregate_attempts, decode_row, merge_attempts
 from agentv_ci.reporting.tally import ResultsTally
+from agentv_ci.reporting.totals import outcome_of
 
-__all__ = ["SORT_CHUNK", "StoredResults", "aggregated", "aggregated_in_key_order", "result_keys"]
+__all__ = [
+    "SORT_CHUNK",
+    "StoredResults",
+    "aggregated",
+    "aggregated_failing",
+    "aggregated_in_key_order",
+    "result_keys",
+]
 
 SORT_CHUNK = 50_000  # keys sorted in memory at a time (about 8 MB)
 
@@ -37,6 +45,15 @@ class _Key(msgspec.Struct):
 
 
 _KEY = msgspec.json.Decoder(_Key)
+
+
+class _Outcome(msgspec.Struct):
+    execution_status: str
+    verdict: str = "fail"
+
+
+_OUTCOME = msgspec.json.Decoder(_Outcome)
+_IMPLIED = {"ok": "pass", "not_run": "skip"}  # as the row reader implies a verdict our writer omitted
 _SPILLED = msgspec.json.Decoder(tuple[str, str, str, int])
 _ENCODER = msgspec.json.Encoder()
 
@@ -129,14 +146,38 @@ class StoredResults(Sequence[TestResult]):
             return iter(self)
         return self.aggregated_in_key_order()
 
-    def aggregated_in_key_order(self) -> Iterator[TestResult]:
+    def aggregated_failing(self) -> Iterator[TestResult]:
+        """The results of `aggregated` that failed or errored (the rows of a passing or skipped test
+        are not decoded: most rows of a run)."""
+        if not self.unique_keys:
+            yield from (r for r in self.aggregated_in_key_order() if outcome_of(r) in _FAILING)
+            return
+        file = str(self.path)
+        with self.path.open("rb") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    seen = _OUTCOME.decode(line)
+                except (msgspec.ValidationError, msgspec.DecodeError):
+                    seen = None
+                if seen is not None and not _may_fail(seen):
+                    continue
+                row = decode_row(line, file, number)
+                if outcome_of(row) in _FAILING:
+                    yield row
+
+    def aggregated_in_key_order(
+        self, on_key: Callable[[tuple[str, str, str]], None] | None = None
+    ) -> Iterator[TestResult]:
         """One result per test x target, ordered by suite, test id and target; rows of the same test
-        x target are merged in the order they were written (as `aggregate_attempts` merges them)."""
+        x target are merged in the order they were written (as `aggregate_attempts` merges them).
+        `on_key` sees every row's key, all of them before the first result is yielded."""
         group: list[TestResult] = []
         current: tuple[str, str, str] | None = None
         file = str(self.path)
         with self.path.open("rb") as handle:
-            for suite, test_id, target, offset in self._keys_in_order():
+            for suite, test_id, target, offset in self._keys_in_order(on_key):
                 handle.seek(offset)
                 row = decode_row(handle.readline(), file)
                 key = (suite, test_id, target)
@@ -148,7 +189,9 @@ class StoredResults(Sequence[TestResult]):
         if group:
             yield merge_attempts(group)
 
-    def _keys_in_order(self) -> Iterator[SortedKey]:
+    def _keys_in_order(
+        self, on_key: Callable[[tuple[str, str, str]], None] | None = None
+    ) -> Iterator[SortedKey]:
         """(suite, test id, target, offset) of every row, sorted; equal keys in file order (the
         offset breaks ties). Chunks of `SORT_CHUNK` keys are sorted and spilled, then merged."""
         chunk: list[SortedKey] = []
@@ -158,7 +201,10 @@ class StoredResults(Sequence[TestResult]):
             with self.path.open("rb") as handle:
                 for line in handle:
                     if line.strip():
-                        chunk.append((*_key_of(line, self.path), position))
+                        key = _key_of(line, self.path)
+                        if on_key is not None:
+                            on_key(key)
+                        chunk.append((*key, position))
                         if len(chunk) >= SORT_CHUNK:
                             spilled.append(_spill(sorted(chunk), Path(spill_dir), len(spilled)))
                             chunk = []
@@ -216,9 +262,35 @@ def result_keys(results: Iterable[TestResult]) -> Iterator[tuple[str, str, str]]
     return ((r.suite, r.test_id, r.target) for r in results)
 
 
-def aggregated_in_key_order(results: Iterable[TestResult]) -> Iterator[TestResult]:
-    """`aggregated(results)` sorted by suite, test id and target."""
+def aggregated_in_key_order(
+    results: Iterable[TestResult], on_key: Callable[[tuple[str, str, str]], None] | None = None
+) -> Iterator[TestResult]:
+    """`aggregated(results)` sorted by suite, test id and target; `on_key` sees the key of every row
+    before the first result is yielded."""
     if isinstance(results, StoredResults):
-        return results.aggregated_in_key_order()
+        return results.aggregated_in_key_order(on_key)
+    if on_key is not None:
+        for result in results:
+            on_key((result.suite, result.test_id, result.target))
     merged = aggregate_attempts(results)
     return iter(sorted(merged, key=lambda r: (r.suite, r.test_id, r.target)))
+
+
+def aggregated_failing(results: Iterable[TestResult]) -> Iterable[TestResult]:
+    """The aggregated results that failed or errored (a run's rows that passed are not decoded)."""
+    if isinstance(results, StoredResults):
+        return results.aggregated_failing()
+    return [r for r in aggregate_attempts(results) if outcome_of(r) in _FAILING]
+
+
+_FAILING = ("failed", "error")
+
+
+def _may_fail(seen: _Outcome) -> bool:
+    """Whether a row with this status and verdict can be failed or errored (`outcome_of`)."""
+    status, verdict = seen.execution_status, seen.verdict
+    if verdict == "fail":
+        verdict = _IMPLIED.get(status, verdict)
+    if status == "not_run" or verdict == "skip":
+        return False
+    return status == "execution_error" or verdict != "pass"
