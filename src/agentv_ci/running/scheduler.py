@@ -46,18 +46,20 @@ class RunNeeds:
         self._needs: dict[Need, None] = {}
 
     def add(self, job: Job) -> None:
+        self.add_test(job.suite.path, job.target, job.test)
+
+    def add_test(self, eval_path: str, target: str, test: Test) -> None:
+        """One job: `test` of the eval file `eval_path` against `target`."""
         from agentv_ci.grading import graders_for
 
         self.jobs += 1
         needs = self._needs
-        path = job.suite.path
-        needs.setdefault(("target", path, job.target))
-        test = job.test
+        needs.setdefault(("target", eval_path, target))
         specs = graders_for(test) if not test.turns else [*graders_for(test), *_turn_graders(test)]
         for spec in specs:
             if spec.type in MODEL_GRADERS:
                 own = spec.config.get("target")
-                needs.setdefault(("grader", path, job.target, own if isinstance(own, str) and own else None))
+                needs.setdefault(("grader", eval_path, target, own if isinstance(own, str) and own else None))
 
     def __iter__(self) -> Iterator[Need]:
         return iter(self._needs)

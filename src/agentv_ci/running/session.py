@@ -23,7 +23,7 @@ from agentv_ci.errors import ConfigError, InvalidEvalFiles, UsageError
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.suite import Suite, Test
 from agentv_ci.running.budget import Budget
-from agentv_ci.running.plan import Job, PlanOptions, iter_jobs
+from agentv_ci.running.plan import Job, PlanOptions, iter_jobs, selected, targets_for
 from agentv_ci.running.scheduler import RunNeeds, Runner, RunnerOptions
 
 if TYPE_CHECKING:
@@ -249,9 +249,12 @@ def _execute_run(request: RunRequest) -> RunOutcome:
     needs = RunNeeds()
 
     def count(suite: Suite, test: Test) -> None:
-        for job in iter_jobs(suite, (test,), plan):
-            if job.key not in finished:
-                needs.add(job)
+        # iter_jobs' selection and targets, without building the jobs (they are planned again later)
+        if not selected(test, suite, plan):
+            return
+        for target in targets_for(test, suite, plan.targets):
+            if (test.suite or suite.name, test.id, target) not in finished:
+                needs.add_test(suite.path, target, test)
 
     # First reading: every test built and checked (bad input stops here, before anything runs) and
     # counted; the tests of JSONL datasets are not held but read again as the run takes them.
