@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
-import traceback
 from typing import Annotated
 
 import typer
@@ -74,6 +72,9 @@ app.command(
 
 
 def _save_traceback() -> str:
+    import tempfile  # only on a crash: `--help` and every command start without them
+    import traceback
+
     from agentv_ci.security.redaction import redact
 
     fd, path = tempfile.mkstemp(prefix="agentv-ci-crash-", suffix=".log")

@@ -218,13 +218,13 @@ def _suite_stats(name: str, rows: Iterable[TestComparison]) -> SuiteComparison:
     )
 
 
-def compare_runs(base: list[TestResult], head: list[TestResult]) -> Comparison:
+def compare_runs(base: Iterable[TestResult], head: Iterable[TestResult]) -> Comparison:
     """Diff two runs (rows of the same test x target are first merged into one with attempts)."""
     with paused_gc():
         return _compare(base, head)
 
 
-def _compare(base: list[TestResult], head: list[TestResult]) -> Comparison:
+def _compare(base: Iterable[TestResult], head: Iterable[TestResult]) -> Comparison:
     base_map = {_key(r): r for r in aggregate_attempts(base)}
     head_map = {_key(r): r for r in aggregate_attempts(head)}
     tests: list[TestComparison] = []

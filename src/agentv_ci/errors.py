@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import TYPE_CHECKING
 
-from agentv_ci.model.source import SourceLocation
+if TYPE_CHECKING:  # annotations only: `agentv-ci --help` does not import msgspec
+    from agentv_ci.model.source import SourceLocation
 
 
 class ExitCode(IntEnum):

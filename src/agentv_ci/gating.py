@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from agentv_ci.compare import NOISE_FLOOR, Comparison
 from agentv_ci.errors import ExitCode, UsageError
 from agentv_ci.model.result import RunSummary, TestResult
-from agentv_ci.reporting.totals import Totals, outcome_of, totals_by_suite, totals_of
+from agentv_ci.reporting.tally import FirstFew, tally_of
+from agentv_ci.reporting.totals import Totals
 
 __all__ = ["GateDecision", "GateOptions", "decide", "regression_reasons", "rejudge"]
 
@@ -164,8 +165,9 @@ def rejudge(summary: RunSummary, threshold: float | None) -> RunSummary:
     return replace(summary, results=[one(r) for r in summary.results])
 
 
-def _label(result: TestResult) -> str:
-    return f"{result.suite}/{result.test_id} [{result.target}]"
+def _names(sample: FirstFew[str]) -> str:
+    """The first labels of a sample, `...` when there are more."""
+    return ", ".join(sample.items) + (" ..." if sample.count > len(sample.items) else "")
 
 
 def _rate_gates(groups: list[Totals], options: GateOptions) -> list[str]:
@@ -228,8 +230,9 @@ def decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | Non
 
 def _decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | None) -> GateDecision:
     results = summary.results
-    overall = totals_of(results, threshold=options.threshold)
-    suites = totals_by_suite(results, threshold=options.threshold)
+    tally = tally_of(results, options.threshold)  # one pass (none for a run's results: it kept its own)
+    overall = tally.overall()
+    suites = tally.by_suite()
     quality: list[str] = []
     inconclusive: list[str] = []
     notes: list[str] = []
@@ -237,10 +240,9 @@ def _decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | No
     fail_on_test = options.fail_on_test_failure
     if fail_on_test is None:
         fail_on_test = options.min_pass_rate is None
-    failing = [r for r in results if outcome_of(r, options.threshold) == "failed"]
-    if fail_on_test and failing:
-        names = ", ".join(_label(r) for r in failing[:5]) + (" ..." if len(failing) > 5 else "")
-        quality.append(f"{len(failing)} test(s) below threshold: {names}")
+    failing = tally.failing
+    if fail_on_test and failing.count:
+        quality.append(f"{failing.count} test(s) below threshold: {_names(failing)}")
     quality.extend(_rate_gates([*suites, overall] if len(suites) > 1 else [overall], options))
     comparison = None
     if baseline is not None:
@@ -252,22 +254,20 @@ def _decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | No
         failed, notes = regression_reasons(comparison, options.max_regression)
         quality.extend(failed)
 
-    errored = [r for r in results if outcome_of(r) == "error"]
+    errored = tally.errored
     not_run = max(overall.not_run, summary.not_run)
     if overall.conclusive == 0:
         inconclusive.append(
             "nothing conclusive ran: "
-            + (f"{len(errored)} errored, {not_run} not run" if results or not_run else "no results")
+            + (f"{errored.count} errored, {not_run} not run" if tally.results or not_run else "no results")
         )
     else:
-        if errored and options.fail_on_error:
-            names = ", ".join(_label(r) for r in errored[:5]) + (" ..." if len(errored) > 5 else "")
-            inconclusive.append(f"{len(errored)} test(s) had execution errors: {names}")
+        if errored.count and options.fail_on_error:
+            inconclusive.append(f"{errored.count} test(s) had execution errors: {_names(errored)}")
         if summary.budget_exhausted and not_run:
             inconclusive.append(f"budget exhausted: {not_run} test(s) not run")
         elif not_run:  # e.g. `report` on an index.jsonl without its summary.json: still incomplete
-            skipped = [r for r in results if outcome_of(r) == "not_run"]
-            names = ", ".join(_label(r) for r in skipped[:5]) + (" ..." if len(skipped) > 5 else "")
+            names = _names(tally.skipped)
             inconclusive.append(f"{not_run} test(s) did not run" + (f": {names}" if names else ""))
     if summary.dry_run:
         notes.append("dry run: answers are placeholders, so scores say nothing about quality")
@@ -275,8 +275,8 @@ def _decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | No
             more = f" (+{len(quality) - 1} more)" if len(quality) > 1 else ""
             notes.append(f"dry run: quality gates not applied: {quality[0]}{more}")
             quality = []
-    if errored and not options.fail_on_error:
-        notes.append(f"{len(errored)} execution error(s) ignored (--no-fail-on-error)")
+    if errored.count and not options.fail_on_error:
+        notes.append(f"{errored.count} execution error(s) ignored (--no-fail-on-error)")
 
     if quality:
         code = ExitCode.GATE_FAILED

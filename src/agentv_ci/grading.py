@@ -68,6 +68,13 @@ def _relative_eval_path(eval_path: str, cwd: str) -> str:
         return str(resolved)
 
 
+@functools.lru_cache(maxsize=1024)
+def _directory_of(eval_path: Path) -> Path:
+    # One Path object per eval file: a grader's build is found by (spec, directory), and hashing a
+    # new Path for every answer cost more than grading it.
+    return eval_path.parent
+
+
 def _runs_inline(spec: GraderSpec) -> bool:
     """True for graders that declare `inline = True` (pure computation, no I/O to overlap)."""
     try:
@@ -120,7 +127,7 @@ async def grade_test(
         dry_run=dry_run,
         attempt=attempt,
     )
-    base_dir = eval_path.parent
+    base_dir = _directory_of(eval_path)
     specs = graders_for(test)
     if sum(1 for s in specs if not _runs_inline(s)) <= 1:
         # Nothing to overlap: awaiting in turn skips a task and its callbacks per grader.

@@ -148,3 +148,37 @@ def test_outside_github_actions_nothing_is_announced() -> None:
     SECRETS.add(KEY)
     stream.write(f"x {KEY} y")
     assert inner.getvalue() == "x *** y"
+
+
+@property_settings(200)
+@given(
+    st.lists(
+        st.sampled_from(["x", "\n", "sk-test-", KEY, KEY[:10], "sk-other-0123456789", "é"]), max_size=40
+    ),
+    st.integers(min_value=1, max_value=40),
+)
+def test_redacting_a_file_in_chunks_masks_what_redacting_it_whole_masks(parts: list[str], chunk: int) -> None:
+    # secrets straddle every chunk boundary for some chunk size: the file is read in pieces of `chunk`
+    registry = SecretRegistry()
+    registry.add(KEY)
+    registry.add("sk-other-0123456789")
+    data = "".join(parts).encode()
+    streamed = list(registry.redact_stream(io.BytesIO(data), chunk))
+    assert b"".join(piece for piece, _ in streamed) == registry.redact_bytes(data)
+    assert any(changed for _, changed in streamed) == (registry.redact_bytes(data) != data)
+
+
+def test_a_report_file_is_redacted_in_place_and_left_alone_without_secrets(tmp_path: Path) -> None:
+    from agentv_ci.security import redaction
+
+    SECRETS.add(KEY)  # the autouse fixture forgets it afterwards
+    report = tmp_path / "report.xml"
+    report.write_bytes(b"x" * 5000 + KEY.encode() + b"y" * 5000)
+    redaction.redact_file(report, chunk_bytes=4096)  # the key straddles the first two chunks
+    assert report.read_bytes() == b"x" * 5000 + b"***" + b"y" * 5000
+    clean = tmp_path / "clean.xml"
+    clean.write_bytes(b"nothing here")
+    before = clean.stat().st_mtime_ns
+    redaction.redact_file(clean, chunk_bytes=4)
+    assert clean.read_bytes() == b"nothing here" and clean.stat().st_mtime_ns == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["clean.xml", "report.xml"]

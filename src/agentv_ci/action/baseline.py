@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import msgspec
+
 from agentv_ci.errors import AgentvCiError, UsageError
 from agentv_ci.github.event import WorkflowRun
 from agentv_ci.github.inputs import ActionInputs
@@ -88,7 +90,10 @@ def rerun_at_ref(
         with _working_directory(tree):
             outcome = execute_run(base_request)
         warnings += outcome.warnings
-        return outcome.summary, warnings
+        # The run's rows live in `out`, removed on return: read them now (a baseline is compared
+        # test by test, so it is held in memory anyway).
+        summary = msgspec.structs.replace(outcome.summary, results=list(outcome.summary.results))
+        return summary, warnings
 
 
 def resolve_baseline(

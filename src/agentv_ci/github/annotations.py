@@ -27,7 +27,7 @@ from typing import Literal
 from agentv_ci.gating import GateDecision
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.reporting.details import failing_graders, grader_failure_text, repo_relative, test_label
-from agentv_ci.reporting.results_file import aggregate_attempts
+from agentv_ci.reporting.stored_results import aggregated
 from agentv_ci.reporting.totals import outcome_of
 from agentv_ci.text_safety import excerpt, neutralise_workflow_commands
 
@@ -114,14 +114,15 @@ def annotations(
     """Workflow-command lines for the tests that failed or errored (and, as warnings, the passing
     tests that got worse against the baseline), most severe first, at most `limit` of them, plus a
     closing `::notice` when some were left out. Print them to stdout inside GitHub Actions."""
-    results = aggregate_attempts(summary.results)  # one annotation per test x target, not per attempt
+    results = aggregated(summary.results)  # one annotation per test x target, not per attempt
     bad = [r for r in results if outcome_of(r) in ("failed", "error")]
     bad.sort(key=lambda r: (*_severity(r), r.suite, r.test_id, r.target))
     level: Level = "warning" if decision.passed else "error"
     lines = [_failure(r, repo_root, level) for r in bad[:limit]]
     worse = []
     if decision.comparison is not None:
-        by_key = {(r.suite, r.test_id, r.target): r for r in results if outcome_of(r) == "passed"}
+        passing = (r for r in aggregated(summary.results) if outcome_of(r) == "passed")
+        by_key = {(r.suite, r.test_id, r.target): r for r in passing}
         for row in sorted(decision.comparison.tests, key=lambda t: (t.delta or 0.0, t.label)):
             head = by_key.get((row.suite, row.test_id, row.target))
             if row.status in _WORSE_BUT_PASSING and head is not None:

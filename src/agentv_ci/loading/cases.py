@@ -4,7 +4,7 @@ directories of `case.yaml`, and `include:` entries (`type: tests` raw cases, `ty
 from __future__ import annotations
 
 import glob as globlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -52,23 +52,24 @@ class CaseExpander:
         self.load_child_suite = load_child_suite
         self._active: list[Path] = []  # case files being expanded (a file reached again is a cycle)
 
-    def expand(self, raw: Any, node: Node) -> list[CaseEntry]:
+    def expand(self, raw: Any, node: Node) -> Iterator[CaseEntry]:
+        """The test entries of `raw`, as they are read: a JSONL dataset is read line by line as
+        the entries are taken (`list()` them to read everything first)."""
         ctx = self.ctx
         if isinstance(raw, str):
-            return list(self._from_reference(raw, node))
+            yield from self._from_reference(raw, node)
+            return
         if not isinstance(raw, list):
             ctx.error("E101", f"tests must be a list or a path, got {type_name(raw)}", node)
-            return []
-        out: list[CaseEntry] = []
+            return
         for i, item in enumerate(raw):
             child = node.child(i)
             if isinstance(item, str):
-                out.extend(self._from_reference(item, child))
+                yield from self._from_reference(item, child)
             elif isinstance(item, dict) and "include" in item and "id" not in item:
-                out.extend(self._include(item, child))
+                yield from self._include(item, child)
             else:
-                out.append(RawCase(item, child))
-        return out
+                yield RawCase(item, child)
 
     def _paths(self, ref: str, node: Node) -> list[Path]:
         ref = strip_file_scheme(ref.strip())
@@ -84,13 +85,11 @@ class CaseExpander:
             return matches
         return [resolve_relative(ref, node.base_dir, self.ctx.repo_root)]
 
-    def _from_reference(self, ref: str, node: Node) -> list[CaseEntry]:
-        out: list[CaseEntry] = []
+    def _from_reference(self, ref: str, node: Node) -> Iterator[CaseEntry]:
         for path in self._paths(ref, node):
-            out.extend(self._cases_in(path, node, ref))
-        return out
+            yield from self._cases_in(path, node, ref)
 
-    def _cases_in(self, path: Path, node: Node, ref: str) -> list[CaseEntry]:
+    def _cases_in(self, path: Path, node: Node, ref: str) -> Iterable[CaseEntry]:
         ctx = self.ctx
         if path.is_dir():
             if not ctx.confined(path, node, ref):
@@ -102,7 +101,7 @@ class CaseExpander:
             return []
         suffix = path.suffix.lower()
         if suffix == ".jsonl":
-            return [RawCase(data, n) for data, n in read_jsonl_cases(path, ctx, node.loc())]
+            return (RawCase(data, n) for data, n in read_jsonl_cases(path, ctx, node.loc()))
         if suffix not in (".yaml", ".yml"):
             ctx.error("E006", f"unsupported tests file {path.name!r}", node, hint="use .yaml, .yml or .jsonl")
             return []
@@ -131,11 +130,11 @@ class CaseExpander:
                 return []
             data, root = data[key], root.child(key)
             if not isinstance(data, list):
-                return self.expand(data, root)
+                return list(self.expand(data, root))  # read while this file is on the cycle stack
         if not isinstance(data, list):
             ctx.error("E101", f"a tests file must contain a list of tests, got {type_name(data)}", root)
             return []
-        return self.expand(data, root)
+        return list(self.expand(data, root))
 
     def _case_directory(self, directory: Path, node: Node) -> list[CaseEntry]:
         ctx = self.ctx
@@ -167,7 +166,7 @@ class CaseExpander:
             out.append(RawCase(data, Node(doc)))
         return out
 
-    def _include(self, raw: dict[str, Any], node: Node) -> list[CaseEntry]:
+    def _include(self, raw: dict[str, Any], node: Node) -> Iterable[CaseEntry]:
         ctx = self.ctx
         ctx.check_keys(raw, node, INCLUDE_ENTRY_KEYS, "a tests include")
         ref = raw["include"]
@@ -179,17 +178,10 @@ class CaseExpander:
             ctx.error("E103", f"include type must be `suite` or `tests`, got {kind!r}", node.child("type"))
             return []
         if kind == "tests":
-            entries = self._from_reference(ref, node.child("include"))
             select = check_select(raw.get("select"), node.child("select"), ctx)
-            if select is not None:
-                entries = [e for e in entries if not isinstance(e, RawCase) or _raw_selected(e.data, select)]
-            if "run" in raw:
-                # Checked once, where it is written; the builder layers it under each case's own settings.
-                run = parse_execution(raw["run"], node.child("run"), ctx)
-                for entry in entries:
-                    if isinstance(entry, RawCase):
-                        entry.run = run
-            return entries
+            # Checked once, where it is written; the builder layers it under each case's own settings.
+            run = parse_execution(raw["run"], node.child("run"), ctx) if "run" in raw else None
+            return _included_tests(self._from_reference(ref, node.child("include")), select, run)
         out: list[CaseEntry] = []
         for path in self._paths(ref, node.child("include")):
             if not path.is_file():
@@ -205,6 +197,19 @@ class CaseExpander:
                 )
             )
         return out
+
+
+def _included_tests(
+    entries: Iterable[CaseEntry], select: dict[str, Any] | None, run: ExecutionSpec | None
+) -> Iterator[CaseEntry]:
+    """The entries of a `type: tests` include: those its `select` keeps, with its `run` settings."""
+    for entry in entries:
+        if isinstance(entry, RawCase):
+            if select is not None and not _raw_selected(entry.data, select):
+                continue
+            if run is not None:
+                entry.run = run
+        yield entry
 
 
 def glob_root(pattern: str) -> Path:

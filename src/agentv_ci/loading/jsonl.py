@@ -1,9 +1,11 @@
 """JSONL datasets: one test per line, decoded with a typed msgspec decoder; each line keeps its
-own line number for diagnostics."""
+own line number for diagnostics. A dataset is read line by line as its cases are taken, so a run
+holds one line at a time, however large the dataset."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,14 +56,15 @@ def _as_dict(case: JsonlCase) -> dict[str, Any]:
 
 def read_jsonl_cases(
     path: Path, ctx: LoadContext, where: SourceLocation | None = None
-) -> list[tuple[Any, Node]]:
-    """(raw case, node) per non-blank line. Invalid JSON -> E005 at that line; non-objects -> E101."""
+) -> Iterator[tuple[Any, Node]]:
+    """(raw case, node) per non-blank line, read as they are taken. Invalid JSON -> E005 at that line;
+    non-objects -> E101."""
     ctx.depend(path)
     if not ctx.confined(path, where or SourceLocation(str(path)), path):
-        return []
+        return
     if not_regular_file(path):
         ctx.report("E001", f"not a regular file: {path}", where or SourceLocation(str(path)))
-        return []
+        return
     if too_large(path, MAX_JSONL_BYTES):
         ctx.report(
             "E001",
@@ -69,9 +72,9 @@ def read_jsonl_cases(
             where or SourceLocation(str(path)),
             "split the dataset into several files",
         )
-        return []
+        return
     try:
-        data = path.read_bytes()
+        handle = path.open("rb")
     except OSError as exc:
         missing = isinstance(exc, FileNotFoundError)
         ctx.report(
@@ -79,13 +82,23 @@ def read_jsonl_cases(
             f"cannot read {path}: {exc.strerror or exc}",
             where or SourceLocation(str(path)),
         )
-        return []
-    file = str(path)
-    out: list[tuple[Any, Node]] = []
+        return
+    with handle:
+        try:
+            yield from _cases(handle, str(path), ctx)
+        except OSError as exc:  # the file went away or failed while it was read
+            ctx.report(
+                "E001", f"cannot read {path}: {exc.strerror or exc}", where or SourceLocation(str(path))
+            )
+
+
+def _cases(handle: Iterator[bytes], file: str, ctx: LoadContext) -> Iterator[tuple[Any, Node]]:
     env = ctx.env
-    if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark (Windows editors)
-        data = data[3:]
-    for number, line in enumerate(data.split(b"\n"), start=1):
+    for number, line in enumerate(handle, start=1):
+        if line.endswith(b"\n"):
+            line = line[:-1]
+        if number == 1 and line.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark (Windows editors)
+            line = line[3:]
         if not line.strip():
             continue
         if len(line) > MAX_LINE_BYTES:
@@ -137,8 +150,7 @@ def read_jsonl_cases(
         text = line.decode("utf-8", errors="replace")
         if "${{" in text:
             raw = interpolate_env(raw, env)
-        out.append((raw, Node(LineLocator(file, number, text))))
-    return out
+        yield raw, Node(LineLocator(file, number, text))
 
 
 _STRUCTURE = re.compile(rb'["\\\[\]{}]')

@@ -1,6 +1,10 @@
 """`load_suite` / `load_suites`: one eval file (or JSONL dataset with its sidecar) -> `Suite`.
 
 Never raises for bad user input: every problem becomes a `Diagnostic`.
+
+A run (and `validate`) loads in `check` mode: every test is built and checked, but the tests of a
+suite that reads a JSONL dataset are not kept; the run reads them again with `stream_suite_tests`,
+one at a time as it schedules them. However large a dataset, it is never held in memory.
 """
 
 from __future__ import annotations
@@ -8,15 +12,16 @@ from __future__ import annotations
 import gc
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
 from agentv_ci.loading.cases import CaseExpander, IncludedSuite, RawCase, check_select, is_selected
-from agentv_ci.loading.context import LoadContext, Node, type_name
+from agentv_ci.loading.context import LineLocator, LoadContext, Node, type_name
 from agentv_ci.loading.dependencies import check_dependencies
 from agentv_ci.loading.discovery import find_eval_files, jsonl_sidecar
 from agentv_ci.loading.documents import parse_document, read_text
@@ -26,6 +31,7 @@ from agentv_ci.loading.interpolate import dotenv_candidates, merge_env
 from agentv_ci.loading.keys import SUITE_DEPRECATED, SUITE_KEYS, TESTS_ALIASES
 from agentv_ci.loading.messages import normalise_input
 from agentv_ci.loading.paths import find_repo_root, safe_resolve
+from agentv_ci.loading.seen_keys import SeenKeys
 from agentv_ci.loading.tests_builder import SuiteDefaults, TestBuilder, resolve_input_files
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import ExecutionSpec, GraderSpec, Suite, Test
@@ -44,6 +50,9 @@ class LoadResult(msgspec.Struct):
     suite: Suite | None
     diagnostics: list[Diagnostic]
     dependencies: list[str] = []
+    # A `check` load did not keep the tests (they come from a JSONL dataset): `suite.tests` is empty
+    # and `stream_suite_tests` reads them.
+    streamed: bool = False
 
     @property
     def ok(self) -> bool:
@@ -58,13 +67,70 @@ def default_suite_name(path: Path) -> str:
     return path.stem
 
 
+LoadMode = Literal["keep", "check"]
+# Called with each test a `check` load builds (and the suite as far as a plan needs it: name, path,
+# tags, execution); the test is dropped after.
+TestVisitor = Callable[[Suite, Test], None]
+Built = tuple[Test, "Node | SourceLocation"]
+
+
+@dataclass
+class _Prepared:
+    """An eval file read and its suite-level settings checked; its tests not built yet."""
+
+    path: Path
+    data: dict[str, Any]
+    root: Node
+    name: str
+    execution: ExecutionSpec
+    metadata: dict[str, Any]
+    defaults: SuiteDefaults
+    builder: TestBuilder
+    entries: Iterable[RawCase | IncludedSuite]
+
+
 class _SuiteLoader:
-    def __init__(self, ctx: LoadContext) -> None:
+    def __init__(self, ctx: LoadContext, on_test: TestVisitor | None = None) -> None:
         self.ctx = ctx
+        self.on_test = on_test
+        self.streamed = False  # a `check` load found tests read from a JSONL dataset: not kept
 
     def load(
-        self, path: Path, stack: tuple[Path, ...] = (), where: SourceLocation | None = None
+        self,
+        path: Path,
+        stack: tuple[Path, ...] = (),
+        where: SourceLocation | None = None,
+        *,
+        mode: LoadMode = "keep",
     ) -> Suite | None:
+        """The suite of `path`. `keep`: with its tests. `check`: every test is built and checked as
+        in `keep`, handed to `on_test` and dropped, unless the suite reads none from a JSONL dataset
+        (then they are kept, as in `keep`): a dataset of any size costs no memory, and `stream`
+        builds its tests again as they are wanted."""
+        prepared = self._prepare(path, stack, where, lazy=mode != "keep")
+        if prepared is None:
+            return None
+        built = self._tests_of(prepared, (*stack, prepared.path))
+        kept: list[Built] | None
+        if mode == "keep":
+            kept = list(built)
+            check_duplicate_ids(kept, self.ctx)
+            check_dependencies(kept, self.ctx)
+        else:
+            kept = self._check(prepared, built, stack)
+        return self._suite(prepared, [t for t, _ in kept] if kept is not None else [])
+
+    def stream(self, path: Path) -> Iterator[Test]:
+        """The tests of `path` built again, one at a time as they are taken (a JSONL dataset is read
+        line by line): the second reading of a suite that a `check` load did not keep."""
+        prepared = self._prepare(path, (), None, lazy=True)
+        if prepared is not None:
+            for test, _ in self._tests_of(prepared, (prepared.path,)):
+                yield test
+
+    def _prepare(
+        self, path: Path, stack: tuple[Path, ...], where: SourceLocation | None, *, lazy: bool
+    ) -> _Prepared | None:
         ctx = self.ctx
         path = safe_resolve(path) if path.exists() else path.absolute()
         jsonl: Path | None = None
@@ -96,11 +162,18 @@ class _SuiteLoader:
                 hint=hint if isinstance(data, list) else None,
             )
             return None
-        return self._build(path, data, root, jsonl, (*stack, path))
+        return self._settings(path, data, root, jsonl, (*stack, path), lazy=lazy)
 
-    def _build(
-        self, path: Path, data: dict[str, Any], root: Node, jsonl: Path | None, stack: tuple[Path, ...]
-    ) -> Suite:
+    def _settings(
+        self,
+        path: Path,
+        data: dict[str, Any],
+        root: Node,
+        jsonl: Path | None,
+        stack: tuple[Path, ...],
+        *,
+        lazy: bool,
+    ) -> _Prepared:
         ctx = self.ctx
         ctx.check_keys(data, root, SUITE_KEYS, "an eval file", SUITE_DEPRECATED)
         name = self._name(data, root, path)
@@ -146,7 +219,7 @@ class _SuiteLoader:
         defaults.metadata = metadata
         defaults.preprocessors = self._preprocessors(data, root)
         ctx.not_run(data, root, {"vars": "put `vars` on each test"}, "an eval file")
-        from agentv_ci.loading.workspace import merge_workspace, parse_workspace
+        from agentv_ci.loading.workspace import parse_workspace
 
         defaults.workspace = parse_workspace(data.get("workspace"), root.child("workspace"), ctx)
         prompt_md = path.parent / "PROMPT.md"
@@ -156,16 +229,16 @@ class _SuiteLoader:
         builder = TestBuilder(ctx, defaults, graders_norm)
         expander = CaseExpander(ctx, lambda p, w: self._child_tests(p, w, stack))
         tests_key = next((k for k in TESTS_ALIASES if k in data), None)
-        entries: list[RawCase | IncludedSuite]
+        entries: Iterable[RawCase | IncludedSuite]
         if jsonl is not None:
             if tests_key is not None:
                 ctx.warn("W106", "a JSONL sidecar's own `tests` are ignored", root.child(tests_key), key=True)
-            entries = list(expander.expand(str(jsonl), root))
+            entries = expander.expand(str(jsonl), root)
         elif tests_key is None:
             sibling = path.with_name(default_suite_name(path) + ".jsonl")
             ctx.depend(sibling)
             if sibling.is_file():
-                entries = list(expander.expand(str(sibling), root))
+                entries = expander.expand(str(sibling), root)
             else:
                 ctx.error(
                     "E102", "eval file has no `tests`", root, hint="add `tests:` (a list, or a path to cases)"
@@ -176,19 +249,82 @@ class _SuiteLoader:
             if isinstance(tests_raw, list) and not tests_raw:
                 ctx.error("E103", "`tests` is empty", root.child(tests_key))
             entries = expander.expand(tests_raw, root.child(tests_key))
+        if not lazy:
+            entries = list(entries)  # every case file read before the first test is built
+        return _Prepared(path, data, root, name, execution, metadata, defaults, builder, entries)
 
-        if any(isinstance(e, IncludedSuite) for e in entries):
-            self._check_wrapper_workspace(data, root)
-        built: list[tuple[Test, Node | SourceLocation]] = []
-        for entry in entries:
+    def _tests_of(self, prepared: _Prepared, stack: tuple[Path, ...]) -> Iterator[Built]:
+        """Each test of the suite (and where its id was written) as its entry is read."""
+        included = False
+        builder, execution = prepared.builder, prepared.execution
+        for entry in prepared.entries:
             if isinstance(entry, RawCase):
                 made = builder.build(entry.data, entry.node, entry.run)
                 if made is not None:
-                    built.append(made)
+                    yield made
             else:
-                built += self._apply_include(entry, execution)
-        self._check_duplicates(built)
-        check_dependencies(built, self.ctx)
+                included = True
+                yield from self._apply_include(entry, execution)
+        if included:
+            self._check_wrapper_workspace(prepared.data, prepared.root)
+
+    def _check(
+        self, prepared: _Prepared, built: Iterator[Built], stack: tuple[Path, ...]
+    ) -> list[Built] | None:
+        """A `check` load's tests: checked as a `keep` load checks them, kept unless one comes from
+        a JSONL dataset (then none is, and None is returned). Duplicate ids are found through 64-bit
+        hashes (seen_keys); a repeated hash, or a test with `depends_on`, has the suite's tests built
+        once more (quietly) to report exactly what a `keep` load reports."""
+        kept: list[Built] | None = []
+        seen = SeenKeys()
+        recheck = False
+        view = Suite(
+            name=prepared.name,
+            path=str(prepared.path),
+            tags=_tags(prepared.data),
+            execution=prepared.execution,
+        )
+        for test, where in built:
+            if kept is not None:
+                if isinstance(where, Node) and isinstance(where.doc, LineLocator):
+                    kept = None  # from a dataset: nothing of this suite is held
+                else:
+                    kept.append((test, where))
+            if seen.add(f"{test.suite}\x00{test.id}") or test.depends_on:
+                recheck = True
+            if self.on_test is not None:
+                self.on_test(view, test)
+        if kept is not None:
+            check_duplicate_ids(kept, self.ctx)
+            check_dependencies(kept, self.ctx)
+            return kept
+        self.streamed = True
+        if recheck:
+            self._check_exactly(prepared.path, stack)
+        return None
+
+    def _check_exactly(self, path: Path, stack: tuple[Path, ...]) -> None:
+        """Duplicate ids and `depends_on` of a suite whose tests were not kept, as a `keep` load
+        reports them: its tests are built again in a scratch context, held, and checked."""
+        ctx = self.ctx
+        scratch = LoadContext(
+            ctx.repo_root, ctx.env, ctx.process_env, build_graders=False, confinement=ctx.confinement
+        )
+        loader = _SuiteLoader(scratch)
+        prepared = loader._prepare(path, stack, None, lazy=False)
+        if prepared is None:
+            return
+        built = list(loader._tests_of(prepared, (*stack, prepared.path)))
+        checks = LoadContext(ctx.repo_root, ctx.env, ctx.process_env, confinement=ctx.confinement)
+        check_duplicate_ids(built, checks)
+        check_dependencies(built, checks)
+        ctx.diagnostics.extend(checks.diagnostics)
+
+    def _suite(self, prepared: _Prepared, tests: list[Test]) -> Suite:
+        from agentv_ci.loading.workspace import merge_workspace
+
+        ctx = self.ctx
+        data, root = prepared.data, prepared.root
         tags = data.get("tags")
         if tags is not None and not (
             (isinstance(tags, list) and all(isinstance(t, str) for t in tags)) or isinstance(tags, dict)
@@ -205,16 +341,16 @@ class _SuiteLoader:
                 hint='e.g. requires: {agentv: ">=0.30.0"}',
             )
         return Suite(
-            name=name,
-            path=str(path),
-            tests=[t for t, _ in built],
+            name=prepared.name,
+            path=str(prepared.path),
+            tests=tests,
             description=data.get("description") if isinstance(data.get("description"), str) else None,
             version=str(data["version"]) if data.get("version") is not None else None,
-            metadata=metadata,
-            tags=[t for t in tags if isinstance(t, str)] if isinstance(tags, list) else [],
-            execution=execution,
-            workspace=merge_workspace(defaults.workspace, None),
-            preprocessors=defaults.preprocessors,
+            metadata=prepared.metadata,
+            tags=_tags(data),
+            execution=prepared.execution,
+            workspace=merge_workspace(prepared.defaults.workspace, None),
+            preprocessors=prepared.defaults.preprocessors,
             dependencies=list(ctx.dependencies),
             location=root.loc(),
         )
@@ -299,25 +435,32 @@ class _SuiteLoader:
             out.append((msgspec.structs.replace(test, execution=execution), loc))
         return out
 
-    def _check_duplicates(self, built: list[tuple[Test, Node | SourceLocation]]) -> None:
-        seen: dict[str, Node | SourceLocation] = {}
-        for test, where in built:
-            key = f"{test.suite}\x00{test.id}"
-            if key in seen:
-                first, here = _location(seen[key]), _location(where)
-                if first.file == here.file:
-                    previous = f"line {first.line}"
-                else:
-                    rel = os.path.relpath(first.file, Path(here.file).parent)
-                    previous = f"{rel}:{first.line}:{first.col}"
-                self.ctx.report(
-                    "E105",
-                    f"duplicate test id {test.id!r} (first at {previous})",
-                    here,
-                    "test ids must be unique within a suite",
-                )
+
+def _tags(data: dict[str, Any]) -> list[str]:
+    tags = data.get("tags")
+    return [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
+
+
+def check_duplicate_ids(built: list[Built], ctx: LoadContext) -> None:
+    """E105 for every test whose suite and id repeat an earlier test's (naming where that one is)."""
+    seen: dict[str, Node | SourceLocation] = {}
+    for test, where in built:
+        key = f"{test.suite}\x00{test.id}"
+        if key in seen:
+            first, here = _location(seen[key]), _location(where)
+            if first.file == here.file:
+                previous = f"line {first.line}"
             else:
-                seen[key] = where
+                rel = os.path.relpath(first.file, Path(here.file).parent)
+                previous = f"{rel}:{first.line}:{first.col}"
+            ctx.report(
+                "E105",
+                f"duplicate test id {test.id!r} (first at {previous})",
+                here,
+                "test ids must be unique within a suite",
+            )
+        else:
+            seen[key] = where
 
 
 def _location(where: Node | SourceLocation) -> SourceLocation:
@@ -358,6 +501,21 @@ def dotenv_environment(eval_dir: Path, ctx: LoadContext) -> dict[str, str]:
     return merge_env([c for c in candidates if c.is_file()], ctx.process_env)
 
 
+def _context(
+    path: Path,
+    repo_root: Path | None,
+    env: Mapping[str, str] | None,
+    build_graders: bool,
+    allow_outside: Sequence[Path],
+) -> LoadContext:
+    root = repo_root if repo_root is not None else find_repo_root(path.absolute().parent)
+    process_env = os.environ if env is None else env
+    confinement = Confinement.at(root, allow_outside)
+    ctx = LoadContext(root, {}, process_env, build_graders=build_graders, confinement=confinement)
+    ctx.env = dotenv_environment(path.absolute().parent, ctx)
+    return ctx
+
+
 def load_suite(
     path: Path,
     *,
@@ -365,6 +523,8 @@ def load_suite(
     env: Mapping[str, str] | None = None,
     build_graders: bool = True,
     allow_outside: Sequence[Path] = (),
+    mode: LoadMode = "keep",
+    on_test: TestVisitor | None = None,
 ) -> LoadResult:
     """Load one eval file (or JSONL dataset). Never raises for bad input: an unreadable file gives an
     error diagnostic and `suite=None`.
@@ -372,21 +532,42 @@ def load_suite(
     `build_graders=False` skips building each grader and checking its plugin config: fewer
     diagnostics, the same suite and the same dependencies (change-based selection loads this way).
 
+    `mode="check"` reports the same diagnostics and dependencies (in the order they were met, which
+    may differ) without keeping the tests of a JSONL dataset (`streamed`); `on_test` sees every test
+    built (see `_SuiteLoader.load`).
+
     Every file the suite references must lie inside the repository root (E305) or one of the
     `allow_outside` directories (see `agentv_ci.security.confinement`)."""
     path = Path(path)
-    root = repo_root if repo_root is not None else find_repo_root(path.absolute().parent)
-    process_env = os.environ if env is None else env
-    confinement = Confinement.at(root, allow_outside)
-    ctx = LoadContext(root, {}, process_env, build_graders=build_graders, confinement=confinement)
-    ctx.env = dotenv_environment(path.absolute().parent, ctx)
+    ctx = _context(path, repo_root, env, build_graders, allow_outside)
+    loader = _SuiteLoader(ctx, on_test)
     with _no_cyclic_gc():
-        suite = _SuiteLoader(ctx).load(path)
+        suite = loader.load(path, mode=mode)
     dependencies = list(ctx.dependencies)
     if suite is not None:
         suite.dependencies = dependencies
     diagnostics = sorted(set(ctx.diagnostics), key=sort_key)
-    return LoadResult(suite=suite, diagnostics=diagnostics, dependencies=dependencies)
+    return LoadResult(
+        suite=suite, diagnostics=diagnostics, dependencies=dependencies, streamed=loader.streamed
+    )
+
+
+def stream_suite_tests(
+    path: Path,
+    *,
+    repo_root: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    allow_outside: Sequence[Path] = (),
+    problems: list[Diagnostic] | None = None,
+) -> Iterator[Test]:
+    """The tests of the eval file `path`, built one at a time as they are taken (a JSONL dataset is
+    read line by line), for a suite a `check` load did not keep. Diagnostics were reported by that
+    load; errors found now (a file edited since) are appended to `problems`."""
+    path = Path(path)
+    ctx = _context(path, repo_root, env, True, allow_outside)
+    yield from _SuiteLoader(ctx).stream(path)
+    if problems is not None:
+        problems.extend(d for d in sorted(set(ctx.diagnostics), key=sort_key) if d.severity == "error")
 
 
 def load_suites(

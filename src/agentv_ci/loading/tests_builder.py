@@ -22,17 +22,22 @@ _CONVERSATION_ONLY = ("turns", "aggregation", "on_turn_failure", "window_size")
 AGGREGATIONS = ("mean", "min", "max")
 TURN_FAILURE = ("continue", "stop")
 DEPENDENCY_FAILURE = ("skip", "fail", "run")
-_GRADING_KEYS = (
-    "criteria",
-    "expected_outcome",
-    "outcome",
-    "expected_output",
-    "expected_messages",
-    "assertions",
-    "assert",
-    "evaluators",
-    "rubrics",
-    "turns",
+_GRADING_KEYS = frozenset(
+    (
+        "criteria",
+        "expected_outcome",
+        "outcome",
+        "expected_output",
+        "expected_messages",
+        "assertions",
+        "assert",
+        "evaluators",
+        "rubrics",
+        "turns",
+    )
+)
+_OPTIONAL_KEYS = frozenset(
+    ("description", "note", "conversation_id", "aggregation", "on_turn_failure", "window_size", "depends_on")
 )
 
 
@@ -155,7 +160,15 @@ class TestBuilder:
         skip = test_exec.skip_defaults
         defaults = self.defaults
 
-        criteria_key = next((k for k in ("criteria", "expected_outcome", "outcome") if k in raw), None)
+        criteria_key = (
+            "criteria"
+            if "criteria" in raw
+            else "expected_outcome"
+            if "expected_outcome" in raw
+            else "outcome"
+            if "outcome" in raw
+            else None
+        )
         criteria = substitute_vars(raw[criteria_key], variables) if criteria_key else None
         if criteria is not None and not isinstance(criteria, str):
             ctx.error(
@@ -167,7 +180,7 @@ class TestBuilder:
 
         input_key = "input" if "input" in raw else ("input_messages" if "input_messages" in raw else None)
         input_raw = substitute_vars(raw[input_key], variables) if input_key else None
-        if input_key and isinstance(input_raw, str):
+        if input_key and isinstance(input_raw, str) and "@[" in input_raw:  # markers need `@[`
             check_role_markers(input_raw, node.child(input_key), ctx)
         own_files: list[tuple[str, Path]] | None = None
         if "input_files" in raw:
@@ -198,7 +211,13 @@ class TestBuilder:
         if not skip:
             messages = self._suite_input(variables) + messages
 
-        expected_key = next((k for k in ("expected_output", "expected_messages") if k in raw), None)
+        expected_key = (
+            "expected_output"
+            if "expected_output" in raw
+            else "expected_messages"
+            if "expected_messages" in raw
+            else None
+        )
         expected = (
             normalise_expected(substitute_vars(raw[expected_key], variables), node.child(expected_key), ctx)
             if expected_key
@@ -209,13 +228,14 @@ class TestBuilder:
         if not skip:
             graders = graders + defaults.graders
 
-        turns = self._turns(raw, node, variables)
+        turns = self._turns(raw, node, variables) if "turns" in raw else []
         mode = raw.get("mode")
         if mode is not None and mode != "conversation":
             ctx.error("E103", f"mode must be `conversation`, got {mode!r}", node.child("mode"))
         if mode == "conversation" and not turns:
             ctx.error("E102", "a conversation test needs `turns`", node.child("mode"))
-        self._check_conversation_fields(raw, node, mode == "conversation")
+        if mode == "conversation" or not raw.keys().isdisjoint(_CONVERSATION_ONLY):
+            self._check_conversation_fields(raw, node, mode == "conversation")
         input_written = input_raw not in (None, "", [], {})
         if not messages and not turns and not input_written:
             ctx.error(
@@ -224,7 +244,7 @@ class TestBuilder:
                 node,
                 hint="add `input:` (or a PROMPT.md next to the eval file)",
             )
-        grading_written = any(k in raw for k in _GRADING_KEYS) or (
+        grading_written = not raw.keys().isdisjoint(_GRADING_KEYS) or (
             isinstance(exec_raw, dict) and any(k in exec_raw for k in ("assertions", "evaluators"))
         )
         if not skip and defaults.graders_written:
@@ -250,6 +270,7 @@ class TestBuilder:
         workspace = (
             parse_workspace(raw["workspace"], node.child("workspace"), ctx) if "workspace" in raw else None
         )
+        optional = not raw.keys().isdisjoint(_OPTIONAL_KEYS)  # most tests write none of these
         test = Test(
             id=test_id,
             input=messages,
@@ -261,23 +282,24 @@ class TestBuilder:
             vars=variables,
             metadata=merge_metadata(defaults.metadata, metadata),
             tags=tags,
-            description=self._optional_str(raw, "description", node),
-            note=self._optional_str(raw, "note", node),
-            conversation_id=self._optional_str(raw, "conversation_id", node),
+            description=self._optional_str(raw, "description", node) if optional else None,
+            note=self._optional_str(raw, "note", node) if optional else None,
+            conversation_id=self._optional_str(raw, "conversation_id", node) if optional else None,
             workspace=merge_workspace(defaults.workspace, workspace),
             preprocessors=defaults.preprocessors,
             mode=mode if isinstance(mode, str) else None,
             turns=turns,
-            aggregation=self._choice(raw, "aggregation", AGGREGATIONS, node),
-            on_turn_failure=self._choice(raw, "on_turn_failure", TURN_FAILURE, node),
-            window_size=self._window(raw, node),
-            depends_on=self._depends_on(raw, node),
+            aggregation=self._choice(raw, "aggregation", AGGREGATIONS, node) if optional else None,
+            on_turn_failure=self._choice(raw, "on_turn_failure", TURN_FAILURE, node) if optional else None,
+            window_size=self._window(raw, node) if optional else None,
+            depends_on=self._depends_on(raw, node) if optional else [],
             suite=raw["suite"] if isinstance(raw.get("suite"), str) else defaults.name,
             location=node.loc(),
         )
-        self._choice(raw, "on_dependency_failure", DEPENDENCY_FAILURE, node)
-        hint = "depends_on only orders the tests; a failed dependency does not skip or fail this one"
-        self.ctx.not_run(raw, node, {"on_dependency_failure": hint}, "a test")
+        if "on_dependency_failure" in raw:
+            self._choice(raw, "on_dependency_failure", DEPENDENCY_FAILURE, node)
+            hint = "depends_on only orders the tests; a failed dependency does not skip or fail this one"
+            self.ctx.not_run(raw, node, {"on_dependency_failure": hint}, "a test")
         return test, node.child("id")
 
     def _suite_input(self, variables: dict[str, Any]) -> list[Message]:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import msgspec
@@ -127,9 +128,13 @@ class TestResult(msgspec.Struct, omit_defaults=True):
 
 
 class RunSummary(msgspec.Struct, omit_defaults=True):
-    """Everything reporters and gates need: results plus run facts."""
+    """Everything reporters and gates need: results plus run facts.
 
-    results: list[TestResult]
+    `results` is a sequence: a list, or for a run, the rows read back from its `index.jsonl` as they
+    are iterated (`reporting.stored_results.StoredResults`: a run holds no result in memory).
+    """
+
+    results: Sequence[TestResult]
     started_at: str | None = None
     ended_at: str | None = None
     duration_ms: float | None = None

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agentv_ci.model.result import RunSummary
-from agentv_ci.reporting.totals import Totals, outcome_of, totals_by_suite, totals_of
+from agentv_ci.reporting.tally import CONSOLE_LISTED, tally_of
+from agentv_ci.reporting.totals import Totals, outcome_of
 from agentv_ci.text_safety import clean_text, neutralise_workflow_commands
 
 if TYPE_CHECKING:
@@ -13,7 +14,7 @@ if TYPE_CHECKING:
 
 __all__ = ["first_line_excerpt", "format_cost", "format_duration", "render_console"]
 
-_FAILED_LISTED = 10
+_FAILED_LISTED = CONSOLE_LISTED
 EXCERPT_CHARS = 160
 
 
@@ -52,8 +53,9 @@ def _mean(t: Totals) -> str:
 def render_console(summary: RunSummary, decision: GateDecision | None) -> str:
     """A fixed-width table (suite, tests, passed, failed, errors, pass rate, mean, cost, tokens, time),
     up to ten failing tests, and the verdict line last."""
-    suites = totals_by_suite(summary.results)
-    overall = totals_of(summary.results)
+    tally = tally_of(summary.results)
+    suites = tally.by_suite()
+    overall = tally.overall()
     header = ("suite", "tests", "pass", "fail", "error", "rate", "mean", "cost", "tokens", "time")
     rows = [
         (
@@ -82,16 +84,15 @@ def render_console(summary: RunSummary, decision: GateDecision | None) -> str:
     lines.append("-" * len(lines[0]))
     lines.append(line(rows[-1]))
     # A dry run's scores are placeholders: only its errors are worth a line.
-    listed = ("error",) if summary.dry_run else ("failed", "error")
-    bad = [r for r in summary.results if outcome_of(r) in listed]
+    listed, bad = tally.console_listed(errors_only=summary.dry_run)
     if bad:
         lines.append("")
-        for r in sorted(bad, key=lambda r: (r.suite, r.test_id, r.target))[:_FAILED_LISTED]:
+        for r in listed[:_FAILED_LISTED]:
             kind = "ERROR" if outcome_of(r) == "error" else "FAIL "
             why = r.error or f"score {r.score:.3f} < {r.threshold:.2f}"
             lines.append(f"  {kind} {r.suite}/{r.test_id} [{r.target}]: {first_line_excerpt(why)}")
-        if len(bad) > _FAILED_LISTED:
-            lines.append(f"  ... and {len(bad) - _FAILED_LISTED} more")
+        if bad > _FAILED_LISTED:
+            lines.append(f"  ... and {bad - _FAILED_LISTED} more")
     if summary.budget_exhausted:
         lines.append(f"budget exhausted: {summary.not_run or overall.not_run} test(s) not run")
     if decision is not None:

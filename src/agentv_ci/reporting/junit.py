@@ -8,10 +8,13 @@ case; each case's score, threshold, attempt pass counts, cost and tokens go to t
 All text is sanitised first (lone surrogates, XML-illegal control characters, ANSI noise) and escaped
 on the way out (attributes keep newlines as character references).
 
-Built through junit-xml's element builder (`TestSuite.build_xml_doc`), then fixed in place where
-the library's output fails the XSD (`disabled`, `repr(float)` times such as `1e-05`, no time for 0
-seconds) and serialised once. Going through its string serialiser instead meant a re-parse and a
-second serialisation (15 s for 100k results).
+The document is written as a stream, case by case, in the order of the results' keys (suite, test
+id, target; a run's rows are sorted on disk, `stored_results`), so its size never costs memory: each
+suite's properties and cases, and the body under the root (whose totals come last), go through
+spooled temporary files. The bytes are those of junit-xml's element builder serialised by
+ElementTree and indented with `ET.indent` (the output of earlier versions, kept by the golden test),
+with what fails the XSD fixed: no `disabled`, plain decimal times (`1e-05` is refused), a time for 0
+seconds.
 
 The output validates against the unmodified Jenkins `junit-10.xsd`: the XSD has no testcase
 `file`/`line` attributes, so each case's eval file and line go to the suite's properties
@@ -20,10 +23,13 @@ The output validates against the unmodified Jenkins `junit-10.xsd`: the XSD has 
 
 from __future__ import annotations
 
+import io
 import math
-import xml.etree.ElementTree as ET
+import tempfile
+from collections.abc import Iterable
+from itertools import groupby
 from pathlib import Path
-from typing import Any
+from typing import IO
 
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.plugins import ReportOptions
@@ -35,7 +41,7 @@ from agentv_ci.reporting.details import (
     repo_relative,
 )
 from agentv_ci.reporting.gc_pause import paused_gc
-from agentv_ci.reporting.results_file import aggregate_attempts
+from agentv_ci.reporting.stored_results import aggregated_in_key_order
 from agentv_ci.reporting.totals import outcome_of
 from agentv_ci.text_safety import clean_text, excerpt, neutralise_workflow_commands
 
@@ -92,108 +98,301 @@ def _seconds(result: TestResult) -> float:
     return seconds if seconds > 0 and math.isfinite(seconds) else 0.0
 
 
-def _build_case(result: TestResult, summary: RunSummary, name: str) -> Any:
-    from junit_xml import TestCase
+_SPOOL_BYTES = 4 * 1024 * 1024  # per spooled part, before it moves to disk
 
-    out = _system_out(result)
-    case = TestCase(
-        name, classname=clean_text(result.suite), elapsed_sec=_seconds(result), stdout=out or None
-    )
+
+def _attr(text: str) -> str:
+    """An attribute value escaped as ElementTree escapes it."""
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    if '"' in text:
+        text = text.replace('"', "&quot;")
+    if "\r" in text:
+        text = text.replace("\r", "&#13;")
+    if "\n" in text:
+        text = text.replace("\n", "&#10;")
+    if "\t" in text:
+        text = text.replace("\t", "&#09;")
+    return text
+
+
+def _text(text: str) -> str:
+    """Element text escaped as ElementTree escapes it, carriage returns as references (every parser
+    would turn a raw CR into LF)."""
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    if "\r" in text:
+        text = text.replace("\r", "&#13;")
+    return text
+
+
+def _start(tag: str, attributes: Iterable[tuple[str, str]]) -> str:
+    return "<" + tag + "".join(f' {name}="{_attr(value)}"' for name, value in attributes)
+
+
+def _leaf(tag: str, attributes: Iterable[tuple[str, str]], text: str | None) -> str:
+    """An element without children: `<tag ... />`, or with its text."""
+    if text:
+        return _start(tag, attributes) + ">" + _text(text) + "</" + tag + ">"
+    return _start(tag, attributes) + " />"
+
+
+def _case(result: TestResult, summary: RunSummary, name: str) -> tuple[str, str]:
+    """The `<testcase>` element (indented as the 3rd level) and its outcome for the suite's counts:
+    "failure", "error", "skipped" or ""."""
+    seconds = _seconds(result)
+    attributes = [("name", name)]
+    if seconds:
+        attributes.append(("time", _num(seconds)))
+    classname = clean_text(result.suite)
+    if classname:
+        attributes.append(("classname", classname))
+    if not seconds:
+        attributes.append(("time", _num(0.0)))
+    children: list[str] = []
+    counted = ""
     outcome = outcome_of(result)
     if outcome == "failed":
         message = f"score {result.score:.3f} < threshold {result.threshold:.2f}"
         extra = attempts_text(result)
         if extra:
             message += f" ({extra})"
-        case.add_failure_info(message=message, output=_failure_body(result), failure_type="QualityFailure")
+        output = _failure_body(result)
+        children.append(_leaf("failure", [("type", "QualityFailure"), ("message", message)], output))
+        counted = "failure"
     elif outcome == "error":
         error = clean_text(result.error or "execution error")
         first = error.splitlines()[0] if error.strip() else "execution error"
-        case.add_error_info(
-            message=excerpt(first, _MESSAGE_LIMIT),
-            output=neutralise_workflow_commands(excerpt(error, _OUTPUT_LIMIT)),
-            error_type=clean_text(result.failure_reason_code or result.failure_stage or "ExecutionError"),
-        )
+        message = excerpt(first, _MESSAGE_LIMIT)
+        output = neutralise_workflow_commands(excerpt(error, _OUTPUT_LIMIT))
+        kind = clean_text(result.failure_reason_code or result.failure_stage or "ExecutionError")
+        if message or output:
+            pairs = [("type", kind or "error")]
+            if message:
+                pairs.append(("message", message))
+            children.append(_leaf("error", pairs, output))
+            counted = "error"
     elif outcome == "not_run":
         reason = "not run: budget exhausted" if summary.budget_exhausted else "not run"
-        case.add_skipped_info(message=clean_text(result.error or reason))
-    return case
+        message = clean_text(result.error or reason)
+        pairs = [("type", "skipped")]
+        if message:
+            pairs.append(("message", message))
+        children.append(_leaf("skipped", pairs, None))
+        counted = "skipped"
+    out = _system_out(result)
+    if out:
+        children.append(_leaf("system-out", [], out))
+    if not children:
+        return "    " + _start("testcase", attributes) + " />\n", counted
+    inner = "".join("\n      " + child for child in children)
+    return "    " + _start("testcase", attributes) + ">" + inner + "\n    </testcase>\n", counted
 
 
-def _suite_element(
-    name: str, results: list[TestResult], summary: RunSummary, repo_root: Path
-) -> tuple[ET.Element, dict[str, float]]:
-    from junit_xml import TestSuite
+class _SuiteWriter:
+    """One `<testsuite>`: its properties and cases are spooled as they come, then written out
+    behind the suite's start tag (whose counts are known only at the end)."""
 
-    properties = {"tool": f"{summary.tool} {summary.version}".strip()}
-    if summary.dry_run:
-        properties["dry_run"] = "true"  # placeholder answers: the scores say nothing about quality
-    cases: list[Any] = []
-    seen: dict[str, int] = {}
-    counts = {"tests": 0.0, "failures": 0.0, "errors": 0.0, "time": 0.0}
-    for result in sorted(results, key=lambda r: (r.test_id, r.target)):
+    def __init__(self, name: str, summary: RunSummary, repo_root: Path, risky_names: set[str]) -> None:
+        self.name = name
+        self.summary = summary
+        self.repo_root = repo_root
+        self.risky_names = risky_names  # names that may collide with another case's (see _case_names)
+        self.properties = _Spool()
+        self.cases = _Spool()
+        self.seen: dict[str, int] = {}
+        self.counts = {"tests": 0.0, "failures": 0.0, "errors": 0.0, "time": 0.0}
+        self.tests = self.failed = self.errored = self.skipped = 0
+        self.eval_path: str | None = None
+        self.eval_paths = 0  # distinct eval paths seen (stops counting at 2)
+        tool = f"{summary.tool} {summary.version}".strip()
+        self._property("tool", tool)
+        if summary.dry_run:
+            self._property("dry_run", "true")  # placeholder answers: the scores say nothing about quality
+
+    def _property(self, name: str, value: str) -> None:
+        self.properties.write(f'      <property name="{_attr(name)}" value="{_attr(value)}" />\n')
+
+    def add(self, result: TestResult) -> None:
         case_name = _case_name(result)
-        seen[case_name] = seen.get(case_name, 0) + 1
-        if seen[case_name] > 1:  # never emit duplicate names (readers treat them as retries)
-            case_name = f"{case_name} #{seen[case_name]}"
-        for key, value in _case_properties(result, repo_root).items():
-            properties[f"{case_name}.{key}"] = value
-        cases.append(_build_case(result, summary, case_name))
+        if case_name in self.risky_names:  # only these can repeat: count them
+            seen = self.seen[case_name] = self.seen.get(case_name, 0) + 1
+            if seen > 1:  # never emit duplicate names (readers treat them as retries)
+                case_name = f"{case_name} #{seen}"
+        prefix = f'      <property name="{_attr(case_name)}.'
+        self.properties.write(
+            "".join(
+                f'{prefix}{key}" value="{_attr(value)}" />\n'
+                for key, value in _case_properties(result, self.repo_root).items()
+            )
+        )
+        text, counted = _case(result, self.summary, case_name)
+        self.cases.write(text)
+        self.tests += 1
+        self.failed += counted == "failure"
+        self.errored += counted == "error"
+        self.skipped += counted == "skipped"
         outcome = outcome_of(result)
+        counts = self.counts
         counts["tests"] += 1
         counts["failures"] += outcome == "failed"
         counts["errors"] += outcome == "error"
         counts["time"] += _seconds(result)
-    eval_paths = sorted({p for r in results if (p := repo_relative(r.eval_path, repo_root))})
-    suite = TestSuite(
-        clean_text(name),
-        cases,
-        timestamp=clean_text(summary.started_at) if summary.started_at else None,
-        file=clean_text(eval_paths[0]) if len(eval_paths) == 1 else None,
-        properties=properties,
-    )
-    element = suite.build_xml_doc()
-    # junit-xml writes `disabled` (the XSD rejects it), repr() times and no time for 0 seconds.
-    element.attrib.pop("disabled", None)
-    element.set("time", _num(counts["time"]))
-    for case_element, case in zip(element.iter("testcase"), cases, strict=True):
-        case_element.set("time", _num(case.elapsed_sec or 0.0))
-    return element, counts
+        path = repo_relative(result.eval_path, self.repo_root)
+        if path and self.eval_paths < 2 and path != self.eval_path:
+            self.eval_paths += 1
+            self.eval_path = path
+
+    def write_to(self, out: IO[str] | _Spool) -> None:
+        summary = self.summary
+        attributes = [
+            ("errors", str(self.errored)),
+            ("failures", str(self.failed)),
+            ("name", clean_text(self.name)),
+            ("skipped", str(self.skipped)),
+            ("tests", str(self.tests)),
+            ("time", _num(self.counts["time"])),
+        ]
+        timestamp = clean_text(summary.started_at) if summary.started_at else None
+        if timestamp:
+            attributes.append(("timestamp", timestamp))
+        file = clean_text(self.eval_path) if self.eval_paths == 1 and self.eval_path else None
+        if file:
+            attributes.append(("file", file))
+        out.write("  " + _start("testsuite", attributes) + ">\n    <properties>\n")
+        self.properties.copy_to(out)
+        out.write("    </properties>\n")
+        self.cases.copy_to(out)
+        out.write("  </testsuite>\n")
+
+    def close(self) -> None:
+        self.properties.close()
+        self.cases.close()
+
+
+class _Spool:
+    """Text gathered in memory in pieces and moved to a temporary file past `_SPOOL_BYTES`."""
+
+    def __init__(self) -> None:
+        self._pieces: list[str] = []
+        self._size = 0
+        self._file: IO[str] | None = None
+
+    def write(self, text: str) -> None:
+        self._pieces.append(text)
+        self._size += len(text)
+        if self._size > _SPOOL_BYTES:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._file is None:
+            self._file = tempfile.TemporaryFile(mode="w+", encoding="utf-8", newline="")  # noqa: SIM115
+        self._file.write("".join(self._pieces))
+        self._pieces.clear()
+        self._size = 0
+
+    def empty(self) -> bool:
+        return not self._pieces and (self._file is None or not self._file.tell())
+
+    def copy_to(self, out: IO[str] | _Spool) -> None:
+        if self._file is not None:
+            self._file.seek(0)
+            while block := self._file.read(1 << 20):
+                out.write(block)
+        out.write("".join(self._pieces))
+
+    def close(self) -> None:
+        self._pieces.clear()
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def _is_plain(name: str, raw: str) -> bool:
+    """A case name that no other case of its suite can share: cleaning left it unchanged and it has
+    one ` [` (so it splits back into one test id and target, which are unique in a suite)."""
+    return name == raw and raw.count(" [") == 1
+
+
+class _RiskyNames:
+    """Per suite, the case names that cleaning changed or that do not split into one test id and
+    target: only these can be shared by two cases (a plain name only with one of these), so only
+    cases named so are counted while writing (bounded memory, the same names as counting all).
+    Fed every key before the first case is written."""
+
+    def __init__(self) -> None:
+        self.by_suite: dict[str, set[str]] = {}
+
+    def __call__(self, key: tuple[str, str, str]) -> None:
+        suite, test_id, target = key
+        raw = f"{test_id} [{target}]"
+        name = clean_text(raw)
+        if not _is_plain(name, raw):
+            self.by_suite.setdefault(suite, set()).add(name)
+
+
+def write_junit(summary: RunSummary, out: IO[str], repo_root: Path) -> None:
+    """Write the JUnit document for `summary` to `out` (deterministic for a given summary), holding
+    no more than a bounded part of it in memory."""
+    with paused_gc():  # many small strings and rows, no cycles: see gc_pause
+        _write(summary, out, repo_root)
+
+
+def _write(summary: RunSummary, out: IO[str], repo_root: Path) -> None:
+    risky = _RiskyNames()
+    ordered = aggregated_in_key_order(summary.results, risky)  # one case per test x target
+    totals = {"tests": 0.0, "failures": 0.0, "errors": 0.0, "time": 0.0}
+    body = _Spool()
+    try:
+        for suite_name, results in groupby(ordered, key=lambda r: r.suite):
+            suite = _SuiteWriter(suite_name, summary, repo_root, risky.by_suite.get(suite_name, set()))
+            try:
+                for result in results:
+                    suite.add(result)
+                suite.write_to(body)
+            finally:
+                suite.close()
+            for key in totals:
+                totals[key] += suite.counts[key]
+        root = _start(
+            "testsuites",
+            [
+                ("name", "agentv-ci"),
+                ("tests", str(int(totals["tests"]))),
+                ("failures", str(int(totals["failures"]))),
+                ("errors", str(int(totals["errors"]))),
+                ("time", _num(totals["time"])),
+            ],
+        )
+        out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+        if body.empty():
+            out.write(root + " />\n")
+            return
+        out.write(root + ">\n")
+        body.copy_to(out)
+        out.write("</testsuites>\n")
+    finally:
+        body.close()
 
 
 def render_junit(summary: RunSummary, repo_root: Path) -> str:
-    """The JUnit document as a string (deterministic for a given summary).
-
-    Built with junit-xml's `TestSuite.build_xml_doc` (an ElementTree element per suite), fixed up
-    in place where junit-xml's output would fail the XSD, and serialised once.
-    """
-    with paused_gc():  # many small containers, no cycles: see gc_pause
-        return _render(summary, repo_root)
-
-
-def _render(summary: RunSummary, repo_root: Path) -> str:
-    by_suite: dict[str, list[TestResult]] = {}
-    for result in aggregate_attempts(summary.results):  # one case per test x target
-        by_suite.setdefault(result.suite, []).append(result)
-    root = ET.Element("testsuites", {"name": "agentv-ci"})
-    totals = {"tests": 0.0, "failures": 0.0, "errors": 0.0, "time": 0.0}
-    for suite_name in sorted(by_suite):
-        element, counts = _suite_element(suite_name, by_suite[suite_name], summary, repo_root)
-        root.append(element)
-        for key in totals:
-            totals[key] += counts[key]
-    root.set("tests", str(int(totals["tests"])))
-    root.set("failures", str(int(totals["failures"])))
-    root.set("errors", str(int(totals["errors"])))
-    root.set("time", _num(totals["time"]))
-    ET.indent(root, space="  ")
-    # ElementTree escapes CR in attributes but not in text, where every parser would turn it into LF.
-    body = ET.tostring(root, encoding="unicode").replace("\r", "&#13;")
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+    """The JUnit document as a string (deterministic for a given summary)."""
+    buffer = io.StringIO(newline="")
+    write_junit(summary, buffer, repo_root)
+    return buffer.getvalue()
 
 
 class JunitReporter:
     """Writes JUnit XML for test tabs (dorny/test-reporter, mikepenz/action-junit-report, GitLab, Jenkins)."""
 
     def write(self, summary: RunSummary, options: ReportOptions) -> None:
-        options.path.write_text(render_junit(summary, options.repo_root), encoding="utf-8")
+        with options.path.open("w", encoding="utf-8") as handle:
+            write_junit(summary, handle, options.repo_root)

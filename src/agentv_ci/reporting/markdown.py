@@ -19,7 +19,8 @@ from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.plugins import ReportOptions
 from agentv_ci.reporting.console import format_cost, format_duration
 from agentv_ci.reporting.details import attempts_text, failing_graders, grader_failure_text, repo_relative
-from agentv_ci.reporting.totals import Totals, outcome_of, totals_by_suite, totals_of
+from agentv_ci.reporting.tally import WORST_SHOWN, tally_of
+from agentv_ci.reporting.totals import Totals, outcome_of
 from agentv_ci.text_safety import clean_text, escape_markdown_inline, excerpt, fenced_block
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ MAX_CHARS = 60_000
 _MAX_SUITE_ROWS = 200
 _MAX_CHANGE_ROWS = 50
 _MAX_SELECTION = 50
-_MAX_WORST = 20
+_MAX_WORST = WORST_SHOWN
 _PLAIN_PATH = re.compile(r"[\w./+-]+")
 _MAX_VERDICT = 400  # characters of the verdict line before escaping
 _MAX_REASON = 300
@@ -95,7 +96,8 @@ def _row(t: Totals, comparison: Comparison | None, *, bold: bool = False) -> str
 
 
 def _table(summary: RunSummary, comparison: Comparison | None) -> list[str]:
-    suites = totals_by_suite(summary.results)
+    tally = tally_of(summary.results)
+    suites = tally.by_suite()
     lines = [
         "| Suite | Tests | Pass rate | Mean score | Δ vs baseline | Cost | Tokens | Duration |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
@@ -104,7 +106,7 @@ def _table(summary: RunSummary, comparison: Comparison | None) -> list[str]:
     if len(suites) > _MAX_SUITE_ROWS:
         lines.append(f"| … {len(suites) - _MAX_SUITE_ROWS} more suites | | | | | | | |")
     if len(suites) > 1:
-        lines.append(_row(totals_of(summary.results), comparison, bold=True))
+        lines.append(_row(tally.overall(), comparison, bold=True))
     return lines
 
 
@@ -145,9 +147,10 @@ def _selection(selection: dict[str, str], repo_root: Path | None) -> list[str]:
     return lines
 
 
-def _worst(summary: RunSummary) -> list[TestResult]:
-    bad = [r for r in summary.results if outcome_of(r) in ("failed", "error")]
-    return sorted(bad, key=lambda r: (outcome_of(r) == "error", r.score, r.suite, r.test_id, r.target))
+def _worst(summary: RunSummary) -> tuple[list[TestResult], int]:
+    """The worst failing or errored tests (errors last, then by score, suite, test id, target): the
+    first `_MAX_WORST`, and how many there are."""
+    return tally_of(summary.results).worst()
 
 
 def _detail(result: TestResult) -> str:
@@ -210,10 +213,10 @@ def render_markdown(
     # the verdict is never cut: only what follows it is fitted into the space left
     body = verdict + "\n\n" + _fit("\n\n".join(blocks), limit - size(verdict) - 400, size)
     used = size(body)
-    worst = _worst(summary)
-    if worst:
+    worst, failing = _worst(summary)
+    if failing:
         shown = worst[:_MAX_WORST]
-        opening = f"<details><summary>Worst tests ({len(shown)} of {len(worst)} failing)</summary>\n\n"
+        opening = f"<details><summary>Worst tests ({len(shown)} of {failing} failing)</summary>\n\n"
         closing = "\n</details>"
         pieces: list[str] = []
         used += size(opening) + size(closing) + 200
@@ -227,9 +230,9 @@ def render_markdown(
             pieces.append(piece)
             used += piece_size
         details = "".join(pieces)
-        if full_report is not None and len(worst) > len(pieces):
+        if full_report is not None and failing > len(pieces):
             where = _esc(_cap(full_report, 120))
-            details += f"\n… {len(worst) - len(pieces)} more failing test(s) not shown; see {where}.\n"
+            details += f"\n… {failing - len(pieces)} more failing test(s) not shown; see {where}.\n"
         elif omitted:
             details += f"\n… {omitted} more failing test(s) left out (size limit {limit:,} characters).\n"
         if details.strip():

@@ -25,7 +25,9 @@ from agentv_ci.stats import mean, stdev
 __all__ = [
     "ResultsWriter",
     "aggregate_attempts",
+    "decode_row",
     "load_run",
+    "merge_attempts",
     "normalise_row",
     "read_results",
     "summary_from_results",
@@ -246,6 +248,14 @@ def _decode_row(raw: bytes, where: SourceLocation) -> TestResult:
         raise LoadError(f"not a results row: {exc}", location=where) from None
 
 
+def decode_row(raw: bytes, file: str, line: int = 0) -> TestResult:
+    """One row of a results file (ours, AgentV's or older); a bad row raises `LoadError` at file:line."""
+    fast = _typed_row(raw)
+    if fast is not None:
+        return fast
+    return _decode_row(raw, SourceLocation(file, line, 1 if line else 0))
+
+
 def _index_path(path: Path) -> Path:
     if path.is_dir():
         candidate = path / INDEX_NAME
@@ -278,45 +288,45 @@ def aggregate_attempts(results: Iterable[TestResult]) -> list[TestResult]:
     groups: dict[tuple[str, str, str], list[TestResult]] = {}
     for result in results:
         groups.setdefault(_attempt_key(result), []).append(result)
-    merged: list[TestResult] = []
-    for rows in groups.values():
-        if len(rows) == 1:
-            merged.append(rows[0])
-            continue
-        conclusive = [r for r in rows if r.execution_status in ("ok", "quality_failure")]
-        scores = [r.score for r in conclusive]
-        first = rows[0]
-        score = mean(scores)
-        if not conclusive:
-            status: Any = (
-                "execution_error" if any(r.execution_status == "execution_error" for r in rows) else "not_run"
-            )
-            verdict: Any = "skip" if status == "not_run" else "fail"
-        else:
-            verdict = "pass" if score >= first.threshold else "fail"
-            status = "ok" if verdict == "pass" else "quality_failure"
-        merged.append(
-            msgspec.structs.replace(
-                first,
-                score=score,
-                verdict=verdict,
-                execution_status=status,
-                attempt=None,
-                trials=rows,
-                aggregation=AttemptSummary(
-                    strategy="mean",
-                    passed_attempts=sum(1 for r in rows if r.verdict == "pass"),
-                    total_attempts=len(rows),
-                    scores=scores,
-                    mean=score,
-                    stddev=stdev(scores),
-                ),
-                cost_usd=_sum_optional(r.cost_usd for r in rows),
-                duration_ms=_sum_optional(r.duration_ms for r in rows),
-                error=next((r.error for r in rows if r.error), None),
-            )
+    return [merge_attempts(rows) for rows in groups.values()]
+
+
+def merge_attempts(rows: list[TestResult]) -> TestResult:
+    """One result for rows of the same test x target (in the order they were written): the row itself
+    when there is one, else the first row with the attempts' mean score, `trials` and `aggregation`."""
+    if len(rows) == 1:
+        return rows[0]
+    conclusive = [r for r in rows if r.execution_status in ("ok", "quality_failure")]
+    scores = [r.score for r in conclusive]
+    first = rows[0]
+    score = mean(scores)
+    if not conclusive:
+        status: Any = (
+            "execution_error" if any(r.execution_status == "execution_error" for r in rows) else "not_run"
         )
-    return merged
+        verdict: Any = "skip" if status == "not_run" else "fail"
+    else:
+        verdict = "pass" if score >= first.threshold else "fail"
+        status = "ok" if verdict == "pass" else "quality_failure"
+    return msgspec.structs.replace(
+        first,
+        score=score,
+        verdict=verdict,
+        execution_status=status,
+        attempt=None,
+        trials=rows,
+        aggregation=AttemptSummary(
+            strategy="mean",
+            passed_attempts=sum(1 for r in rows if r.verdict == "pass"),
+            total_attempts=len(rows),
+            scores=scores,
+            mean=score,
+            stddev=stdev(scores),
+        ),
+        cost_usd=_sum_optional(r.cost_usd for r in rows),
+        duration_ms=_sum_optional(r.duration_ms for r in rows),
+        error=next((r.error for r in rows if r.error), None),
+    )
 
 
 def _sum_optional(values: Iterable[float | None]) -> float | None:
@@ -336,14 +346,15 @@ def summary_from_results(results: Iterable[TestResult], **facts: Any) -> RunSumm
 
 def write_summary_json(path: Path, summary: RunSummary) -> None:
     """Run facts and totals (not the rows: those live in index.jsonl) as `summary.json`."""
-    from agentv_ci.reporting.totals import totals_by_suite, totals_of
+    from agentv_ci.reporting.tally import tally_of
 
     facts = msgspec.to_builtins(msgspec.structs.replace(summary, results=[]))
     facts.pop("results", None)
+    tally = tally_of(summary.results)
     document = {
         **facts,
-        "totals": msgspec.to_builtins(totals_of(summary.results)),
-        "suites": [msgspec.to_builtins(t) for t in totals_by_suite(summary.results)],
+        "totals": msgspec.to_builtins(tally.overall()),
+        "suites": [msgspec.to_builtins(t) for t in tally.by_suite()],
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(redact_bytes(msgspec.json.format(_ENCODER.encode(document), indent=2) + b"\n"))

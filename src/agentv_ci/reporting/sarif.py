@@ -26,7 +26,7 @@ from agentv_ci.model.result import GraderResult, RunSummary, TestResult
 from agentv_ci.plugins import ReportOptions
 from agentv_ci.reporting.details import failing_graders, grader_failure_text, repo_relative, test_label
 from agentv_ci.reporting.gc_pause import paused_gc
-from agentv_ci.reporting.results_file import aggregate_attempts
+from agentv_ci.reporting.stored_results import aggregated_failing
 from agentv_ci.reporting.totals import outcome_of
 from agentv_ci.text_safety import clean_text, excerpt
 
@@ -125,7 +125,7 @@ def _graders_to_blame(result: TestResult) -> list[GraderResult]:
 
 def findings_of(summary: RunSummary, repo_root: Path) -> list[Finding]:
     findings: list[Finding] = []
-    for result in aggregate_attempts(summary.results):  # one finding per test x target, not per attempt
+    for result in aggregated_failing(summary.results):  # one finding per test x target, not per attempt
         outcome = outcome_of(result)
         if outcome not in ("failed", "error"):
             continue

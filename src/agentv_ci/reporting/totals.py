@@ -8,6 +8,8 @@ counted and gated separately.
 
 from __future__ import annotations
 
+import math
+import sys
 from collections.abc import Iterable
 from typing import Literal
 
@@ -17,7 +19,7 @@ from agentv_ci.model.result import TestResult
 
 Outcome = Literal["passed", "failed", "error", "not_run"]
 
-__all__ = ["Outcome", "Totals", "outcome_of", "totals_by_suite", "totals_of"]
+__all__ = ["FloatSum", "Outcome", "Totals", "TotalsBuilder", "outcome_of", "totals_by_suite", "totals_of"]
 
 
 class Totals(msgspec.Struct, omit_defaults=True):
@@ -52,48 +54,116 @@ def outcome_of(result: TestResult, threshold: float | None = None) -> Outcome:
     return "passed" if result.verdict == "pass" else "failed"
 
 
-def totals_of(
-    results: Iterable[TestResult], *, name: str = "overall", threshold: float | None = None
-) -> Totals:
-    """Counts, pass rate and mean score (over conclusive results), cost, tokens and duration."""
-    totals = Totals(name=name)
-    scores: list[float] = []
-    cost = tokens = duration = 0.0
-    has_cost = has_tokens = has_duration = False
-    for result in results:
+class FloatSum:
+    """`sum()` of floats, one value at a time, with the interpreter's own algorithm (plain addition
+    before Python 3.12, Neumaier's compensated summation since), so a running total equals `sum(list)`
+    of the same values in the same order, bit for bit, without keeping the list."""
+
+    __slots__ = ("_compensation", "_total")
+
+    def __init__(self) -> None:
+        self._total = 0.0
+        self._compensation = 0.0
+
+    def add(self, value: float) -> None:
+        total = self._total
+        if not _COMPENSATED:
+            self._total = total + value
+            return
+        added = total + value
+        if abs(total) >= abs(value):
+            self._compensation += (total - added) + value
+        else:
+            self._compensation += (value - added) + total
+        self._total = added
+
+    @property
+    def value(self) -> float:
+        compensation = self._compensation
+        if compensation and math.isfinite(compensation):
+            return self._total + compensation
+        return self._total
+
+
+_COMPENSATED = sys.version_info >= (3, 12)
+
+
+class TotalsBuilder:
+    """`Totals` of a group of results fed one at a time (a run's results as they are written): the
+    same figures as `totals_of` over the same results in the same order, in constant memory."""
+
+    __slots__ = ("_cost", "_duration", "_scores", "_tokens", "name", "threshold", "totals")
+
+    def __init__(self, name: str = "overall", threshold: float | None = None) -> None:
+        self.name = name
+        self.threshold = threshold
+        self.totals = Totals(name=name)
+        self._scores = FloatSum()
+        self._cost: float | None = None
+        self._tokens: float | None = None
+        self._duration: float | None = None
+
+    def add(self, result: TestResult, outcome: Outcome | None = None) -> Outcome:
+        """Count `result` (its `outcome_of` under this builder's threshold, computed when not given)."""
+        totals = self.totals
+        if outcome is None:
+            outcome = outcome_of(result, self.threshold)
         totals.tests += 1
-        outcome = outcome_of(result, threshold)
         if outcome == "passed":
             totals.passed += 1
+            self._scores.add(result.score)
         elif outcome == "failed":
             totals.failed += 1
+            self._scores.add(result.score)
         elif outcome == "error":
             totals.errors += 1
         else:
             totals.not_run += 1
-        if outcome in ("passed", "failed"):
-            scores.append(result.score)
         if result.cost_usd is not None:
-            cost += result.cost_usd
-            has_cost = True
+            self._cost = (self._cost or 0.0) + result.cost_usd
         if result.token_usage is not None:
-            tokens += result.token_usage.total
-            has_tokens = True
+            self._tokens = (self._tokens or 0.0) + result.token_usage.total
         if result.duration_ms is not None:
-            duration += result.duration_ms
-            has_duration = True
-    if scores:
-        totals.pass_rate = totals.passed / len(scores)
-        totals.mean_score = sum(scores) / len(scores)
-    totals.cost_usd = round(cost, 6) if has_cost else None
-    totals.tokens = int(tokens) if has_tokens else None
-    totals.duration_ms = duration if has_duration else None
-    return totals
+            self._duration = (self._duration or 0.0) + result.duration_ms
+        return outcome
+
+    def build(self) -> Totals:
+        """The totals so far (a new `Totals` each call)."""
+        counted = self.totals
+        totals = Totals(
+            name=counted.name,
+            tests=counted.tests,
+            passed=counted.passed,
+            failed=counted.failed,
+            errors=counted.errors,
+            not_run=counted.not_run,
+        )
+        conclusive = counted.passed + counted.failed
+        if conclusive:
+            totals.pass_rate = counted.passed / conclusive
+            totals.mean_score = self._scores.value / conclusive
+        totals.cost_usd = round(self._cost, 6) if self._cost is not None else None
+        totals.tokens = int(self._tokens) if self._tokens is not None else None
+        totals.duration_ms = self._duration
+        return totals
+
+
+def totals_of(
+    results: Iterable[TestResult], *, name: str = "overall", threshold: float | None = None
+) -> Totals:
+    """Counts, pass rate and mean score (over conclusive results), cost, tokens and duration."""
+    builder = TotalsBuilder(name, threshold)
+    for result in results:
+        builder.add(result)
+    return builder.build()
 
 
 def totals_by_suite(results: Iterable[TestResult], *, threshold: float | None = None) -> list[Totals]:
     """One `Totals` per suite, sorted by suite name."""
-    groups: dict[str, list[TestResult]] = {}
+    groups: dict[str, TotalsBuilder] = {}
     for result in results:
-        groups.setdefault(result.suite, []).append(result)
-    return [totals_of(groups[name], name=name, threshold=threshold) for name in sorted(groups)]
+        builder = groups.get(result.suite)
+        if builder is None:
+            builder = groups[result.suite] = TotalsBuilder(result.suite, threshold)
+        builder.add(result)
+    return [groups[name].build() for name in sorted(groups)]

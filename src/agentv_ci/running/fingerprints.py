@@ -21,8 +21,7 @@ descriptions, tags, metadata, the repeat count and strategy (a `--repeat` change
 not a new test), `--grader-target`, workspace setup, and the content of grader scripts and judge
 prompt files named in a grader's config (their paths are hashed as written).
 
-Cost: about 2-4 us per test x target, computed for every job in `Runner.prepare` (in one loop: cheaper
-than between tests).
+Cost: about 2-4 us per test x target, computed once per job as it runs.
 """
 
 from __future__ import annotations
@@ -106,22 +105,16 @@ def _graders(specs: list[GraderSpec]) -> list[tuple[Any, ...]]:
 
 
 class DefinitionFingerprints:
-    """Fingerprints for one run, each test x target computed once (a job's attempts and its `not run`
-    row share it); file digests and target identities are computed once per run."""
+    """Fingerprints for one run (the runner asks once per job: its attempts share it); file digests
+    and target identities are computed once per run. Nothing is kept per job."""
 
     def __init__(self) -> None:
-        self._jobs: dict[int, tuple[Job, str]] = {}
         self._targets: dict[tuple[Path | None, str], msgspec.Raw] = {}
         self._files: dict[str, str | None] = {}
         self._named: dict[tuple[str, str], str | None] = {}
 
     def of_job(self, job: Job, targets: TargetsConfig | None) -> str:
-        cached = self._jobs.get(id(job))
-        if cached is not None and cached[0] is job:
-            return cached[1]
-        fingerprint = self._fingerprint(job.test, job.suite.path, job.threshold, job.target, targets)
-        self._jobs[id(job)] = (job, fingerprint)  # the job is kept, so its id cannot be reused
-        return fingerprint
+        return self._fingerprint(job.test, job.suite.path, job.threshold, job.target, targets)
 
     def fingerprint(
         self, test: Test, *, eval_path: str, threshold: float, target: str, targets: TargetsConfig | None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
@@ -68,34 +68,35 @@ def selected(test: Test, suite: Suite, options: PlanOptions) -> bool:
 
 
 def plan_jobs(suites: Iterable[Suite], options: PlanOptions) -> list[Job]:
+    """Every job of `suites` (their tests as loaded), in order."""
+    return [job for suite in suites for job in iter_jobs(suite, suite.tests, options)]
+
+
+def iter_jobs(suite: Suite, tests: Iterable[Test], options: PlanOptions) -> Iterator[Job]:
+    """The jobs of `suite`'s `tests` (a list, or tests read as they are taken), one test at a time."""
     from agentv_ci.scoring import effective_threshold
 
-    jobs: list[Job] = []
-    for suite in suites:
-        for test in suite.tests:
-            if not selected(test, suite, options):
-                continue
-            repeat = test.execution.repeat or suite.execution.repeat
-            attempts = options.repeat or (repeat.count if repeat else 1)
-            strategy = repeat.strategy if repeat else "pass_at_k"
-            timeout = options.timeout_s or test.execution.timeout_seconds or suite.execution.timeout_seconds
-            threshold = effective_threshold(options.threshold, test, suite)
-            for target in targets_for(test, suite, options.targets):
-                jobs.append(
-                    Job(
-                        suite=suite,
-                        test=test,
-                        target=target,
-                        attempts=max(1, attempts),
-                        strategy=strategy,
-                        threshold=threshold,
-                        timeout_s=timeout,
-                        cost_limit_usd=repeat.cost_limit_usd if repeat else None,
-                    )
-                )
-    return jobs
+    for test in tests:
+        if not selected(test, suite, options):
+            continue
+        repeat = test.execution.repeat or suite.execution.repeat
+        attempts = options.repeat or (repeat.count if repeat else 1)
+        strategy = repeat.strategy if repeat else "pass_at_k"
+        timeout = options.timeout_s or test.execution.timeout_seconds or suite.execution.timeout_seconds
+        threshold = effective_threshold(options.threshold, test, suite)
+        for target in targets_for(test, suite, options.targets):
+            yield Job(
+                suite=suite,
+                test=test,
+                target=target,
+                attempts=max(1, attempts),
+                strategy=strategy,
+                threshold=threshold,
+                timeout_s=timeout,
+                cost_limit_usd=repeat.cost_limit_usd if repeat else None,
+            )
 
 
-def drop_finished(jobs: list[Job], finished: set[tuple[str, str, str]]) -> list[Job]:
+def drop_finished(jobs: Iterable[Job], finished: set[tuple[str, str, str]]) -> list[Job]:
     """`--resume`: the jobs whose (suite, test id, target) has no finished row yet."""
     return [job for job in jobs if job.key not in finished]

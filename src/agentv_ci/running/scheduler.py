@@ -1,19 +1,22 @@
 """Run jobs concurrently: bounded asyncio workers across all files, per-test timeouts, repeats,
-cache, budget stop, replay recording and workspaces. Every finished result goes to `sink` at once."""
+cache, budget stop, replay recording and workspaces. Every finished result goes to `sink` at once.
+
+Jobs may be a list or an iterator that plans them as the workers take them (a JSONL dataset read as
+it runs); then `RunNeeds`, gathered while the jobs were first planned, says which targets to create
+before anything runs, and nothing is kept per job."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import msgspec
 
 from agentv_ci.clock import now_millis
 from agentv_ci.errors import AgentvCiError, TargetError
 from agentv_ci.model.result import TargetResponse, TestResult
-from agentv_ci.model.suite import Message, Test
+from agentv_ci.model.suite import GraderSpec, Message, Test
 from agentv_ci.plugins import GraderTargetCaller, TargetPlugin, TargetRequest
 from agentv_ci.prompting import render_input
 from agentv_ci.running.budget import Budget
@@ -28,6 +31,49 @@ from agentv_ci.targets.replay import ReplayRecorder
 
 ResultSink = Callable[[TestResult], None]
 MODEL_GRADERS = frozenset({"llm-grader", "rubrics"})  # graders that ask a grader target
+
+# ("target", eval path, target) or ("grader", eval path, target, the model grader's own `target`)
+Need = tuple[str, str, str] | tuple[str, str, str, str | None]
+
+
+class RunNeeds:
+    """How many jobs a run has and what they need before the first one starts: the targets to create
+    and the grader targets their model graders ask (each once, in the order the jobs first need it,
+    so a missing one is reported as a run over the jobs themselves reports it)."""
+
+    def __init__(self) -> None:
+        self.jobs = 0
+        self._needs: dict[Need, None] = {}
+
+    def add(self, job: Job) -> None:
+        self.add_test(job.suite.path, job.target, job.test)
+
+    def add_test(self, eval_path: str, target: str, test: Test) -> None:
+        """One job: `test` of the eval file `eval_path` against `target`."""
+        from agentv_ci.grading import graders_for
+
+        self.jobs += 1
+        needs = self._needs
+        needs.setdefault(("target", eval_path, target))
+        specs = graders_for(test) if not test.turns else [*graders_for(test), *_turn_graders(test)]
+        for spec in specs:
+            if spec.type in MODEL_GRADERS:
+                own = spec.config.get("target")
+                needs.setdefault(("grader", eval_path, target, own if isinstance(own, str) and own else None))
+
+    def __iter__(self) -> Iterator[Need]:
+        return iter(self._needs)
+
+    @classmethod
+    def of(cls, jobs: Iterable[Job]) -> RunNeeds:
+        needs = cls()
+        for job in jobs:
+            needs.add(job)
+        return needs
+
+
+def _turn_graders(test: Test) -> list[GraderSpec]:
+    return [g for turn in test.turns for g in turn.graders]
 
 
 @dataclass
@@ -47,8 +93,17 @@ class RunnerOptions:
 class Runner:
     """Owns target instances and grader callers for one run; `run()` drives every job."""
 
-    def __init__(self, jobs: list[Job], options: RunnerOptions, sink: ResultSink) -> None:
+    def __init__(
+        self,
+        jobs: Iterable[Job],
+        options: RunnerOptions,
+        sink: ResultSink,
+        *,
+        needs: RunNeeds | None = None,
+    ) -> None:
+        """`jobs`: a list, or an iterator (then `needs` must describe them: see `RunNeeds`)."""
         self.jobs = jobs
+        self.needs = needs
         self.options = options
         self.sink = sink
         self.warnings: list[str] = []
@@ -90,7 +145,7 @@ class Runner:
         return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
     def definition_fingerprint(self, job: Job) -> str:
-        """The job's test-definition fingerprint (computed once per job; see running/fingerprints.py)."""
+        """The job's test-definition fingerprint (see running/fingerprints.py)."""
         return self._definitions.of_job(job, self._config_for(job.suite.path))
 
     def _eval_path(self, suite_path: str) -> Path:
@@ -104,51 +159,40 @@ class Runner:
 
     def prepare(self) -> None:
         """Load targets files and create every target (and the `--grader-target`) before any test runs:
-        an unknown target or a missing API key is a `ConfigError` here. Fingerprints every job too."""
+        an unknown target or a missing API key is a `ConfigError` here."""
         from agentv_ci.targets.factory import create_target
-        from agentv_ci.targets.grader_caller import make_grader_caller
+        from agentv_ci.targets.grader_caller import GraderCaller, make_grader_caller
 
         if self._prepared:
             return
-        for job in self.jobs:
-            config = self._config_for(job.suite.path)
-            self._definitions.of_job(job, config)  # all at once here: cheaper than between tests
-            key = (config.eval_dir, job.target)
+        if self.needs is None:
+            self.needs = RunNeeds.of(self.jobs)
+        for need in self.needs:
+            path, target = need[1], str(need[2])
+            config = self._config_for(str(path))
+            key = (config.eval_dir, target)
             if key not in self._targets:
-                self._targets[key] = create_target(job.target, config, dry_run=self.options.dry_run)
-                limit = self._target_workers(config, job.target)
+                self._targets[key] = create_target(target, config, dry_run=self.options.dry_run)
+                limit = self._target_workers(config, target)
                 if limit is not None:
                     self._limits[id(self._targets[key])] = asyncio.Semaphore(limit)
                 self._callers[key] = make_grader_caller(
                     config,
-                    eval_target=job.target,
+                    eval_target=target,
                     override=self.options.grader_target,
                     dry_run=self.options.dry_run,
                     on_cost=self.options.budget.add,
                 )
-            self._check_grader_targets(job, config, self._callers[key])
+            caller = self._callers[key]
+            if need[0] == "grader" and isinstance(caller, GraderCaller):
+                # the grader targets the job's llm-graders ask: an unknown one, or its missing API key,
+                # fails before the run, not halfway through it (a dry run checks the names too)
+                own = need[3] if len(need) > 3 else None
+                name = caller.override or own or caller.default
+                if name and name != target and (id(caller), name) not in self._checked:
+                    self._checked.add((id(caller), name))
+                    caller.instance(name)
         self._prepared = True
-
-    def _check_grader_targets(
-        self, job: Job, config: TargetsConfig, caller: GraderTargetCaller | None
-    ) -> None:
-        """Create the grader targets this job's llm-graders will ask, so that an unknown grader target
-        or its missing API key fails before the run, not halfway through it (a dry run checks the
-        names too; it needs no key)."""
-        from agentv_ci.grading import graders_for
-        from agentv_ci.targets.grader_caller import GraderCaller
-
-        if not isinstance(caller, GraderCaller):
-            return
-        specs = [*graders_for(job.test), *(g for turn in job.test.turns for g in turn.graders)]
-        for spec in specs:
-            if spec.type not in MODEL_GRADERS:
-                continue
-            own = spec.config.get("target")
-            name = caller.override or (own if isinstance(own, str) and own else None) or caller.default
-            if name and name != job.target and (id(caller), name) not in self._checked:
-                self._checked.add((id(caller), name))
-                caller.instance(name)
 
     async def aclose(self) -> None:
         for target in self._targets.values():
@@ -175,7 +219,7 @@ class Runner:
 
     async def run(self) -> None:
         self.prepare()
-        pending = iter(self.jobs)
+        pending = iter(self.jobs)  # shared by the workers: each takes the next job (one event loop)
         skipped: list[Job] = []
 
         async def worker() -> None:
@@ -192,9 +236,10 @@ class Runner:
                     self.halted_by = f"{result.suite}/{result.test_id} (execution.fail_on_error)"
 
         try:
-            count = max(1, min(self.options.workers, len(self.jobs)))
+            total = self.needs.jobs if self.needs is not None else self.options.workers
+            count = max(1, min(self.options.workers, total))
             await asyncio.gather(*(worker() for _ in range(count)))
-            for job in [*skipped, *pending]:
+            for job in itertools.chain(skipped, pending):
                 reason, error = self._stop_reason() or ("not_run", "not run")
                 self.not_run += 1
                 self.sink(
@@ -217,8 +262,9 @@ class Runner:
 
         attempts: list[TestResult] = []
         spent = 0.0
+        fingerprint = self.definition_fingerprint(job)  # once per job: its attempts share it
         for attempt in range(job.attempts):
-            result = await self.run_attempt(job, attempt)
+            result = await self.run_attempt(job, attempt, fingerprint)
             attempts.append(result)
             spent += result.cost_usd or 0.0
             if job.attempts == 1:
@@ -273,7 +319,7 @@ class Runner:
             )
         return response
 
-    async def run_attempt(self, job: Job, attempt: int) -> TestResult:
+    async def run_attempt(self, job: Job, attempt: int, fingerprint: str | None = None) -> TestResult:
         from agentv_ci.grading import grade_test
 
         config = self._config_for(job.suite.path)
@@ -354,13 +400,14 @@ class Runner:
             )
         finally:
             await self.workspaces.leave(job.suite, test, lease)
-        result.fingerprint = self.definition_fingerprint(job)  # a fresh row: set in place, no copy
-        changes: dict[str, object] = {}
+        # A fresh row (grade_test, run_conversation and unfinished_result build a new one each time):
+        # completed in place, no copy.
+        result.fingerprint = fingerprint if fingerprint is not None else self.definition_fingerprint(job)
         if result.start_time is None:
-            changes["start_time"] = started_at
-            changes["end_time"] = now_millis()
+            result.start_time = started_at
+            result.end_time = now_millis()
         if attempt and result.attempt is None:
-            changes["attempt"] = attempt
+            result.attempt = attempt
         if not result.suite:
-            changes["suite"] = job.suite.name
-        return msgspec.structs.replace(result, **changes) if changes else result
+            result.suite = job.suite.name
+        return result

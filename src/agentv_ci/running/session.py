@@ -11,20 +11,24 @@ import gc
 import signal
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from agentv_ci.clock import now_seconds
 from agentv_ci.errors import ConfigError, InvalidEvalFiles, UsageError
 from agentv_ci.model.result import RunSummary, TestResult
-from agentv_ci.model.suite import Suite
+from agentv_ci.model.suite import Suite, Test
 from agentv_ci.running.budget import Budget
-from agentv_ci.running.plan import Job, PlanOptions, drop_finished, plan_jobs
-from agentv_ci.running.scheduler import Runner, RunnerOptions
+from agentv_ci.running.plan import Job, PlanOptions, iter_jobs, selected, targets_for
+from agentv_ci.running.scheduler import RunNeeds, Runner, RunnerOptions
+
+if TYPE_CHECKING:
+    from agentv_ci.loading.suite_loader import LoadMode
+    from agentv_ci.validation.diagnostics import Diagnostic
 
 DEFAULT_RUNS_DIR = Path(".agentv-ci") / "runs"
 
@@ -73,31 +77,80 @@ def latest_run_dir() -> Path | None:
     return runs[-1] if runs else None
 
 
+@dataclass
+class LoadedSuite:
+    """A suite checked for the run. `streamed`: its tests (read from a JSONL dataset) are not held:
+    `tests()` reads them again, one at a time as the run takes them."""
+
+    suite: Suite
+    streamed: bool
+    env: Mapping[str, str] | None = None
+    allow_outside: Sequence[Path] = ()
+    problems: list[Diagnostic] = field(default_factory=list)  # errors met in the second reading
+
+    def tests(self) -> Iterable[Test]:
+        if not self.streamed:
+            return self.suite.tests
+        from agentv_ci.loading.suite_loader import stream_suite_tests
+
+        return stream_suite_tests(
+            Path(self.suite.path), env=self.env, allow_outside=self.allow_outside, problems=self.problems
+        )
+
+
 def load_selected_suites(
     paths: Sequence[Path],
     env: Mapping[str, str] | None,
     warnings: list[str] | None = None,
     allow_outside: Sequence[Path] = (),
 ) -> list[Suite]:
-    """Load every eval file under `paths`; any error diagnostic is an `InvalidEvalFiles` listing all
-    of them. Warning diagnostics (deprecated forms, unknown keys) are rendered into `warnings`. Paths
-    are shown as `validate` shows them (relative to the working directory when below it)."""
-    from agentv_ci.loading.discovery import check_paths_exist
-    from agentv_ci.loading.suite_loader import load_suites
+    """Load every eval file under `paths`, with its tests; any error diagnostic is an
+    `InvalidEvalFiles` listing all of them. Warning diagnostics (deprecated forms, unknown keys) are
+    rendered into `warnings`. Paths are shown as `validate` shows them (relative to the working
+    directory when below it)."""
+    return [loaded.suite for loaded in _load(paths, env, warnings, allow_outside, "keep", None)]
+
+
+def check_selected_suites(
+    paths: Sequence[Path],
+    env: Mapping[str, str] | None,
+    warnings: list[str] | None = None,
+    allow_outside: Sequence[Path] = (),
+    on_test: Callable[[Suite, Test], None] | None = None,
+) -> list[LoadedSuite]:
+    """`load_selected_suites` for a run: every test is built, checked and handed to `on_test`, but
+    the tests of a JSONL dataset are not held (`LoadedSuite.streamed`: read again as they run)."""
+    return _load(paths, env, warnings, allow_outside, "check", on_test)
+
+
+def _load(
+    paths: Sequence[Path],
+    env: Mapping[str, str] | None,
+    warnings: list[str] | None,
+    allow_outside: Sequence[Path],
+    mode: LoadMode,
+    on_test: Callable[[Suite, Test], None] | None,
+) -> list[LoadedSuite]:
+    from agentv_ci.loading.discovery import check_paths_exist, find_eval_files
+    from agentv_ci.loading.suite_loader import load_suite
+    from agentv_ci.validation.diagnostics import merge_repeated
     from agentv_ci.validation.output_formats import render_relative
 
     check_paths_exist(paths)
-    suites: list[Suite]
-    suites, diagnostics = load_suites(list(paths), env=env, allow_outside=allow_outside)
-    from agentv_ci.validation.diagnostics import merge_repeated
-
+    loaded: list[LoadedSuite] = []
+    diagnostics: list[Diagnostic] = []
+    for path in find_eval_files(list(paths)):
+        result = load_suite(path, env=env, allow_outside=allow_outside, mode=mode, on_test=on_test)
+        if result.suite is not None:
+            loaded.append(LoadedSuite(result.suite, result.streamed, env, allow_outside))
+        diagnostics.extend(result.diagnostics)
     diagnostics = merge_repeated(diagnostics)
     errors = [d for d in diagnostics if d.severity == "error"]
     if warnings is not None:
         warnings.extend(render_relative(d) for d in diagnostics if d.severity == "warning")
     if errors:
         raise InvalidEvalFiles([render_relative(d) for d in errors])
-    return suites
+    return loaded
 
 
 def _workers(request: RunRequest, suites: list[Suite]) -> int:
@@ -127,6 +180,32 @@ def _previous_results(output_dir: Path) -> list[TestResult]:
     return [r for r in read_results(index) if r.execution_status != "not_run"]
 
 
+def _finished_keys(output_dir: Path | None) -> set[tuple[str, str, str]]:
+    """`--resume`: the (suite, test id, target) of the rows a resumed run keeps, read before the
+    suites are loaded (so only the remaining tests are counted and prepared), without changing the
+    file and skipping what cannot be read (`_previous_results` reports it afterwards)."""
+    import msgspec
+
+    from agentv_ci.errors import LoadError
+    from agentv_ci.reporting.results_file import decode_row
+
+    index = output_dir / "index.jsonl" if output_dir is not None else None
+    if index is None or not index.is_file():
+        return set()
+    keys: set[tuple[str, str, str]] = set()
+    with index.open("rb") as handle:
+        for line in handle:
+            if not line.strip():
+                continue
+            try:
+                row = decode_row(line, str(index))
+            except (LoadError, msgspec.MsgspecError):
+                continue
+            if row.execution_status != "not_run":
+                keys.add((row.suite, row.test_id, row.target))
+    return keys
+
+
 RUN_GC_THRESHOLD = (100_000, 50, 100)  # a run allocates millions of short-lived objects, few cycles
 
 
@@ -150,7 +229,9 @@ def execute_run(request: RunRequest) -> RunOutcome:
 
 
 def _execute_run(request: RunRequest) -> RunOutcome:
-    from agentv_ci.reporting.results_file import ResultsWriter, summary_from_results, write_summary_json
+    from agentv_ci.reporting.results_file import ResultsWriter, write_summary_json
+    from agentv_ci.reporting.stored_results import StoredResults
+    from agentv_ci.reporting.tally import ResultsTally
     from agentv_ci.running.cache import DEFAULT_CACHE_DIR, ResponseCache
     from agentv_ci.running.progress import Progress
     from agentv_ci.targets.replay import ReplayRecorder
@@ -160,18 +241,37 @@ def _execute_run(request: RunRequest) -> RunOutcome:
     if request.selection is not None and not request.paths:
         return _nothing_selected(request, started_at)
     load_warnings: list[str] = []
-    suites = load_selected_suites(request.paths, request.env, load_warnings, request.allow_outside)
-    jobs = plan_jobs(suites, request.plan)
     output_dir = request.output_dir
-    previous: list[TestResult] = []
     if request.resume:
         output_dir = output_dir or latest_run_dir()
+    finished = _finished_keys(output_dir) if request.resume else set()
+    plan = request.plan
+    needs = RunNeeds()
+
+    def count(suite: Suite, test: Test) -> None:
+        # iter_jobs' selection and targets, without building the jobs (they are planned again later)
+        if not selected(test, suite, plan):
+            return
+        for target in targets_for(test, suite, plan.targets):
+            if (test.suite or suite.name, test.id, target) not in finished:
+                needs.add_test(suite.path, target, test)
+
+    # First reading: every test built and checked (bad input stops here, before anything runs) and
+    # counted; the tests of JSONL datasets are not held but read again as the run takes them.
+    loaded = check_selected_suites(request.paths, request.env, load_warnings, request.allow_outside, count)
+    suites = [source.suite for source in loaded]
+    jobs: Iterator[Job] = (
+        job
+        for source in loaded
+        for job in iter_jobs(source.suite, source.tests(), plan)
+        if job.key not in finished
+    )
+    previous: list[TestResult] = []
+    if request.resume:
         if output_dir is None:
             raise UsageError("--resume found no previous run", hint="pass -o DIR of the run to resume")
         _prepare_index_for_resume(output_dir / "index.jsonl")
-        previous = _previous_results(output_dir)
-        finished = {(r.suite, r.test_id, r.target) for r in previous}
-        jobs = drop_finished(jobs, finished)
+        previous = _previous_results(output_dir)  # strict: a row that is not a result stops the run
     output_dir = output_dir or timestamp_dir()
     if not request.resume:
         (output_dir / "index.jsonl").unlink(missing_ok=True)  # a new run into an old dir starts afresh
@@ -188,16 +288,25 @@ def _execute_run(request: RunRequest) -> RunOutcome:
         env=request.env,
         run_id=output_dir.name,
     )
-    progress = Progress(len(jobs), stream=request.progress_stream or sys.stderr, quiet=request.quiet)
-    results: list[TestResult] = []
-    runner = Runner(jobs, options, lambda r: None)
+    progress = Progress(needs.jobs, stream=request.progress_stream or sys.stderr, quiet=request.quiet)
+    # No result is kept: each row goes to index.jsonl and into the tally (the figures the gates and
+    # the summaries need); reports read the rows back from the file (reporting.stored_results).
+    tally = ResultsTally()
+    keys = _KeyCheck()
+    for result in previous:
+        tally.add(result)
+        keys.add(result)
+    previous_rows = len(previous)
+    del previous
+    runner = Runner(jobs, options, lambda r: None, needs=needs)
     runner.prepare()  # unknown targets / missing API keys fail here, before anything runs or is written
     interrupted = False
     with ResultsWriter(output_dir / "index.jsonl") as writer:
 
         def sink(result: TestResult) -> None:
             result = writer.append(result)  # the row as written: secrets redacted
-            results.append(result)
+            tally.add(result)
+            keys.add(result)
             progress.update(result)
 
         runner.sink = sink
@@ -209,12 +318,18 @@ def _execute_run(request: RunRequest) -> RunOutcome:
             progress.finish()
             if recorder is not None:
                 recorder.close()
-    summary = summary_from_results(
-        [*previous, *results],
+    from agentv_ci.validation.output_formats import render_relative
+
+    for source in loaded:  # a dataset edited while it ran: what its second reading found wrong
+        runner.warnings.extend(f"changed during the run: {render_relative(d)}" for d in source.problems)
+    results = StoredResults(output_dir / "index.jsonl", tally, count=tally.results, unique_keys=keys.unique)
+    summary = RunSummary(
+        results=results,
         started_at=started_at,
         ended_at=now_seconds(),
         duration_ms=(time.perf_counter() - started) * 1000,
-        dry_run=request.dry_run,
+        dry_run=request.dry_run or tally.dry_run,  # as summary_from_results: any dry-run row marks it
+        not_run=tally.not_run_status,
         budget_exhausted=options.budget.exhausted and runner.not_run > 0,
         interrupted=interrupted,
         selection=request.selection or {},
@@ -222,7 +337,7 @@ def _execute_run(request: RunRequest) -> RunOutcome:
     write_summary_json(output_dir / "summary.json", summary)
     if interrupted:
         raise KeyboardInterrupt
-    return RunOutcome(summary, output_dir, [*load_warnings, *runner.warnings], resumed=len(previous))
+    return RunOutcome(summary, output_dir, [*load_warnings, *runner.warnings], resumed=previous_rows)
 
 
 def _nothing_selected(request: RunRequest, started_at: str) -> RunOutcome:
@@ -238,6 +353,24 @@ def _nothing_selected(request: RunRequest, started_at: str) -> RunOutcome:
     )
     write_summary_json(output_dir / "summary.json", summary)
     return RunOutcome(summary, output_dir, [])
+
+
+class _KeyCheck:
+    """Whether a run's rows have unique (suite, test id, target) keys, in constant memory.
+
+    Within one eval file they always have (a duplicate test id is E105; targets are de-duplicated;
+    attempts are merged by the runner), so keys can repeat only when two eval files share a suite
+    name: that is what is checked (suite name -> the eval path of its first row). When they may
+    repeat, reports merge the rows of one key as attempts (by sorting, still in bounded memory)."""
+
+    def __init__(self) -> None:
+        self._paths: dict[str, str | None] = {}
+        self.unique = True
+
+    def add(self, result: TestResult) -> None:
+        first = self._paths.setdefault(result.suite, result.eval_path)
+        if first != result.eval_path:
+            self.unique = False
 
 
 async def _drive(runner: Runner) -> None:

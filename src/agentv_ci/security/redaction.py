@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 MASK = "***"
 MIN_SECRET_LENGTH = 8
@@ -167,6 +167,37 @@ class SecretRegistry:
             return data
         return pattern.sub(MASK.encode(), data)
 
+    def redact_stream(self, source: BinaryIO, chunk_bytes: int) -> Iterator[tuple[bytes, bool]]:
+        """`redact_bytes` of everything `source` holds, as (piece, whether it was masked) in order,
+        the same bytes as redacting it whole. A match starting before the last (longest needle - 1)
+        bytes of what has been read lies wholly inside it; later ones wait for more."""
+        pattern = self._bytes_pattern
+        longest = max((len(n) for n in self._byte_needles), default=1)
+        mask = MASK.encode()
+        carry = b""
+        while True:
+            chunk = source.read(chunk_bytes)
+            data = carry + chunk
+            if pattern is None or not data:
+                if data:
+                    yield data, False
+                return
+            cut = len(data) if not chunk else len(data) - (longest - 1)
+            pieces: list[bytes] = []
+            position = 0
+            if self.contains_bytes(data):
+                for match in pattern.finditer(data):
+                    if match.start() >= cut:
+                        break
+                    pieces += [data[position : match.start()], mask]
+                    position = match.end()
+            keep_from = max(position, cut)
+            pieces.append(data[position:keep_from])
+            yield b"".join(pieces), len(pieces) > 1
+            carry = data[keep_from:]
+            if not chunk:
+                return
+
     def redact_tree(self, value: Any) -> Any:
         """A JSON-like tree with every string (keys too) redacted."""
         if isinstance(value, str):
@@ -207,13 +238,21 @@ def register_environment(env: Mapping[str, str]) -> None:
     SECRETS.add_environment(env)
 
 
-def redact_file(path: Path) -> None:
-    """Redact a file some writer (a reporter plugin) produced, in place; nothing to do without secrets."""
+def redact_file(path: Path, *, chunk_bytes: int = 1 << 20) -> None:
+    """Redact a file some writer (a reporter plugin) produced, in place; nothing to do without secrets.
+
+    Read in chunks, so a report of any size costs `chunk_bytes` of memory: a secret that straddles two
+    chunks is found because the last (longest secret - 1) bytes of a chunk wait for the next one, and
+    the file is only rewritten when something was masked."""
     if not SECRETS or not path.is_file():
         return
-    data = path.read_bytes()
-    cleaned = SECRETS.redact_bytes(data)
-    if cleaned != data:
-        temp = path.with_name(path.name + ".redacting")
-        temp.write_bytes(cleaned)
+    temp = path.with_name(path.name + ".redacting")
+    masked = False
+    with path.open("rb") as source, temp.open("wb") as target:
+        for piece, changed in SECRETS.redact_stream(source, chunk_bytes):
+            target.write(piece)
+            masked = masked or changed
+    if masked:
         temp.replace(path)
+    else:
+        temp.unlink()

@@ -22,7 +22,7 @@ import msgspec
 
 from agentv_ci.errors import ConfigError
 from agentv_ci.model.source import SourceLocation
-from agentv_ci.model.suite import Suite
+from agentv_ci.model.suite import Suite, Test
 from agentv_ci.targets.config import TargetsConfig, UnknownTargetError, UnsetVariableError, load_targets
 from agentv_ci.targets.factory import CheckedTarget, MissingFieldError, check_target
 from agentv_ci.validation.codes import severity_of
@@ -177,6 +177,19 @@ def _located(code: str, error: ConfigError, where: SourceLocation | None, fallba
     )
 
 
+def _note_targets(
+    test: Test, suite: Suite, config: TargetsConfig, used: dict[str, SourceLocation | None]
+) -> None:
+    for execution in (test.execution, suite.execution):
+        names = execution.targets or ([execution.target] if execution.target else [])
+        if names:
+            for name in names:
+                used.setdefault(name, execution.target_location)
+            return
+    if DEFAULT_TARGET in config.targets:
+        used.setdefault(DEFAULT_TARGET, None)
+
+
 class TargetChecker:
     """Checks suites' targets; targets files are read and each target checked once per run."""
 
@@ -184,17 +197,20 @@ class TargetChecker:
         self.targets_file = targets_file
         self.env = env
         self._configs: dict[Path, TargetsConfig | Diagnostic] = {}
+        self._by_eval: dict[str, TargetsConfig | Diagnostic] = {}  # eval path -> its targets file
         self._checked: dict[tuple[str, str], list[Diagnostic]] = {}
         self.used: dict[Path, set[str]] = {}  # targets file -> the target names suites use
 
-    def check(self, suite: Suite) -> list[Diagnostic]:
+    def check(self, suite: Suite, used: dict[str, SourceLocation | None] | None = None) -> list[Diagnostic]:
+        """The diagnostics of the targets `suite` uses: those `note` gathered in `used` as its tests
+        were loaded, else those of `suite.tests`."""
         config = self._config_for(Path(suite.path))
         if isinstance(config, Diagnostic):
             return []  # the targets file itself is reported once, by `check_targets_file`
         if config.path is None:
             return []
         diagnostics: list[Diagnostic] = []
-        names = self._used_targets(suite, config)
+        names = used if used is not None else self._used_targets(suite, config)
         self.used.setdefault(config.path.resolve(), set()).update(names)
         for name, written_at in names.items():
             diagnostics.extend(self._check_name(name, config, written_at, suite.path))
@@ -211,20 +227,21 @@ class TargetChecker:
             self._configs[directory] = cached
         return cached
 
+    def note(self, suite: Suite, test: Test, used: dict[str, SourceLocation | None]) -> None:
+        """Add the targets `test` of `suite` runs against to `used` (one test at a time, as a
+        dataset is loaded without holding its tests)."""
+        config = self._by_eval.get(suite.path)
+        if config is None:
+            config = self._by_eval[suite.path] = self._config_for(Path(suite.path))
+        if not isinstance(config, Diagnostic) and config.path is not None:
+            _note_targets(test, suite, config, used)
+
     @staticmethod
     def _used_targets(suite: Suite, config: TargetsConfig) -> dict[str, SourceLocation | None]:
         """Target name -> where the eval file named it (None: the implicit `default`)."""
         used: dict[str, SourceLocation | None] = {}
         for test in suite.tests:
-            for execution in (test.execution, suite.execution):
-                names = execution.targets or ([execution.target] if execution.target else [])
-                if names:
-                    for name in names:
-                        used.setdefault(name, execution.target_location)
-                    break
-            else:
-                if DEFAULT_TARGET in config.targets:
-                    used.setdefault(DEFAULT_TARGET, None)
+            _note_targets(test, suite, config, used)
         return used
 
     def _check_name(

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import msgspec
 
+from agentv_ci.model.source import SourceLocation
+from agentv_ci.model.suite import Suite, Test
 from agentv_ci.validation.codes import STRICT_PROMOTED
 from agentv_ci.validation.diagnostics import Diagnostic, merge_repeated, sort_key
 
@@ -59,12 +61,25 @@ def validate_paths(
     tests = 0
     targets = TargetChecker(targets_file=targets_file, env=env)
     for path in files:
-        result = load_suite(path, repo_root=repo_root, env=env, allow_outside=allow_outside)
+        # Tests are checked one at a time and not held (a dataset of any size costs no memory).
+        used: dict[str, SourceLocation | None] = {}
+        built = [0]
+
+        def visit(
+            suite: Suite, test: Test, used: dict[str, SourceLocation | None] = used, built: list[int] = built
+        ) -> None:
+            built[0] += 1
+            if check_targets:
+                targets.note(suite, test, used)
+
+        result = load_suite(
+            path, repo_root=repo_root, env=env, allow_outside=allow_outside, mode="check", on_test=visit
+        )
         diagnostics.extend(result.diagnostics)
         if result.suite is not None:
-            tests += len(result.suite.tests)
+            tests += built[0]
             if check_targets:
-                diagnostics.extend(targets.check(result.suite))
+                diagnostics.extend(targets.check(result.suite, used))
     if check_targets:
         from agentv_ci.validation.targets_check import check_targets_file, targets_files_of
 

@@ -1,0 +1,296 @@
+"""A run's results where the run wrote them: `index.jsonl`, read back as they are iterated.
+
+`RunSummary.results` of a run is a `StoredResults`: a sequence whose rows are decoded from the file
+on each pass (a few microseconds a row), so a run holds no result in memory, however many it has. It
+carries the run's `ResultsTally` (fed as each row was written), so the gates, `summary.json`, the
+console and the Markdown summary read no row at all.
+
+Reports that need the rows in a fixed order (JUnit: by suite, test id and target) get them through
+`aggregated_in_key_order`, which sorts the keys in bounded chunks spilled to a temporary directory and
+merges them (memory: `SORT_CHUNK` keys, whatever the number of rows).
+"""
+
+from __future__ import annotations
+
+import heapq
+import tempfile
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import overload
+
+import msgspec
+
+from agentv_ci.model.result import TestResult
+from agentv_ci.reporting.results_file import aggregate_attempts, decode_row, merge_attempts
+from agentv_ci.reporting.tally import ResultsTally
+from agentv_ci.reporting.totals import outcome_of
+
+__all__ = [
+    "SORT_CHUNK",
+    "StoredResults",
+    "aggregated",
+    "aggregated_failing",
+    "aggregated_in_key_order",
+    "result_keys",
+]
+
+SORT_CHUNK = 50_000  # keys sorted in memory at a time (about 8 MB)
+
+
+class _Key(msgspec.Struct):
+    suite: str
+    test_id: str
+    target: str
+
+
+_KEY = msgspec.json.Decoder(_Key)
+
+
+class _Outcome(msgspec.Struct):
+    execution_status: str
+    verdict: str = "fail"
+
+
+_OUTCOME = msgspec.json.Decoder(_Outcome)
+_IMPLIED = {"ok": "pass", "not_run": "skip"}  # as the row reader implies a verdict our writer omitted
+_SPILLED = msgspec.json.Decoder(tuple[str, str, str, int])
+_ENCODER = msgspec.json.Encoder()
+
+SortedKey = tuple[str, str, str, int]  # suite, test id, target, byte offset of the row
+
+
+class StoredResults(Sequence[TestResult]):
+    """The rows of `index` (written by this process's `ResultsWriter`), in file order.
+
+    `count` is the number of rows; `tally` their figures (threshold None). `unique_keys`: no two rows
+    share a suite, test id and target (no attempts to merge: `aggregated` is the rows themselves).
+    """
+
+    def __init__(self, index: Path, tally: ResultsTally, *, count: int, unique_keys: bool) -> None:
+        self.path = index
+        self._length = count
+        self.unique_keys = unique_keys
+        self._tallies: dict[float | None, ResultsTally] = {tally.threshold: tally}
+        self._offsets: array[int] | None = None
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __iter__(self) -> Iterator[TestResult]:
+        file = str(self.path)
+        with self.path.open("rb") as handle:
+            for number, line in enumerate(handle, start=1):
+                if line.strip():
+                    yield decode_row(line, file, number)
+
+    @overload
+    def __getitem__(self, index: int) -> TestResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[TestResult]: ...
+
+    def __getitem__(self, index: int | slice) -> TestResult | list[TestResult]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._length))]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError("result index out of range")
+        offsets = self._row_offsets()
+        with self.path.open("rb") as handle:
+            handle.seek(offsets[index])
+            return decode_row(handle.readline(), str(self.path))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=False))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"StoredResults({str(self.path)!r}, rows={self._length})"
+
+    def _row_offsets(self) -> array[int]:
+        """Byte offsets of the rows (built on the first indexed access: 8 bytes a row)."""
+        if self._offsets is None:
+            offsets: array[int] = array("Q")
+            position = 0
+            with self.path.open("rb") as handle:
+                for line in handle:
+                    if line.strip():
+                        offsets.append(position)
+                    position += len(line)
+            self._offsets = offsets
+        return self._offsets
+
+    # ------------------------------------------------------------------ figures and orders
+    def tally(self, threshold: float | None = None) -> ResultsTally:
+        """The figures of the rows (the run's own; another `threshold` costs one pass)."""
+        tally = self._tallies.get(threshold)
+        if tally is None:
+            tally = self._tallies[threshold] = ResultsTally(threshold).add_all(self)
+        return tally
+
+    def keys(self) -> Iterator[tuple[str, str, str]]:
+        """(suite, test id, target) of every row, in file order (without decoding the rows)."""
+        with self.path.open("rb") as handle:
+            for line in handle:
+                if line.strip():
+                    yield _key_of(line, self.path)
+
+    def aggregated(self) -> Iterator[TestResult]:
+        """One result per test x target (attempt rows merged)."""
+        if self.unique_keys:
+            return iter(self)
+        return self.aggregated_in_key_order()
+
+    def aggregated_failing(self) -> Iterator[TestResult]:
+        """The results of `aggregated` that failed or errored (the rows of a passing or skipped test
+        are not decoded: most rows of a run)."""
+        if not self.unique_keys:
+            yield from (r for r in self.aggregated_in_key_order() if outcome_of(r) in _FAILING)
+            return
+        file = str(self.path)
+        with self.path.open("rb") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    seen = _OUTCOME.decode(line)
+                except (msgspec.ValidationError, msgspec.DecodeError):
+                    seen = None
+                if seen is not None and not _may_fail(seen):
+                    continue
+                row = decode_row(line, file, number)
+                if outcome_of(row) in _FAILING:
+                    yield row
+
+    def aggregated_in_key_order(
+        self, on_key: Callable[[tuple[str, str, str]], None] | None = None
+    ) -> Iterator[TestResult]:
+        """One result per test x target, ordered by suite, test id and target; rows of the same test
+        x target are merged in the order they were written (as `aggregate_attempts` merges them).
+        `on_key` sees every row's key, all of them before the first result is yielded."""
+        group: list[TestResult] = []
+        current: tuple[str, str, str] | None = None
+        file = str(self.path)
+        with self.path.open("rb") as handle:
+            for suite, test_id, target, offset in self._keys_in_order(on_key):
+                handle.seek(offset)
+                row = decode_row(handle.readline(), file)
+                key = (suite, test_id, target)
+                if key != current and group:
+                    yield merge_attempts(group)
+                    group = []
+                current = key
+                group.append(row)
+        if group:
+            yield merge_attempts(group)
+
+    def _keys_in_order(
+        self, on_key: Callable[[tuple[str, str, str]], None] | None = None
+    ) -> Iterator[SortedKey]:
+        """(suite, test id, target, offset) of every row, sorted; equal keys in file order (the
+        offset breaks ties). Chunks of `SORT_CHUNK` keys are sorted and spilled, then merged."""
+        chunk: list[SortedKey] = []
+        with tempfile.TemporaryDirectory(prefix="agentv-ci-sort-") as spill_dir:
+            spilled: list[Path] = []
+            position = 0
+            with self.path.open("rb") as handle:
+                for line in handle:
+                    if line.strip():
+                        key = _key_of(line, self.path)
+                        if on_key is not None:
+                            on_key(key)
+                        chunk.append((*key, position))
+                        if len(chunk) >= SORT_CHUNK:
+                            spilled.append(_spill(sorted(chunk), Path(spill_dir), len(spilled)))
+                            chunk = []
+                    position += len(line)
+            chunk.sort()
+            if not spilled:
+                yield from chunk
+                return
+            yield from heapq.merge(*(_read_spilled(path) for path in spilled), chunk)
+
+
+def _key_of(line: bytes, path: Path) -> tuple[str, str, str]:
+    try:
+        key = _KEY.decode(line)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        key = None
+    if key is None or not key.suite:  # not our row's shape (a resumed AgentV row): the full reader
+        row = decode_row(line, str(path))
+        return row.suite, row.test_id, row.target
+    return key.suite, key.test_id, key.target
+
+
+def _spill(keys: list[SortedKey], directory: Path, number: int) -> Path:
+    path = directory / f"keys-{number}.jsonl"
+    buffer = bytearray()
+    with path.open("wb") as handle:
+        for key in keys:
+            _ENCODER.encode_into(key, buffer, len(buffer))
+            buffer.extend(b"\n")
+            if len(buffer) > 1 << 20:
+                handle.write(buffer)
+                buffer.clear()
+        handle.write(buffer)
+    return path
+
+
+def _read_spilled(path: Path) -> Iterator[SortedKey]:
+    with path.open("rb") as handle:
+        for line in handle:
+            yield _SPILLED.decode(line)
+
+
+def aggregated(results: Iterable[TestResult]) -> Iterable[TestResult]:
+    """One result per test x target of `results` (`aggregate_attempts`, without holding the rows of
+    a run's `StoredResults`)."""
+    if isinstance(results, StoredResults):
+        return results.aggregated()
+    return aggregate_attempts(results)
+
+
+def result_keys(results: Iterable[TestResult]) -> Iterator[tuple[str, str, str]]:
+    """(suite, test id, target) of each result (of a run's rows, without decoding them)."""
+    if isinstance(results, StoredResults):
+        return results.keys()
+    return ((r.suite, r.test_id, r.target) for r in results)
+
+
+def aggregated_in_key_order(
+    results: Iterable[TestResult], on_key: Callable[[tuple[str, str, str]], None] | None = None
+) -> Iterator[TestResult]:
+    """`aggregated(results)` sorted by suite, test id and target; `on_key` sees the key of every row
+    before the first result is yielded."""
+    if isinstance(results, StoredResults):
+        return results.aggregated_in_key_order(on_key)
+    if on_key is not None:
+        for result in results:
+            on_key((result.suite, result.test_id, result.target))
+    merged = aggregate_attempts(results)
+    return iter(sorted(merged, key=lambda r: (r.suite, r.test_id, r.target)))
+
+
+def aggregated_failing(results: Iterable[TestResult]) -> Iterable[TestResult]:
+    """The aggregated results that failed or errored (a run's rows that passed are not decoded)."""
+    if isinstance(results, StoredResults):
+        return results.aggregated_failing()
+    return [r for r in aggregate_attempts(results) if outcome_of(r) in _FAILING]
+
+
+_FAILING = ("failed", "error")
+
+
+def _may_fail(seen: _Outcome) -> bool:
+    """Whether a row with this status and verdict can be failed or errored (`outcome_of`)."""
+    status, verdict = seen.execution_status, seen.verdict
+    if verdict == "fail":
+        verdict = _IMPLIED.get(status, verdict)
+    if status == "not_run" or verdict == "skip":
+        return False
+    return status == "execution_error" or verdict != "pass"

@@ -1,0 +1,105 @@
+"""Loading for a run (`mode="check"`): the same diagnostics as a full load, without holding the tests
+of a JSONL dataset, which `stream_suite_tests` builds again one at a time, equal to a full load's."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import msgspec
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agentv_ci.loading import jsonl
+from agentv_ci.loading.discovery import find_eval_files
+from agentv_ci.loading.suite_loader import load_suite, stream_suite_tests
+from agentv_ci.model import suite as model
+from tests.properties import property_settings
+
+REPO = Path(__file__).resolve().parents[2]
+FAST = property_settings(120)
+
+
+def _same_load(path: Path, repo_root: Path | None = None) -> bool:
+    """Check mode and keep mode agree on `path`; True when check mode streamed its tests."""
+    full = load_suite(path, repo_root=repo_root, env={})
+    seen: list[model.Test] = []
+    checked = load_suite(
+        path, repo_root=repo_root, env={}, mode="check", on_test=lambda suite, test: seen.append(test)
+    )
+    assert checked.diagnostics == full.diagnostics
+    assert sorted(checked.dependencies) == sorted(full.dependencies)  # read lazily: in another order
+    if full.suite is None:
+        assert checked.suite is None
+        return False
+    assert checked.suite is not None
+    assert _encoded(seen) == _encoded(full.suite.tests)  # every test was built and shown
+    if not checked.streamed:
+        assert msgspec.structs.replace(checked.suite, dependencies=full.dependencies) == full.suite
+        return False
+    assert checked.suite.tests == []  # nothing of the dataset is held
+    same = msgspec.structs.replace(checked.suite, tests=full.suite.tests, dependencies=full.dependencies)
+    assert same == full.suite
+    streamed = list(stream_suite_tests(path, repo_root=repo_root, env={}))
+    assert _encoded(streamed) == _encoded(full.suite.tests)
+    return True
+
+
+def _encoded(tests: list[model.Test]) -> bytes:
+    return msgspec.json.encode(tests)
+
+
+def test_check_mode_loads_the_fixture_corpus_and_the_examples_as_a_full_load() -> None:
+    files = find_eval_files([REPO / "tests" / "fixtures" / "evals", REPO / "examples"])
+    streamed = [path for path in files if _same_load(path)]
+    assert len(files) > 40 and len(streamed) >= 3
+
+
+CASE = st.fixed_dictionaries(
+    {"id": st.one_of(st.sampled_from(["a", "b", "c", "d"]), st.integers(), st.none())},
+    optional={
+        "input": st.one_of(st.text(max_size=6), st.lists(st.text(max_size=3), max_size=2)),
+        "criteria": st.text(max_size=6),
+        "depends_on": st.one_of(st.sampled_from(["a", "b", "zz"]), st.lists(st.sampled_from(["a", "c"]))),
+        "assertions": st.lists(st.sampled_from([{"type": "contains", "value": "x"}, {"type": "nope"}])),
+        "suite": st.sampled_from(["s", "t"]),
+    },
+)
+
+
+@FAST
+@given(st.lists(st.one_of(CASE.map(json.dumps), st.sampled_from(["{", "[1]", "", "  "])), max_size=12))
+def test_any_dataset_checks_as_a_full_load_and_streams_its_tests(lines: list[str]) -> None:
+    # duplicate ids, unknown `depends_on`, cycles, bad lines: every diagnostic as a full load reports
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        (root / "cases.jsonl").write_text("\n".join(lines))
+        (root / "cases.yaml").write_text("name: d\nassertions:\n  - type: contains\n    value: x\n")
+        _same_load(root / "cases.jsonl", repo_root=root)
+
+
+def test_a_dataset_is_read_line_by_line_as_its_tests_are_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "big.jsonl").write_text(
+        "".join(json.dumps({"id": f"t{i}", "input": "q", "criteria": "c"}) + "\n" for i in range(500))
+    )
+    read: list[int] = []  # lines read so far, as the reader hands them out
+    original = jsonl._cases
+
+    def counting(handle: Iterator[bytes], file: str, ctx: object) -> Iterator[object]:
+        for item in original(handle, file, ctx):  # type: ignore[arg-type]
+            read.append(1)
+            yield item
+
+    monkeypatch.setattr(jsonl, "_cases", counting)
+    checked = load_suite(tmp_path / "big.jsonl", repo_root=tmp_path, env={}, mode="check")
+    assert checked.streamed and isinstance(checked.suite, model.Suite) and checked.suite.tests == []
+    read.clear()
+    tests = stream_suite_tests(tmp_path / "big.jsonl", repo_root=tmp_path, env={})
+    first = [next(tests).id for _ in range(3)]
+    assert first == ["t0", "t1", "t2"] and len(read) == 3  # not the 500 lines: read as taken
+    assert len(list(tests)) == 497 and len(read) == 500

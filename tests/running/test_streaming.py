@@ -1,0 +1,90 @@
+"""A run over a JSONL dataset streams: its tests are still being read when the first results are
+written, nothing of the dataset or of the results is held, and the figures are those of the rows."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentv_ci.loading import jsonl
+from agentv_ci.model.result import TestResult
+from agentv_ci.reporting.results_file import ResultsWriter, read_results
+from agentv_ci.reporting.stored_results import StoredResults
+from agentv_ci.reporting.totals import totals_of
+from agentv_ci.running.session import RunRequest, execute_run
+
+TESTS = 400
+WORKERS = 4
+
+
+def _dataset(root: Path, count: int = TESTS) -> Path:
+    (root / ".git").mkdir()
+    (root / ".agentv").mkdir()
+    (root / ".agentv" / "targets.yaml").write_text("targets:\n  - name: default\n    provider: mock\n")
+    (root / "cases.yaml").write_text("name: cases\nassertions:\n  - type: contains\n    value: answer\n")
+    lines = (json.dumps({"id": f"t{i:04d}", "input": f"question {i}"}) for i in range(count))
+    (root / "cases.jsonl").write_text("".join(line + "\n" for line in lines))
+    return root / "cases.jsonl"
+
+
+def test_tests_are_still_being_read_when_the_first_results_are_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dataset = _dataset(tmp_path)
+    events: list[str] = []  # "read" for each line the dataset reader hands out, "row" for each result written
+    read_lines = jsonl._cases
+
+    def reading(handle: Iterator[bytes], file: str, ctx: object) -> Iterator[object]:
+        for case in read_lines(handle, file, ctx):  # type: ignore[arg-type]
+            events.append("read")
+            yield case
+
+    append = ResultsWriter.append
+
+    def writing(self: ResultsWriter, result: TestResult) -> TestResult:
+        events.append("row")
+        return append(self, result)
+
+    monkeypatch.setattr(jsonl, "_cases", reading)
+    monkeypatch.setattr(ResultsWriter, "append", writing)
+    monkeypatch.chdir(tmp_path)
+    outcome = execute_run(
+        RunRequest(paths=[dataset], output_dir=tmp_path / "out", dry_run=True, workers=WORKERS, quiet=True)
+    )
+    # The first reading checks every line before anything runs; the second is taken as the run goes.
+    assert events[:TESTS] == ["read"] * TESTS
+    running = events[TESTS:]
+    first_row = running.index("row")
+    assert first_row <= WORKERS + 1  # a test is read when a worker takes it, not all of them up front
+    assert "read" in running[first_row:]  # tests were still being read after the first result
+    assert running.count("read") == TESTS and running.count("row") == TESTS
+    # nothing was held: the summary's results are the rows on disk, with the run's own figures
+    results = outcome.summary.results
+    assert isinstance(results, StoredResults) and len(results) == TESTS
+    rows = read_results(tmp_path / "out" / "index.jsonl")
+    assert list(results) == rows
+    assert results.tally().overall() == totals_of(rows)
+    assert sorted(r.test_id for r in rows) == [f"t{i:04d}" for i in range(TESTS)]
+
+
+def test_a_line_broken_after_the_check_is_reported_not_skipped_silently(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dataset = _dataset(tmp_path, 30)
+    read_lines = jsonl._cases
+    seen = {"passes": 0}
+
+    def edited_between_readings(handle: Iterator[bytes], file: str, ctx: object) -> Iterator[object]:
+        seen["passes"] += 1
+        if seen["passes"] == 2:  # the dataset was edited between the check and the run
+            dataset.write_text(dataset.read_text().replace('"id": "t0007"', '"id": 7'))
+        yield from read_lines(handle, file, ctx)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(jsonl, "_cases", edited_between_readings)
+    monkeypatch.chdir(tmp_path)
+    outcome = execute_run(RunRequest(paths=[dataset], output_dir=tmp_path / "out", dry_run=True, quiet=True))
+    assert len(outcome.summary.results) == 29
+    assert any("changed during the run" in w and "cases.jsonl:8" in w for w in outcome.warnings)
