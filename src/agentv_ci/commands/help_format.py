@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-import typer
+from typer import _click as click
 from typer.core import TyperArgument, TyperCommand, TyperOption
 
 __all__ = ["EXIT_CODES_EPILOG", "PlainHelpCommand", "plain_placeholder"]
@@ -42,15 +42,19 @@ def plain_placeholder(typer_label: str) -> str:
 
 
 class _PlainArgument(TyperArgument):
-    def display_type_rich(self, ctx: typer.Context) -> str | None:  # type: ignore[override]
-        return None  # the metavar (or the name) already says what to pass
+    def make_metavar(self, ctx: click.Context, *, usage: bool = False) -> str:
+        # typer writes `{PATH}` (required) or `name:<type>`; the metavar alone says what to pass
+        var = self.metavar or (self.name or "").upper()
+        if self.nargs != 1 and not var.endswith("..."):
+            var += "..."
+        return f"[{var}]" if usage and not self.required else var
 
 
 class _PlainOption(TyperOption):
-    def display_type_rich(self, ctx: typer.Context) -> str | None:  # type: ignore[override]
+    def make_metavar(self, ctx: click.Context) -> str:
         if self.metavar is not None:
             return self.metavar
-        return plain_placeholder(self.display_type(ctx))
+        return plain_placeholder(super().make_metavar(ctx))
 
 
 class PlainHelpCommand(TyperCommand):
