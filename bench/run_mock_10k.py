@@ -18,6 +18,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from suites import write_mock_suites
+
 # Two AgentV 4.42.4 references for the same work (`--dry-run --workers 50`): the figure the issue
 # states, and what the lead measured on this machine with this YAML workload.
 AGENTV_REFERENCES = (
@@ -27,40 +31,8 @@ AGENTV_REFERENCES = (
 
 
 def write_suite(directory: Path, count: int, fmt: str) -> Path:
-    """Ten suites (files) of count/10 tests: each test has contains + regex + equals graders."""
-    (directory / ".agentv").mkdir(parents=True)
-    (directory / ".agentv" / "targets.yaml").write_text("targets:\n  - name: default\n    provider: mock\n")
-    per_file = count // 10
-    for file_index in range(10):
-        name = f"bench-{file_index}"
-        if fmt == "jsonl":
-            lines = []
-            for i in range(per_file):
-                answer = f"answer number {i} for suite {file_index}"
-                lines.append(
-                    json.dumps({"id": f"t{i}", "input": f"question {i}?", "expected_output": answer})
-                )
-            (directory / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
-            (directory / f"{name}.yaml").write_text(
-                f"name: {name}\n"
-                "assertions:\n"
-                "  - type: contains\n    value: answer number\n"
-                "  - type: regex\n    value: '^answer number \\d+'\n"
-                "  - type: icontains\n    value: SUITE\n"
-            )
-        else:
-            parts = [f"name: {name}\ntests:\n"]
-            for i in range(per_file):
-                answer = f"answer number {i} for suite {file_index}"
-                parts.append(
-                    f"  - id: t{i}\n    input: question {i}?\n    expected_output: {answer}\n"
-                    "    assertions:\n"
-                    "      - type: contains\n        value: answer number\n"
-                    "      - type: regex\n        value: '^answer number \\d+'\n"
-                    "      - type: icontains\n        value: SUITE\n"
-                )
-            (directory / f"{name}.eval.yaml").write_text("".join(parts))
-    return directory
+    """Ten suites (files) of count/10 tests: each test has contains + regex + icontains graders."""
+    return write_mock_suites(directory, count, fmt)
 
 
 def run_once(work: Path, fmt: str, count: int, workers: int) -> tuple[float, float, int, list[str]]:
