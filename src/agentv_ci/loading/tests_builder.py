@@ -36,6 +36,8 @@ _GRADING_KEYS = frozenset(
         "turns",
     )
 )
+# The keys of the common dataset line, which `_build_plain` builds directly.
+_PLAIN_KEYS = frozenset(("id", "input", "criteria", "expected_output", "metadata"))
 _OPTIONAL_KEYS = frozenset(
     ("description", "note", "conversation_id", "aggregation", "on_turn_failure", "window_size", "depends_on")
 )
@@ -126,8 +128,12 @@ class TestBuilder:
         if not isinstance(raw, dict):
             ctx.error("E101", f"a test must be a mapping, got {type_name(raw)}", node)
             return None
-        ctx.check_keys(raw, node, TEST_KEYS, "a test", TEST_DEPRECATED)
         test_id = raw.get("id")
+        if run is None and raw.keys() <= _PLAIN_KEYS and isinstance(test_id, str) and test_id.strip():
+            plain = self._build_plain(raw, node, test_id)
+            if plain is not None:
+                return plain, node.child("id")
+        ctx.check_keys(raw, node, TEST_KEYS, "a test", TEST_DEPRECATED)
         if isinstance(test_id, str) and test_id.strip():
             return self._build(raw, node, test_id, run)
         if test_id is None:
@@ -139,6 +145,47 @@ class TestBuilder:
         # Still check the rest of the test so every problem is reported at once; then drop it.
         self._build(raw, node, "(no id)", run)
         return None
+
+    def _build_plain(self, raw: dict[str, Any], node: Node, test_id: str) -> Test | None:
+        """The most common test (a dataset line: `input` text, `criteria` and/or `expected_output`
+        text, `metadata`), built without the checks that cannot fire for it; None when `raw` is
+        anything else (then `_build` builds it). Gives exactly the `Test` that `_build` gives, and no
+        diagnostic (tests/loading/test_plain_tests.py holds the two to each other)."""
+        defaults = self.defaults
+        if defaults.input_files:
+            return None
+        text = raw.get("input")
+        if not isinstance(text, str) or not text or "@[" in text:
+            return None
+        criteria = raw.get("criteria")
+        if criteria is not None and not isinstance(criteria, str):
+            return None
+        expected = raw.get("expected_output")
+        if expected is not None and (not isinstance(expected, str) or "@[" in expected):
+            return None
+        if "criteria" not in raw and "expected_output" not in raw and not defaults.graders_written:
+            return None  # nothing to grade unless the suite has graders: `_build` says which
+        metadata = raw.get("metadata")
+        if metadata is None:
+            metadata = {}
+        elif not isinstance(metadata, dict):
+            return None
+        return Test(
+            id=test_id,
+            input=[*defaults.input_messages, Message(role="user", content=text)],
+            criteria=criteria,
+            expected_output=[] if expected is None else [Message(role="assistant", content=expected)],
+            graders=list(defaults.graders),
+            execution=merge_execution(defaults.execution, ExecutionSpec()),
+            input_files=[],
+            vars={},
+            metadata=merge_metadata(defaults.metadata, metadata),
+            tags=[],
+            workspace=merge_workspace(defaults.workspace, None),
+            preprocessors=defaults.preprocessors,
+            suite=defaults.name,
+            location=node.loc(),
+        )
 
     def _build(
         self, raw: dict[str, Any], node: Node, test_id: str, run: ExecutionSpec | None
