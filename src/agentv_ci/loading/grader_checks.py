@@ -128,30 +128,6 @@ def check_script_argument(command: Any, node: Node, ctx: LoadContext, cwd: Path,
             ctx.depend(path)
 
 
-def depend_on_command_files(
-    command: Any, node: Node, ctx: LoadContext, cwd: Any = None
-) -> list[tuple[int | None, str]]:
-    """Record the files a command names (those that exist, relative to the eval file or to the
-    command's `cwd`) as suite dependencies. Returns the explicitly relative ones (`./x`, `../x`) that
-    do not exist: (argv index or None, arg)."""
-    argv = _argv(command)
-    if argv is None:
-        return []
-    base = node.base_dir / cwd if isinstance(cwd, str) and cwd else node.base_dir
-    missing: list[tuple[int | None, str]] = []
-    for index, arg in enumerate(argv):
-        if _looks_like_script(arg) and not any(ch in arg for ch in "$*{}"):
-            path = safe_resolve(base / arg) if arg.startswith(("./", "../")) else None
-            path = path if path is not None and path.exists() else resolve_reference(arg, base, ctx.repo_root)
-            if path.is_file():
-                depend_on_script(path, node, ctx)
-                where = node.child("command").child(index) if isinstance(command, list) else node
-                ctx.confined(path, where, arg)
-            elif arg.startswith(("./", "../")):
-                missing.append((index if isinstance(command, list) else None, arg))
-    return missing
-
-
 def check_command_files(command: Any, node: Node, ctx: LoadContext, cwd: Any = None) -> None:
     """A code-grader's script (the argument in the script position, see `script_position`) must
     exist, relative to its `cwd` (itself relative to the eval file); other path-like arguments are
