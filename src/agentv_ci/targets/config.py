@@ -19,6 +19,13 @@ from agentv_ci.targets.environment import build_environment, find_repo_root, int
 
 TARGET_FILE_NAMES = (".agentv/targets.yaml", ".agentv/targets.yml", "targets.yaml", "targets.yml")
 MAX_ALIAS_DEPTH = 10  # as AgentV 4.42.4
+# AgentV's spellings of the model API targets' fields -> ours (their `FIELD_ALIASES`).
+MODEL_FIELD_ALIASES: Mapping[str, str] = {
+    "endpoint": "base_url",
+    "max_output_tokens": "max_tokens",
+    "deployment": "model",
+    "variant": "model",
+}
 # AgentV's other spellings of a provider (v4.42.4 `resolveTargetDefinition`).
 PROVIDER_ALIASES = {
     "azure-openai": "azure",

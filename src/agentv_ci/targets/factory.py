@@ -11,6 +11,7 @@ A target class may declare, besides its `Config`:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,7 +92,7 @@ def provider_fields(fields: dict[str, Any], cls: Any) -> dict[str, Any]:
     """A target's provider fields with AgentV's spellings (`FIELD_ALIASES`) renamed to the plugin's,
     when the plugin's own spelling is not given too."""
     fields = dict(fields)
-    aliases: dict[str, str] = getattr(cls, "FIELD_ALIASES", {})
+    aliases: Mapping[str, str] = getattr(cls, "FIELD_ALIASES", {})
     for agentv_name, ours in aliases.items():
         if agentv_name in fields and ours not in fields:
             fields[ours] = fields.pop(agentv_name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -15,6 +16,7 @@ from agentv_ci.model.result import TargetResponse, TokenUsage
 from agentv_ci.model.suite import Message, ToolCall
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.prompting import content_text
+from agentv_ci.targets.config import MODEL_FIELD_ALIASES
 from agentv_ci.targets.http import client_for
 from agentv_ci.targets.model_reply import reply_response
 from agentv_ci.targets.pricing import Price
@@ -111,13 +113,7 @@ class OpenAITarget:
 
     Config: ClassVar[type[msgspec.Struct]] = OpenAIConfig
     API_KEY_ENV: ClassVar[str] = "OPENAI_API_KEY"
-    # AgentV's field names (targets.yaml written for AgentV) -> ours.
-    FIELD_ALIASES: ClassVar[dict[str, str]] = {
-        "endpoint": "base_url",
-        "max_output_tokens": "max_tokens",
-        "deployment": "model",
-        "variant": "model",
-    }
+    FIELD_ALIASES: ClassVar[Mapping[str, str]] = MODEL_FIELD_ALIASES
 
     def __init__(self, name: str, config: OpenAIConfig, *, base_dir: Path) -> None:
         if config.api_format != "chat":
