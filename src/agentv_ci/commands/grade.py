@@ -12,6 +12,8 @@ from typing import Annotated
 
 import typer
 
+from agentv_ci.commands.common_options import AllowOutsideRepo
+
 # SystemExit, not typer.Exit: `cli.run_app` runs typer with standalone_mode=False, where typer.Exit
 # becomes a return value and the process would exit 0.
 
@@ -31,14 +33,7 @@ def grade_command(
     three_way: Annotated[
         bool, typer.Option("--three-way", help="Also show pass/borderline/fail (0.8 / 0.6).")
     ] = False,
-    allow_outside_repo: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--allow-outside-repo",
-            help="Also allow referenced files under DIR (repeatable; see docs/security.md).",
-            envvar="AGENTV_CI_ALLOW_OUTSIDE_REPO",
-        ),
-    ] = None,
+    allow_outside_repo: AllowOutsideRepo = None,
     pass_env: Annotated[
         list[str] | None,
         typer.Option("--pass-env", help="Hand this environment variable to code graders (repeatable)."),

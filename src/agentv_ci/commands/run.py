@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from agentv_ci.commands.common_options import AllowOutsideRepo
+
 if TYPE_CHECKING:
     from agentv_ci.selection.select import Selection
 
@@ -124,14 +126,7 @@ def run_command(
     include_uncommitted: Annotated[
         bool, typer.Option("--include-uncommitted", help="--changed counts work-tree changes too.")
     ] = False,
-    allow_outside_repo: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--allow-outside-repo",
-            help="Also allow referenced files under DIR (repeatable; see docs/security.md).",
-            envvar="AGENTV_CI_ALLOW_OUTSIDE_REPO",
-        ),
-    ] = None,
+    allow_outside_repo: AllowOutsideRepo = None,
     pass_env: Annotated[
         list[str] | None,
         typer.Option(

@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from agentv_ci.commands.common_options import AllowOutsideRepo
+
 FORMATS = ("text", "json", "github", "sarif")
 
 # SystemExit, not typer.Exit: `cli.run_app` runs typer with standalone_mode=False, where typer.Exit
@@ -25,14 +27,7 @@ def validate_command(
     output_format: Annotated[
         str, typer.Option("--format", help="Output format: text, json, github or sarif.")
     ] = "text",
-    allow_outside_repo: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--allow-outside-repo",
-            help="Also allow referenced files under DIR (repeatable; see docs/security.md).",
-            envvar="AGENTV_CI_ALLOW_OUTSIDE_REPO",
-        ),
-    ] = None,
+    allow_outside_repo: AllowOutsideRepo = None,
     targets_file: Annotated[
         Path | None,
         typer.Option("--targets", metavar="FILE", help="targets.yaml (file or dir), as `run --targets`."),
