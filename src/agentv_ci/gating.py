@@ -99,13 +99,14 @@ class GateDecision:
                 line += " (" + ", ".join(extras) + ")"
             if t.mean_score is not None:
                 line += f", mean score {t.mean_score:.3f}"
-        if self.reasons:
-            line += (
-                " - "
-                + self.reasons[0]
-                + (f" (+{len(self.reasons) - 1} more)" if len(self.reasons) > 1 else "")
-            )
-        return line
+        return line + self._first_reason()
+
+    def _first_reason(self) -> str:
+        """` - <the first reason> (+N more)`, or nothing when no gate failed."""
+        if not self.reasons:
+            return ""
+        more = f" (+{len(self.reasons) - 1} more)" if len(self.reasons) > 1 else ""
+        return f" - {self.reasons[0]}{more}"
 
     def _dry_run_verdict(self) -> str:
         """`PASSED (dry run): 13/13 tests ran; scores are placeholders, not gated (...)`."""
@@ -119,13 +120,7 @@ class GateDecision:
             line += "; scores are placeholders, not gated"
             if t.mean_score is not None:
                 line += f" ({t.passed} would pass, {t.failed} would fail, mean {t.mean_score:.3f})"
-        if self.reasons:
-            line += (
-                " - "
-                + self.reasons[0]
-                + (f" (+{len(self.reasons) - 1} more)" if len(self.reasons) > 1 else "")
-            )
-        return line
+        return line + self._first_reason()
 
 
 def check_gate_flags(max_regression: float | None, has_baseline: bool) -> None:
