@@ -17,22 +17,29 @@ from agentv_ci.model.source import SourceLocation
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 
 
+def may_read(
+    path: Path, ctx: LoadContext, where: SourceLocation | None, max_bytes: int, split_hint: str
+) -> bool:
+    """Whether `path` may be read: recorded as a dependency; E305 when it lies outside the repository
+    (symlinks followed), E001 when it is not a regular file or is larger than `max_bytes` (with
+    `split_hint`). Problems are reported at `where`, else at the file itself."""
+    ctx.depend(path)
+    at = where or SourceLocation(str(path))
+    if not ctx.confined(path, at, path):
+        return False
+    if not_regular_file(path):
+        ctx.report("E001", f"not a regular file: {path}", at)
+        return False
+    if too_large(path, max_bytes):
+        ctx.report("E001", f"file is larger than {max_bytes // (1024 * 1024)} MiB: {path}", at, split_hint)
+        return False
+    return True
+
+
 def read_text(path: Path, ctx: LoadContext, where: SourceLocation | None = None) -> str | None:
     """File text, or None with E001 (at `where`, else at the file itself); E305 when the file lies
     outside the repository (symlinks followed)."""
-    ctx.depend(path)
-    if not ctx.confined(path, where or SourceLocation(str(path)), path):
-        return None
-    if not_regular_file(path):
-        ctx.report("E001", f"not a regular file: {path}", where or SourceLocation(str(path)))
-        return None
-    if too_large(path, MAX_DOCUMENT_BYTES):
-        ctx.report(
-            "E001",
-            f"file is larger than {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB: {path}",
-            where or SourceLocation(str(path)),
-            "split it into several files",
-        )
+    if not may_read(path, ctx, where, MAX_DOCUMENT_BYTES, "split it into several files"):
         return None
     try:
         return path.read_text(encoding="utf-8")

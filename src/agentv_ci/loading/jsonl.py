@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 
 from agentv_ci.loading.context import LineLocator, LoadContext, Node
-from agentv_ci.loading.documents import not_regular_file, too_large
+from agentv_ci.loading.documents import may_read
 from agentv_ci.loading.interpolate import interpolate_env
 from agentv_ci.loading.yaml_source import MAX_DEPTH
 from agentv_ci.model.source import SourceLocation
@@ -59,19 +59,7 @@ def read_jsonl_cases(
 ) -> Iterator[tuple[Any, Node]]:
     """(raw case, node) per non-blank line, read as they are taken. Invalid JSON -> E005 at that line;
     non-objects -> E101."""
-    ctx.depend(path)
-    if not ctx.confined(path, where or SourceLocation(str(path)), path):
-        return
-    if not_regular_file(path):
-        ctx.report("E001", f"not a regular file: {path}", where or SourceLocation(str(path)))
-        return
-    if too_large(path, MAX_JSONL_BYTES):
-        ctx.report(
-            "E001",
-            f"file is larger than {MAX_JSONL_BYTES // (1024 * 1024)} MiB: {path}",
-            where or SourceLocation(str(path)),
-            "split the dataset into several files",
-        )
+    if not may_read(path, ctx, where, MAX_JSONL_BYTES, "split the dataset into several files"):
         return
     try:
         handle = path.open("rb")
