@@ -101,25 +101,6 @@ def _seconds(result: TestResult) -> float:
 _SPOOL_BYTES = 4 * 1024 * 1024  # per spooled part, before it moves to disk
 
 
-def _attr(text: str) -> str:
-    """An attribute value escaped as ElementTree escapes it."""
-    if "&" in text:
-        text = text.replace("&", "&amp;")
-    if "<" in text:
-        text = text.replace("<", "&lt;")
-    if ">" in text:
-        text = text.replace(">", "&gt;")
-    if '"' in text:
-        text = text.replace('"', "&quot;")
-    if "\r" in text:
-        text = text.replace("\r", "&#13;")
-    if "\n" in text:
-        text = text.replace("\n", "&#10;")
-    if "\t" in text:
-        text = text.replace("\t", "&#09;")
-    return text
-
-
 def _text(text: str) -> str:
     """Element text escaped as ElementTree escapes it, carriage returns as references (every parser
     would turn a raw CR into LF)."""
@@ -131,6 +112,19 @@ def _text(text: str) -> str:
         text = text.replace(">", "&gt;")
     if "\r" in text:
         text = text.replace("\r", "&#13;")
+    return text
+
+
+def _attr(text: str) -> str:
+    """An attribute value escaped as ElementTree escapes it: as text, and quotes, newlines and tabs as
+    references too (a parser normalises raw ones in attributes to spaces)."""
+    text = _text(text)
+    if '"' in text:
+        text = text.replace('"', "&quot;")
+    if "\n" in text:
+        text = text.replace("\n", "&#10;")
+    if "\t" in text:
+        text = text.replace("\t", "&#09;")
     return text
 
 
