@@ -77,8 +77,10 @@ class TargetProxy:
 
     @property
     def env(self) -> dict[str, str]:
-        """The variables the script gets (AgentV's names)."""
-        return {"AGENTV_TARGET_PROXY_URL": self.url, "AGENTV_TARGET_PROXY_TOKEN": self.token}
+        """The variables the script gets (AgentV's names, which the public client reads)."""
+        from agentv_ci.target_client import TOKEN_VARIABLE, URL_VARIABLE  # urllib: imported when used
+
+        return {URL_VARIABLE: self.url, TOKEN_VARIABLE: self.token}
 
     def usage_details(self) -> dict[str, Any]:
         """What the grader result records about the proxy (AgentV's `target_proxy`, plus cost)."""
