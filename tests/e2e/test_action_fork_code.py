@@ -1,9 +1,20 @@
-"""On `pull_request_target` (the base's secrets and write token) the Action refuses to run a fork's
-checked-out eval files, which would run the fork's scripts with those secrets."""
+"""On `pull_request_target`, `workflow_run` and the other events that carry the base's secrets and
+write token, the Action runs eval files only when the checkout is provably the base's code: a fork's
+merge ref (a depth-1 clone, without the fork's commit), a head force-pushed after the event, fork
+files beside or over the base checkout are refused (exit 2) before any grader runs."""
 
 from __future__ import annotations
 
-from tests.e2e.test_action import Project, _git, project, run_action
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_action import TOKEN, Project, _git, project, run_action
 from tests.fakes.github_server import FakeGitHub
 
 __all__ = ["project"]  # the fixture, shared with test_action
@@ -17,7 +28,7 @@ def test_a_forks_checked_out_code_is_refused_on_pull_request_target(
     env = project.env(github_server, event, name="pull_request_target")
     refused = run_action(env, project.root)
     assert refused.returncode == 2, refused.stdout + refused.stderr
-    assert "refusing to run the eval files of fork mallory/demo" in refused.stderr
+    assert "refusing to run the eval files of mallory/demo's pull request #7" in refused.stderr
     assert "trust_fork_code" in refused.stderr
     assert not (project.repo / ".agentv-ci" / "results" / "index.jsonl").exists()
 
@@ -37,3 +48,274 @@ def test_the_base_checkout_and_same_repository_prs_are_not_refused(
     done = run_action(base, project.root)
     assert "refusing" not in done.stderr
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# --- fork safety by proof: real repositories as GitHub serves them ---------------------------------
+
+SECRET = "sk-base-repository-secret-0123456789"
+GRADER_EVAL = """\
+tests:
+  - id: graded
+    input: hi
+    expected_output: hi
+    assertions:
+      - type: code-grader
+        command: [{python}, grader.py]
+"""
+# Writes the canary, and what it finds of the runner's secret in its parent's environment.
+GRADER = """\
+import json, os, sys
+json.load(sys.stdin)
+try:
+    parent = open(f"/proc/{{os.getppid()}}/environ", "rb").read().decode(errors="replace")
+except OSError:
+    parent = ""
+with open({canary!r}, "a") as handle:
+    handle.write("{who} ran; secret " + ("SEEN" if {secret!r} in parent else "not seen") + "\\n")
+print(json.dumps({{"score": 1.0}}))
+"""
+
+
+class Hosted:
+    """`octo/demo` as GitHub serves it: a bare repository with `main`, a fork's PR #7 under
+    `refs/pull/7/head` and GitHub's test merge under `refs/pull/7/merge`."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.canary = root / "canary.txt"
+        self.bare = root / "github" / "octo" / "demo.git"
+        work = root / "author"
+        (work / "evals").mkdir(parents=True)
+        (work / ".agentv").mkdir()
+        (work / ".agentv" / "targets.yaml").write_text(
+            "targets:\n  - name: default\n    provider: mock\n", encoding="utf-8"
+        )
+        (work / "evals" / "graded.eval.yaml").write_text(
+            GRADER_EVAL.format(python=sys.executable), encoding="utf-8"
+        )
+        self._grader(work, "base")
+        _git(work, "init", "-q", "-b", "main")
+        _git(work, "add", "-A")
+        _git(work, "commit", "-qm", "base one")
+        self.first = _git(work, "rev-parse", "HEAD")
+        (work / "README.md").write_text("docs\n", encoding="utf-8")
+        _git(work, "add", "-A")
+        _git(work, "commit", "-qm", "base two")
+        self.main = _git(work, "rev-parse", "HEAD")
+        # The fork's PR: its own grader, which would see the base's secret.
+        _git(work, "checkout", "-qb", "fork")
+        self._grader(work, "fork")
+        _git(work, "commit", "-qam", "fork: my grader")
+        self.fork_head = _git(work, "rev-parse", "HEAD")
+        _git(work, "checkout", "-q", "--detach", "main")
+        _git(work, "merge", "-q", "--no-ff", "-m", "Merge fork into main", "fork")
+        self.merge = _git(work, "rev-parse", "HEAD")
+        self.work = work
+        self.bare.parent.mkdir(parents=True)
+        _git(root, "clone", "-q", "--bare", str(work), str(self.bare))
+        _git(self.bare, "update-ref", "refs/pull/7/head", self.fork_head)
+        _git(self.bare, "update-ref", "refs/pull/7/merge", self.merge)
+
+    def _grader(self, work: Path, who: str) -> None:
+        text = GRADER.format(canary=str(self.canary), who=who, secret=SECRET)
+        (work / "evals" / "grader.py").write_text(text, encoding="utf-8")
+
+    def force_push_fork(self) -> str:
+        """The fork rewrites its branch after the event: the event's head is no longer served."""
+        _git(self.work, "checkout", "-q", "fork")
+        (self.work / "evals" / "grader.py").write_text(
+            (self.work / "evals" / "grader.py").read_text() + "# amended\n", encoding="utf-8"
+        )
+        _git(self.work, "commit", "-q", "--amend", "-am", "fork: my grader, amended")
+        head = _git(self.work, "rev-parse", "HEAD")
+        _git(self.bare, "fetch", "-q", str(self.work), f"+{head}:refs/pull/7/head")
+        _git(self.bare, "update-ref", "refs/pull/7/head", head)
+        return head
+
+    def checkout(self, name: str, ref: str, *, depth: int | None = 1) -> Path:
+        """What `actions/checkout` does: init, `origin` = this repository, fetch `ref` (depth 1 by
+        default) into a remote-tracking ref, check it out detached."""
+        repo = self.root / name
+        repo.mkdir()
+        _git(repo, "init", "-q")
+        _git(repo, "remote", "add", "origin", str(self.bare))
+        local = ref.replace("refs/heads/", "refs/remotes/origin/").replace("refs/pull/", "refs/remotes/pull/")
+        fetch = ["fetch", "-q", *(["--depth", str(depth)] if depth else []), "origin", f"+{ref}:{local}"]
+        if ref.startswith("refs/heads/"):
+            fetch.append("+refs/heads/*:refs/remotes/origin/*")
+        _git(repo, *fetch)
+        _git(repo, "-c", "advice.detachedHead=false", "checkout", "-q", "--detach", local)
+        _git(repo, "remote", "set-url", "origin", "https://github.example/octo/demo")
+        return repo
+
+    def event(self, head_sha: str, *, name: str = "pull_request_target") -> Path:
+        repository = {"full_name": "octo/demo", "default_branch": "main"}
+        payload: dict[str, object] = {
+            "action": "synchronize",
+            "number": 7,
+            "pull_request": {
+                "number": 7,
+                "base": {"sha": self.first, "ref": "main", "repo": {"full_name": "octo/demo"}},
+                "head": {"sha": head_sha, "ref": "feature", "repo": {"full_name": "mallory/demo"}},
+            },
+            "repository": repository,
+        }
+        if name == "workflow_run":
+            payload = {
+                "action": "completed",
+                "workflow_run": {
+                    "id": 5,
+                    "event": "pull_request",
+                    "head_sha": head_sha,
+                    "head_repository": {"full_name": "mallory/demo"},
+                    "pull_requests": [],
+                },
+                "repository": repository,
+            }
+        path = self.root / "event.json"
+        path.write_text(json.dumps(payload), encoding="utf-8")
+        return path
+
+    def env(
+        self, github: FakeGitHub, workspace: Path, event: Path, name: str, **inputs: str
+    ) -> dict[str, str]:
+        base = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
+        files = self.root / "files"
+        files.mkdir(exist_ok=True)
+        return {
+            **base,
+            "HOME": str(self.root / "home"),
+            "GIT_CONFIG_GLOBAL": str(self.root / "gitconfig"),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_WORKSPACE": str(workspace),
+            "GITHUB_EVENT_NAME": name,
+            "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_SHA": self.main,  # pull_request_target / workflow_run: the base branch's head
+            "GITHUB_OUTPUT": str(files / "output"),
+            "GITHUB_API_URL": github.base_url,
+            "GITHUB_SERVER_URL": "https://github.example",
+            "GITHUB_REPOSITORY": "octo/demo",
+            "OPENAI_API_KEY": SECRET,
+            "INPUT_GITHUB_TOKEN": TOKEN,
+            "INPUT_COMMENT": "false",
+            "INPUT_CHANGED_ONLY": "false",
+            **{f"INPUT_{k.upper()}": v for k, v in inputs.items()},
+        }
+
+
+@pytest.fixture
+def hosted(tmp_path: Path) -> Hosted:
+    return Hosted(tmp_path)
+
+
+def _has_commit(repo: Path, sha: str) -> bool:
+    return subprocess.run(["git", "-C", str(repo), "cat-file", "-e", f"{sha}^{{commit}}"]).returncode == 0
+
+
+def _assert_refused(done: subprocess.CompletedProcess[str], hosted: Hosted, workspace: Path) -> None:
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "refusing to run the eval files" in done.stderr
+    assert "examples/workflows/evals-fork-comment.yml" in done.stderr
+    assert "trust_fork_code" in done.stderr
+    assert not hosted.canary.exists(), hosted.canary.read_text()  # no grader ran, with or without the key
+    assert not (workspace / ".agentv-ci" / "results" / "index.jsonl").exists()
+
+
+def test_the_refusal_names_workflows_that_exist() -> None:
+    root = Path(__file__).resolve().parents[2]
+    for name in ("evals-pr.yml", "evals-fork-comment.yml"):
+        assert (root / "examples" / "workflows" / name).is_file()
+    text = (root / "examples" / "workflows" / "evals-fork-comment.yml").read_text(encoding="utf-8")
+    assert "results: pr-results" in text and "actions/checkout" not in text  # runs no PR code
+
+
+def test_a_depth_one_checkout_of_the_merge_ref_is_refused(hosted: Hosted, github_server: FakeGitHub) -> None:
+    workspace = hosted.checkout("merge", "refs/pull/7/merge")
+    # The fork's head is not in this checkout: the old check ("is the fork's commit present?") passed.
+    assert not _has_commit(workspace, hosted.fork_head)
+    env = hosted.env(github_server, workspace, hosted.event(hosted.fork_head), "pull_request_target")
+
+    done = run_action(env, hosted.root)
+
+    _assert_refused(done, hosted, workspace)
+    assert (
+        f"mallory/demo's pull request #7 on pull_request_target: the checkout's HEAD {hosted.merge[:12]}"
+        in (done.stderr)
+    )
+
+
+def test_a_head_force_pushed_after_the_event_is_refused(hosted: Hosted, github_server: FakeGitHub) -> None:
+    new_head = hosted.force_push_fork()
+    workspace = hosted.checkout("head", "refs/pull/7/head")
+    assert _git(workspace, "rev-parse", "HEAD") == new_head != hosted.fork_head
+    assert not _has_commit(workspace, hosted.fork_head)
+    env = hosted.env(github_server, workspace, hosted.event(hosted.fork_head), "pull_request_target")
+
+    _assert_refused(run_action(env, hosted.root), hosted, workspace)
+
+
+def test_a_workflow_run_that_checks_out_the_forks_head_is_refused(
+    hosted: Hosted, github_server: FakeGitHub
+) -> None:
+    workspace = hosted.checkout("head", "refs/pull/7/head", depth=None)
+    env = hosted.env(
+        github_server, workspace, hosted.event(hosted.fork_head, name="workflow_run"), "workflow_run"
+    )
+
+    _assert_refused(run_action(env, hosted.root), hosted, workspace)
+
+
+def test_fork_files_beside_the_base_checkout_or_edited_into_it_are_refused(
+    hosted: Hosted, github_server: FakeGitHub
+) -> None:
+    workspace = hosted.checkout("base", "refs/heads/main")
+    _git(hosted.root, "clone", "-q", str(hosted.bare), str(workspace / "pr"))
+    _git(workspace / "pr", "checkout", "-q", "--detach", hosted.fork_head)
+    env = hosted.env(github_server, workspace, hosted.event(hosted.fork_head), "pull_request_target")
+
+    # HEAD is GITHUB_SHA, but the eval files come from the fork's clone in `pr/`.
+    nested = run_action({**env, "INPUT_PATHS": "pr/evals"}, hosted.root)
+    _assert_refused(nested, hosted, workspace)
+    assert "does not belong to the checkout" in nested.stderr
+
+    # HEAD is GITHUB_SHA, but the fork's grader was copied over the tracked one.
+    (workspace / "evals" / "grader.py").write_text((workspace / "pr" / "evals" / "grader.py").read_text())
+    edited = run_action({**env, "INPUT_PATHS": "evals"}, hosted.root)
+    _assert_refused(edited, hosted, workspace)
+    assert "tracked files differ from HEAD" in edited.stderr
+
+
+@pytest.mark.parametrize("event_name", ["pull_request_target", "workflow_run"])
+def test_the_base_branch_head_runs_with_the_secret(
+    hosted: Hosted, github_server: FakeGitHub, event_name: str
+) -> None:
+    workspace = hosted.checkout("base", "refs/heads/main")
+    assert _git(workspace, "rev-parse", "HEAD") == hosted.main  # GITHUB_SHA
+    env = hosted.env(github_server, workspace, hosted.event(hosted.fork_head, name=event_name), event_name)
+
+    done = run_action(env, hosted.root)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert hosted.canary.read_text().startswith("base ran")
+
+
+def test_an_older_commit_of_the_default_branch_runs_only_when_origin_is_this_repository(
+    hosted: Hosted, github_server: FakeGitHub
+) -> None:
+    workspace = hosted.checkout("older", "refs/heads/main", depth=None)
+    _git(workspace, "-c", "advice.detachedHead=false", "checkout", "-q", "--detach", hosted.first + "~0")
+    env = hosted.env(github_server, workspace, hosted.event(hosted.fork_head), "pull_request_target")
+    env["GITHUB_SHA"] = hosted.merge  # neither GITHUB_SHA nor the event's base: only main proves it
+    event = json.loads(Path(env["GITHUB_EVENT_PATH"]).read_text())
+    event["pull_request"]["base"]["sha"] = hosted.main
+    Path(env["GITHUB_EVENT_PATH"]).write_text(json.dumps(event))
+
+    done = run_action(env, hosted.root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert hosted.canary.read_text().startswith("base ran")
+
+    hosted.canary.unlink()
+    shutil.rmtree(workspace / ".agentv-ci")
+    _git(workspace, "remote", "set-url", "origin", "https://github.example/mallory/demo")
+    _assert_refused(run_action(env, hosted.root), hosted, workspace)

@@ -211,7 +211,9 @@ class ActionRun:
         if inputs.results:
             summary = self.load_results()
         else:
-            refuse_fork_code_with_secrets(self.run, self.workspace, trusted=inputs.trust_fork_code)
+            refuse_fork_code_with_secrets(
+                self.run, self.workspace, trusted=inputs.trust_fork_code, paths=self.eval_paths()
+            )
             paths, selection, nothing = self.selection()
             if nothing is not None:
                 return self.finish_without_evals(nothing)

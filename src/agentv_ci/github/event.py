@@ -11,6 +11,11 @@ from typing import Any
 from agentv_ci.errors import UsageError
 
 PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_target"})
+# Events whose job gets this repository's secrets and write token although an outsider can trigger
+# them (a fork's PR, a comment, an issue): only the base's own code may run there (action/fork_code.py).
+SECRET_EVENTS_OUTSIDERS_TRIGGER = frozenset(
+    {"pull_request_target", "workflow_run", "issue_comment", "issues", "discussion", "discussion_comment"}
+)
 
 
 @dataclass(frozen=True)
@@ -28,6 +33,12 @@ class PullRequest:
     def is_fork(self) -> bool:
         """A PR from another repository: its token is read-only and secrets are withheld."""
         return bool(self.head_repo) and self.head_repo != self.base_repo
+
+    @property
+    def same_repository(self) -> bool:
+        """The event says positively that the PR's head branch is in the base repository (pushed by
+        someone with write access); a missing or deleted head repository is not."""
+        return bool(self.head_repo) and self.head_repo == self.base_repo
 
 
 @dataclass(frozen=True)
@@ -60,6 +71,12 @@ class WorkflowRun:
             return None
         url = f"{self.server_url.rstrip('/')}/{self.repository}/actions/runs/{self.run_id}"
         return f"{url}/attempts/{self.run_attempt}" if self.run_attempt not in ("", "1") else url
+
+    @property
+    def default_branch(self) -> str:
+        """The repository's default branch, as the event payload names it ("" when it does not)."""
+        repository = self.payload.get("repository")
+        return _text(repository.get("default_branch")) if isinstance(repository, dict) else ""
 
     @property
     def base_branch(self) -> str:

@@ -186,8 +186,9 @@ INPUTS: dict[str, InputSpec] = {
     ),
     "trust_fork_code": InputSpec(
         "false",
-        "On pull_request_target, run a fork's checked-out eval files although they get this "
-        "repository's secrets (dangerous; see docs/security.md).",
+        "On pull_request_target, workflow_run and other events with this repository's secrets, run "
+        "eval files even when the checkout is not provably the base's code (dangerous; see "
+        "docs/security.md).",
         _bool,
     ),
     "pass_env": InputSpec(
