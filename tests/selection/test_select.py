@@ -149,7 +149,13 @@ def test_a_grader_script_and_a_file_in_its_directory_select_the_eval(repo: GitRe
     repo.commit("helper")
     changes = changed_files(repo.root, "HEAD~1")
     picked = _picked(select_changed_evals([Path(".")], changes, repo_root=repo.root, env={}))
-    assert picked == {"evals/code.eval.yaml": ["evals/graders/helper.py changed (under evals/graders/)"]}
+    # check.py imports helper: the module itself is a dependency (docs/selection.md).
+    assert picked == {"evals/code.eval.yaml": ["evals/graders/helper.py changed"]}
+    repo.write("evals/graders/weights.json", "{}\n")
+    repo.commit("weights")
+    changes = changed_files(repo.root, "HEAD~1")
+    picked = _picked(select_changed_evals([Path(".")], changes, repo_root=repo.root, env={}))
+    assert picked == {"evals/code.eval.yaml": ["evals/graders/weights.json added (under evals/graders/)"]}
 
 
 def test_a_targets_file_selects_only_the_evals_it_applies_to(repo: GitRepo) -> None:
@@ -286,7 +292,7 @@ def test_loading_in_worker_processes_gives_the_same_selection(
     assert parallel == serial
     assert _picked(serial)["evals/code.eval.yaml"] == [
         ".agentv/targets.yaml changed",
-        "evals/graders/helper.py changed (under evals/graders/)",
+        "evals/graders/helper.py changed",  # check.py imports it
     ]
 
 

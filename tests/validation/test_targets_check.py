@@ -96,3 +96,12 @@ def test_a_target_from_an_unset_variable_is_a_warning(tmp_path: Path) -> None:
     root = _project(tmp_path, targets)
     _suite(root, "a", "")
     assert _found(root) == {("W109", "targets.yaml", 3, 5)}
+
+
+def test_sources_is_a_known_key_and_a_bad_one_is_located(tmp_path: Path) -> None:
+    sources = "targets:\n  - name: agent\n    provider: cli\n    command: python3 agent.py {OUTPUT_FILE}\n"
+    root = _project(tmp_path, sources + "    sources: [agent.py, lib/]\n")
+    _suite(root, "a", "execution:\n  target: agent\n")
+    assert _found(root) == set()  # no W108 "unknown key" for `sources`
+    (root / ".agentv" / "targets.yaml").write_text(sources + "    sources: agent.py\n")
+    assert _found(root) == {("E207", "targets.yaml", 5, 5)}

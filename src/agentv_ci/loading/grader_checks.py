@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import re
-import shlex
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from agentv_ci.errors import ConfigError
 from agentv_ci.loading.context import LoadContext, Node, did_you_mean, type_name
 from agentv_ci.loading.keys import GRADER_COMMON
 from agentv_ci.loading.paths import resolve_reference, safe_resolve
+from agentv_ci.loading.script_checks import check_command_files
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import GraderSpec
 
 VALUE_TYPES = frozenset({"contains", "icontains", "starts-with", "ends-with", "regex", "equals"})
 LIST_VALUE_TYPES = frozenset({"contains-any", "contains-all", "icontains-any", "icontains-all"})
-_SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".sh", ".rb", ".pl")
 _JS_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "g": 0, "y": 0, "u": 0, "d": 0}
 
 
@@ -52,120 +50,6 @@ def _check_value(spec: GraderSpec, raw: dict[str, Any], node: Node, ctx: LoadCon
             ctx.error("E102", f"`{spec.type}` needs a `value` list", node)
         elif not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
             ctx.error("E101", f"`{spec.type}` value must be a non-empty list of strings", node.child("value"))
-
-
-def _looks_like_script(arg: str) -> bool:
-    return arg.startswith(("./", "../")) or (arg.endswith(_SCRIPT_SUFFIXES) and not arg.startswith("-"))
-
-
-# Words between an interpreter and its script (`uv run x.py`, `npx tsx x.ts`, `bun run x.ts`).
-_RUNNER_WORDS = frozenset({"run", "exec", "tsx", "ts-node", "node", "python", "python3", "bun", "deno", "x"})
-# Interpreter flags after which the next word is code or a module, not a script file.
-_CODE_FLAGS = frozenset({"-c", "-m", "-e", "--eval", "-p", "--print"})
-
-
-def script_position(argv: list[str]) -> int | None:
-    """Which argument of a command is the script it runs: the program itself when it is a path
-    relative to the eval file (`./check.sh`), else the first word after the interpreter and its
-    options (`node x.mjs --out ../dir`: `x.mjs`; `uv run check.py`: `check.py`). None for inline
-    code (`python -c ...`) or when nothing there looks like a script. Later arguments are data,
-    never checked as scripts."""
-    if not argv:
-        return None
-    if argv[0].startswith(("./", "../")) or argv[0].endswith(_SCRIPT_SUFFIXES):
-        return 0  # a program written next to the eval file (an absolute path is an installed one)
-    for index in range(1, len(argv)):
-        arg = argv[index]
-        if arg in _CODE_FLAGS:
-            return None
-        if arg.startswith("-") or arg in _RUNNER_WORDS:
-            continue
-        return index if _looks_like_script(arg) else None
-    return None
-
-
-def _argv(command: Any) -> list[str] | None:
-    if isinstance(command, str):
-        try:
-            return shlex.split(command)
-        except ValueError:
-            return None
-    if isinstance(command, list):
-        return [a if isinstance(a, str) else "" for a in command]
-    return None
-
-
-def depend_on_script(path: Path, node: Node, ctx: LoadContext) -> None:
-    """A script and its directory (its helper modules live there) are dependencies; the directory
-    only when it is a directory of its own, not the one the grader is written in nor the repo root
-    (there every sibling eval file would count as a helper)."""
-    ctx.depend(path)
-    directory = path.parent
-    if directory != node.base_dir and directory.name and directory != safe_resolve(ctx.repo_root):
-        ctx.depend(directory)
-
-
-def check_script_argument(command: Any, node: Node, ctx: LoadContext, cwd: Path, *, what: str) -> None:
-    """The script a hook or preprocessor command runs must exist (relative to `cwd`) and lie inside
-    the repository (E301 / E305 at that argument); the other path-like arguments that exist are
-    dependencies (editing them selects the suite), and are never taken for scripts."""
-    argv = _argv(command)
-    if not argv:
-        return
-    position = script_position(argv)
-    for index, arg in enumerate(argv):
-        if any(ch in arg for ch in "$*{}") or not (_looks_like_script(arg) or index == position):
-            continue
-        where = node.child(index) if isinstance(command, list) else node
-        path = safe_resolve(cwd / arg)
-        if index == position:
-            if not path.exists():
-                path = resolve_reference(arg, cwd, ctx.repo_root)
-            depend_on_script(path, node, ctx)
-            if ctx.confined(path, where, arg) and not path.exists():
-                ctx.error("E301", f"{what} not found: {arg}", where, hint=f"resolved relative to {cwd}")
-        elif path.exists():
-            ctx.depend(path)
-
-
-def check_command_files(command: Any, node: Node, ctx: LoadContext, cwd: Any = None) -> None:
-    """A code-grader's script (the argument in the script position, see `script_position`) must
-    exist, relative to its `cwd` (itself relative to the eval file); other path-like arguments are
-    dependencies when they exist."""
-    if isinstance(command, str):
-        try:
-            argv = shlex.split(command)
-        except ValueError:
-            return
-    elif isinstance(command, list) and all(isinstance(a, str) for a in command):
-        argv = list(command)
-    else:
-        ctx.error("E101", f"command must be a string or a list of strings, got {type_name(command)}", node)
-        return
-    if not argv:
-        ctx.error("E103", "command is empty", node)
-        return
-    base = node.base_dir / cwd if isinstance(cwd, str) and cwd else node.base_dir
-    position = script_position(argv)
-    for index, arg in enumerate(argv):
-        if not (_looks_like_script(arg) or index == position) or any(ch in arg for ch in "$*{}"):
-            continue
-        path = resolve_reference(arg, base, ctx.repo_root)
-        where = node.child(index) if isinstance(command, list) else node
-        if index != position:
-            if path.exists() and ctx.confinement.permits(path):
-                depend_on_script(path, node, ctx)
-            continue
-        depend_on_script(path, node, ctx)
-        if not ctx.confined(path, where, arg):
-            continue
-        if not path.exists():
-            ctx.error(
-                "E301",
-                f"grader script not found: {arg}",
-                where,
-                hint=f"resolved relative to {base}",
-            )
 
 
 LEGACY_JUDGE_TYPES = frozenset({"llm_judge", "llm-judge"})

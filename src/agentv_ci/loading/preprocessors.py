@@ -13,8 +13,8 @@ import shlex
 from typing import Any
 
 from agentv_ci.loading.context import LoadContext, Node, type_name
-from agentv_ci.loading.grader_checks import depend_on_script
 from agentv_ci.loading.paths import resolve_reference
+from agentv_ci.loading.script_checks import depend_on_script
 
 PREPROCESSOR_KEYS = frozenset({"type", "command"})
 

@@ -15,9 +15,9 @@ from typing import Any
 
 from agentv_ci.loading.context import LoadContext, Node, type_name
 from agentv_ci.loading.documents import read_document
-from agentv_ci.loading.grader_checks import check_script_argument
 from agentv_ci.loading.keys import WORKSPACE_HOOK_KEYS, WORKSPACE_HOOKS, WORKSPACE_KEYS, WORKSPACE_REPO_KEYS
 from agentv_ci.loading.paths import resolve_reference, safe_resolve
+from agentv_ci.loading.script_checks import check_script_argument
 from agentv_ci.model.workspace import WorkspaceHook, WorkspaceRepo, WorkspaceSpec
 
 ISOLATION = ("shared", "per_test")

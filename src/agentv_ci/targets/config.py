@@ -40,8 +40,19 @@ PROVIDER_ALIASES = {
 }
 # Keys that belong to the runner, not to the provider's own Config.
 RUNNER_KEYS = frozenset(
-    {"name", "id", "provider", "use_target", "grader_target", "judge_target", "config", "fallback_targets"}
+    {
+        "name",
+        "id",
+        "provider",
+        "use_target",
+        "grader_target",
+        "judge_target",
+        "config",
+        "fallback_targets",
+        "sources",  # the files that are the target's code (targets.sources)
+    }
 )
+SOURCES_HINT = "sources: [agent/, lib/*.py]  (paths or globs, relative to the project directory)"
 
 
 class UnknownTargetError(ConfigError):
@@ -64,6 +75,8 @@ class TargetDefinition:
     use_target: str | None = None
     grader_target: str | None = None
     missing_vars: dict[str, list[str]] = field(default_factory=dict)  # key -> unset ${{ VAR }} names
+    # `sources:` as written: the paths/globs that are this target's code (None: found from its command)
+    sources: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -240,7 +253,7 @@ def parse_targets_file(path: Path, env: Mapping[str, str]) -> TargetsConfig:
     config = TargetsConfig(path=path, env=env)
     for index, entry in enumerate(data):
         where = (*entries_path, index)
-        definition = _parse_entry(entry, where, doc, env)
+        definition = _parse_entry(entry, where, doc, env, path)
         if definition.name in config.targets:
             raise ConfigError(
                 f"target {definition.name!r} is declared twice",
@@ -252,7 +265,7 @@ def parse_targets_file(path: Path, env: Mapping[str, str]) -> TargetsConfig:
 
 
 def _parse_entry(
-    entry: Any, where: tuple[str | int, ...], doc: Any, env: Mapping[str, str]
+    entry: Any, where: tuple[str | int, ...], doc: Any, env: Mapping[str, str], path: Path
 ) -> TargetDefinition:
     location: SourceLocation = doc.locate(where)
     if not isinstance(entry, dict):
@@ -289,6 +302,8 @@ def _parse_entry(
     if isinstance(provider, str):
         provider = PROVIDER_ALIASES.get(provider, provider)
     grader = resolved.get("grader_target", resolved.get("judge_target"))
+    sources = _sources(resolved, nested, key_locations.get("sources", location), path)
+    fields.pop("sources", None)
     return TargetDefinition(
         name=name,
         provider=provider if isinstance(provider, str) else None,
@@ -298,4 +313,30 @@ def _parse_entry(
         use_target=None if use_target is None else str(use_target),
         grader_target=str(grader) if grader else None,
         missing_vars=missing_vars,
+        sources=sources,
     )
+
+
+def _sources(
+    resolved: dict[str, Any], nested: Any, location: SourceLocation, path: Path
+) -> tuple[str, ...] | None:
+    """`sources:` (top level, or under v5's `config:`): a list of non-empty paths or globs, each
+    inside the repository (a leading `/` is the repository root)."""
+    raw = resolved.get("sources", nested.get("sources") if isinstance(nested, dict) else None)
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not all(isinstance(item, str) and item.strip() for item in raw):
+        raise ConfigError(
+            "`sources` must be a list of paths or globs (strings)", location=location, hint=SOURCES_HINT
+        )
+    from agentv_ci.targets.sources import outside_repository
+
+    for item in raw:
+        outside = outside_repository(item, path)
+        if outside is not None:
+            raise ConfigError(
+                f"`sources` entry {item!r} resolves to {outside}, outside the repository",
+                location=location,
+                hint="list the files of the target's code inside the repository",
+            )
+    return tuple(item.strip() for item in raw)
