@@ -13,7 +13,9 @@ A missed gate is a value, not an exception. Exit codes (DESIGN.md):
 - **3 (inconclusive)** when no quality gate failed but the run cannot be called green:
   - nothing conclusive ran (no results, every test errored or was not run),
   - execution errors occurred and `fail_on_error` is on (the default),
-  - tests were not run (the budget ran out, or a results file holds `not_run` rows).
+  - tests were not run (the budget ran out, or a results file holds `not_run` rows), and in
+    particular planned tests have no finished row (the run was interrupted or killed, or a shard
+    is missing): "incomplete: N of M tests did not run" (the run's plan, reporting/plan_file.py).
 - **0** otherwise.
 
 A dry run (`summary.dry_run`: placeholder answers) reports the quality gates as notes and applies
@@ -251,6 +253,11 @@ def _decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | No
 
     errored = tally.errored
     not_run = max(overall.not_run, summary.not_run)
+    incomplete = summary.planned is not None and not_run > 0 and not summary.budget_exhausted
+    if incomplete:  # planned tests without a finished row: killed, interrupted, a shard missing
+        from agentv_ci.reporting.plan_check import incomplete_reason
+
+        inconclusive.append(incomplete_reason(summary, not_run))
     if overall.conclusive == 0:
         inconclusive.append(
             "nothing conclusive ran: "
@@ -261,7 +268,7 @@ def _decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | No
             inconclusive.append(f"{errored.count} test(s) had execution errors: {_names(errored)}")
         if summary.budget_exhausted and not_run:
             inconclusive.append(f"budget exhausted: {not_run} test(s) not run")
-        elif not_run:  # e.g. `report` on an index.jsonl without its summary.json: still incomplete
+        elif not_run and not incomplete:  # e.g. `not_run` rows in results without a plan record
             names = _names(tally.skipped)
             inconclusive.append(f"{not_run} test(s) did not run" + (f": {names}" if names else ""))
     if summary.dry_run:

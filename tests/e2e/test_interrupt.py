@@ -54,9 +54,13 @@ def test_signal_leaves_finished_rows(tmp_path: Path, sig: signal.Signals) -> Non
     process.send_signal(sig)
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == 130, stderr
-    rows = [json.loads(line) for line in index.read_text().splitlines()]
-    assert sorted(r["test_id"] for r in rows) == ["fast-0", "fast-1", "fast-2"]
-    assert all(r["execution_status"] == "ok" for r in rows)
+    rows = {r["test_id"]: r for r in map(json.loads, index.read_text().splitlines())}
+    assert sorted(rows) == ["fast-0", "fast-1", "fast-2", "slow"]
+    assert all(rows[f"fast-{i}"]["execution_status"] == "ok" for i in range(3))
+    # the planned test that never finished has a row saying so (dropped again by --resume)
+    assert rows["slow"]["execution_status"] == "not_run"
+    assert "interrupted" in rows["slow"]["error"]
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["totals"]["tests"] == 3
+    assert summary["totals"]["tests"] == 4
+    assert (summary["planned"], summary["finished"], summary["not_run"]) == (4, 3, 1)
     assert summary["interrupted"] is True  # a partial run is never taken as a baseline

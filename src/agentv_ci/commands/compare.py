@@ -33,13 +33,30 @@ def compare_command(
 ) -> None:
     """Match tests by suite + test id + target and label each change (regressions only beyond noise)."""
     from agentv_ci.compare import compare_runs, render_comparison
+    from agentv_ci.errors import ExitCode
     from agentv_ci.gating import regression_reasons
-    from agentv_ci.reporting.results_file import read_results
+    from agentv_ci.reporting.plan_check import PLAN_UNKNOWN, incomplete_reason
+    from agentv_ci.reporting.results_file import load_run
 
-    comparison = compare_runs(read_results(base), read_results(head))
+    # each side counted against its plan: a planned test that did not run is "not comparable", not
+    # "removed" (or "new")
+    base_run, head_run = load_run(base), load_run(head)
+    comparison = compare_runs(base_run.results, head_run.results)
     typer.echo(render_comparison(comparison, output_format.value))
     failed, _notes = regression_reasons(comparison, max_regression)
+    incomplete = [
+        f"{side}: {incomplete_reason(run, run.not_run)}"
+        for side, run in (("base", base_run), ("head", head_run))
+        if run.planned is not None and run.not_run
+    ]
+    for side, run in (("base", base_run), ("head", head_run)):
+        if run.plan_unknown:
+            typer.echo(f"note: {side}: {PLAN_UNKNOWN}", err=True)
+    for line in incomplete:
+        typer.echo(f"INCONCLUSIVE: {line}", err=True)
     if failed:
         for reason in failed[:20]:
             typer.echo(f"regression: {reason}", err=True)
         raise SystemExit(1)  # see report.py: typer.Exit would be lost in cli.run_app
+    if incomplete:  # a regression among the tests that did not run cannot be ruled out
+        raise SystemExit(int(ExitCode.INCONCLUSIVE))

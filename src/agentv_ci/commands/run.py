@@ -142,7 +142,7 @@ def run_command(
     from agentv_ci.reporting.finish import gate_and_report
     from agentv_ci.reporting.results_file import load_run
     from agentv_ci.running.plan import PlanOptions
-    from agentv_ci.running.session import RunRequest, execute_run
+    from agentv_ci.running.session import RunInterrupted, RunRequest, execute_run
     from agentv_ci.running.sharding import parse_shard
 
     if repeat is not None and repeat < 1:
@@ -191,8 +191,12 @@ def run_command(
         selection=selection.as_summary_selection() if selection is not None else None,
         allow_outside=tuple(allow_outside_repo or ()),
     )
+    interrupted = False
     try:
         outcome = execute_run(request)
+    except RunInterrupted as stopped:  # the reports are still written: the tests not run counted
+        typer.echo("interrupted; finished results are on disk", err=True)
+        outcome, interrupted = stopped.outcome, True
     except KeyboardInterrupt:
         typer.echo("interrupted; finished results are on disk", err=True)
         raise SystemExit(int(ExitCode.INTERRUPTED)) from None
@@ -222,6 +226,8 @@ def run_command(
         typer.echo(f"warning: {warning}", err=True)
     typer.echo(render_console(summary, decision))
     typer.echo(f"results: {outcome.output_dir / 'index.jsonl'}")
+    if interrupted:
+        raise SystemExit(int(ExitCode.INTERRUPTED))
     if no_fail:
         raise SystemExit(int(ExitCode.OK))
     raise SystemExit(int(decision.exit_code))

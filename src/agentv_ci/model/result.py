@@ -143,5 +143,10 @@ class RunSummary(msgspec.Struct, omit_defaults=True):
     budget_exhausted: bool = False
     interrupted: bool = False  # stopped by Ctrl-C / SIGTERM: the results are a partial run
     selection: dict[str, str] = {}  # eval path -> why it was selected
+    # The jobs (test x target) the run planned (its plan.jsonl), None when unknown. `not_run` then
+    # counts the planned jobs without a finished row (plus those of `missing_shards`).
+    planned: int | None = None
+    plan_unknown: bool = False  # read from results with no plan record (AgentV's, older agentv-ci's)
+    missing_shards: list[str] = []  # "2/3": shards of a merged run that brought no results
     tool: str = "agentv-ci"
     version: str = ""

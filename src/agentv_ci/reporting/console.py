@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agentv_ci.model.result import RunSummary
+from agentv_ci.reporting.plan_check import PLAN_UNKNOWN
 from agentv_ci.reporting.tally import CONSOLE_LISTED, tally_of
 from agentv_ci.reporting.totals import Totals, outcome_of
 from agentv_ci.text_safety import clean_text, neutralise_workflow_commands
@@ -95,6 +96,8 @@ def render_console(summary: RunSummary, decision: GateDecision | None) -> str:
             lines.append(f"  ... and {bad - _FAILED_LISTED} more")
     if summary.budget_exhausted:
         lines.append(f"budget exhausted: {summary.not_run or overall.not_run} test(s) not run")
+    if summary.plan_unknown:
+        lines.append(PLAN_UNKNOWN)
     if decision is not None:
         lines.append("")
         lines.extend(f"  note: {n}" for n in decision.notes[:10])

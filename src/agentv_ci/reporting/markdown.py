@@ -19,6 +19,7 @@ from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.plugins import ReportOptions
 from agentv_ci.reporting.console import format_cost, format_duration
 from agentv_ci.reporting.details import attempts_text, failing_graders, grader_failure_text, repo_relative
+from agentv_ci.reporting.plan_check import PLAN_UNKNOWN
 from agentv_ci.reporting.tally import WORST_SHOWN, tally_of
 from agentv_ci.reporting.totals import Totals, outcome_of
 from agentv_ci.text_safety import clean_text, escape_markdown_inline, excerpt, fenced_block
@@ -205,6 +206,8 @@ def render_markdown(
     blocks.append("\n".join(_table(summary, comparison)))
     if summary.budget_exhausted:
         blocks.append(f"Budget exhausted: {summary.not_run} test(s) did not run.")
+    if summary.plan_unknown:
+        blocks.append(_esc(PLAN_UNKNOWN) + ".")
     if comparison is not None:
         blocks.append("\n".join(_changes(comparison)))
     chosen = selection if selection is not None else summary.selection

@@ -351,6 +351,9 @@ def write_summary_json(path: Path, summary: RunSummary) -> None:
     facts = msgspec.to_builtins(msgspec.structs.replace(summary, results=[]))
     facts.pop("results", None)
     tally = tally_of(summary.results)
+    if summary.planned is not None:  # planned jobs, those with a finished row, those without
+        facts["not_run"] = summary.not_run
+        facts["finished"] = max(0, summary.planned - summary.not_run)
     document = {
         **facts,
         "totals": msgspec.to_builtins(tally.overall()),
@@ -361,7 +364,10 @@ def write_summary_json(path: Path, summary: RunSummary) -> None:
 
 
 def load_run(path: Path) -> RunSummary:
-    """A `RunSummary` from a results file or run dir; run facts come from a sibling `summary.json`."""
+    """A `RunSummary` from a results file or run dir; run facts come from a sibling `summary.json`,
+    and the rows are counted against a sibling `plan.jsonl` (reporting.plan_check)."""
+    from agentv_ci.reporting.plan_check import apply_plan
+
     index = _index_path(path)
     with paused_gc():
         results = aggregate_attempts(read_results(index))
@@ -377,7 +383,8 @@ def load_run(path: Path) -> RunSummary:
             facts = {k: v for k, v in raw.items() if k in known and _fits(k, v)}
     base = msgspec.convert({"results": [], **facts}, RunSummary, strict=False)
     dry_run = base.dry_run or any(r.dry_run for r in results)  # rows keep the marking without summary.json
-    return msgspec.structs.replace(base, results=results, dry_run=dry_run)
+    summary = msgspec.structs.replace(base, results=results, dry_run=dry_run)
+    return apply_plan(summary, index.parent, has_summary=summary_file.is_file())
 
 
 def _fits(key: str, value: Any) -> bool:

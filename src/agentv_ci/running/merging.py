@@ -5,8 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import msgspec
+
 from agentv_ci.errors import UsageError
 from agentv_ci.model.result import RunSummary, TestResult
+from agentv_ci.reporting.plan_file import PLAN_NAME, Plan, PlanWriter, read_plan
 
 
 @dataclass
@@ -20,7 +23,12 @@ def merge_runs(inputs: list[Path], output_dir: Path) -> MergeOutcome:
     """Read every input (run dir or results file), keep one row per suite + test id + target (a later
     input's row wins, except that a `not_run` row never replaces a finished one), and write
     `output_dir/index.jsonl` and `summary.json`. Run facts: earliest start, latest end, any dry-run
-    or budget stop carried over."""
+    or budget stop carried over.
+
+    The rows are counted against the inputs' plans (`plan.jsonl`): a planned job without a row is
+    `not_run`, and so is every job of a shard none of the inputs is (shard 2/3 of a run whose shards
+    1/3 and 3/3 are merged); the merged directory gets a plan of them all."""
+    from agentv_ci.reporting.plan_check import apply_plan
     from agentv_ci.reporting.results_file import (
         ResultsWriter,
         load_run,
@@ -33,9 +41,13 @@ def merge_runs(inputs: list[Path], output_dir: Path) -> MergeOutcome:
     rows: dict[tuple[str, str, str], TestResult] = {}
     duplicates = 0
     runs: list[RunSummary] = []
+    plans: list[Plan] = []
     for path in inputs:
         run = load_run(path)
         runs.append(run)
+        plan = read_plan(path if path.is_dir() else path.parent)
+        if plan is not None:
+            plans.append(plan)
         for result in run.results:
             key = (result.suite, result.test_id, result.target)
             earlier = rows.get(key)
@@ -50,6 +62,9 @@ def merge_runs(inputs: list[Path], output_dir: Path) -> MergeOutcome:
     with ResultsWriter(index) as writer:
         for result in rows.values():
             writer.append(result)
+    (output_dir / PLAN_NAME).unlink(missing_ok=True)
+    if plans:
+        _write_merged_plan(output_dir, plans)
     starts = [r.started_at for r in runs if r.started_at]
     ends = [r.ended_at for r in runs if r.ended_at]
     summary = summary_from_results(
@@ -64,5 +79,40 @@ def merge_runs(inputs: list[Path], output_dir: Path) -> MergeOutcome:
         selection={k: v for r in runs for k, v in r.selection.items()},
         interrupted=any(r.interrupted for r in runs),  # a partial shard makes a partial whole
     )
+    summary = apply_plan(summary, output_dir, has_summary=True)
+    if any(run.plan_unknown for run in runs):  # rows of those inputs were not counted against a plan
+        summary = msgspec.structs.replace(summary, plan_unknown=True)
     write_summary_json(output_dir / "summary.json", summary)
     return MergeOutcome(rows=len(rows), duplicates=duplicates, summary=summary)
+
+
+def missing_shards(plans: list[Plan]) -> tuple[int, list[str]]:
+    """(jobs, names) of the shards that none of `plans` is, though the shards that are present say
+    they have jobs; plus what merged plans among them already counted missing."""
+    jobs = sum(plan.end.missing for plan in plans)
+    names = [name for plan in plans for name in plan.end.missing_shards]
+    by_count: dict[int, list[Plan]] = {}
+    for plan in plans:
+        if plan.shard is not None:
+            by_count.setdefault(plan.shard[1], []).append(plan)
+    for count, group in sorted(by_count.items()):
+        present = {plan.shard[0] for plan in group if plan.shard is not None}
+        sizes = next((plan.end.shard_jobs for plan in group if len(plan.end.shard_jobs) == count), [])
+        for index in range(1, count + 1):
+            if index not in present and sizes and sizes[index - 1] > 0:
+                jobs += sizes[index - 1]
+                names.append(f"{index}/{count}")
+    return jobs, names
+
+
+def _write_merged_plan(output_dir: Path, plans: list[Plan]) -> None:
+    """The inputs' planned jobs in one plan, with the jobs of missing shards counted at its end."""
+    writer = PlanWriter(output_dir, shard=None, dry_run=any(plan.dry_run for plan in plans))
+    try:
+        for plan in plans:
+            for job, _line in plan.jobs():
+                writer.add(job)
+        jobs, names = missing_shards(plans)
+        writer.commit(missing=jobs, missing_shards=names)
+    finally:
+        writer.abort()

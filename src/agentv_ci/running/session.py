@@ -23,7 +23,9 @@ from agentv_ci.errors import ConfigError, InvalidEvalFiles, UsageError
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.suite import Suite, Test
 from agentv_ci.running.budget import Budget
-from agentv_ci.running.plan import Job, PlanOptions, iter_jobs, selected, targets_for
+from agentv_ci.running.plan import Job, PlanOptions, iter_jobs
+from agentv_ci.running.plan_record import PlanRecorder, record_not_run
+from agentv_ci.running.resume import KeyCheck, finished_keys, prepare_index_for_resume, previous_results
 from agentv_ci.running.scheduler import RunNeeds, Runner, RunnerOptions
 
 if TYPE_CHECKING:
@@ -64,6 +66,15 @@ class RunOutcome:
     warnings: list[str]
     resumed: int = 0
     interrupted: bool = False
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM stopped the run; `outcome`: what it wrote (every planned job without a
+    finished row has a `not_run` row, and summary.json says `interrupted`), for the reports."""
+
+    def __init__(self, outcome: RunOutcome) -> None:
+        super().__init__("interrupted")
+        self.outcome = outcome
 
 
 def timestamp_dir() -> Path:
@@ -171,41 +182,6 @@ def _budget(request: RunRequest, suites: list[Suite]) -> Budget:
     return Budget(min(declared) if declared else None)
 
 
-def _previous_results(output_dir: Path) -> list[TestResult]:
-    from agentv_ci.reporting.results_file import read_results
-
-    index = output_dir / "index.jsonl"
-    if not index.is_file():
-        return []
-    return [r for r in read_results(index) if r.execution_status != "not_run"]
-
-
-def _finished_keys(output_dir: Path | None) -> set[tuple[str, str, str]]:
-    """`--resume`: the (suite, test id, target) of the rows a resumed run keeps, read before the
-    suites are loaded (so only the remaining tests are counted and prepared), without changing the
-    file and skipping what cannot be read (`_previous_results` reports it afterwards)."""
-    import msgspec
-
-    from agentv_ci.errors import LoadError
-    from agentv_ci.reporting.results_file import decode_row
-
-    index = output_dir / "index.jsonl" if output_dir is not None else None
-    if index is None or not index.is_file():
-        return set()
-    keys: set[tuple[str, str, str]] = set()
-    with index.open("rb") as handle:
-        for line in handle:
-            if not line.strip():
-                continue
-            try:
-                row = decode_row(line, str(index))
-            except (LoadError, msgspec.MsgspecError):
-                continue
-            if row.execution_status != "not_run":
-                keys.add((row.suite, row.test_id, row.target))
-    return keys
-
-
 RUN_GC_THRESHOLD = (100_000, 50, 100)  # a run allocates millions of short-lived objects, few cycles
 
 
@@ -223,19 +199,13 @@ def _fewer_gc_passes() -> Iterator[None]:
 
 def execute_run(request: RunRequest) -> RunOutcome:
     """Run everything `request` selects. Raises `LoadError`/`ConfigError`/`UsageError` before any
-    test runs on bad input; `KeyboardInterrupt` after writing what finished when interrupted."""
+    test runs on bad input; `RunInterrupted` (a `KeyboardInterrupt`) after writing what finished,
+    and a `not_run` row for each planned job that did not, when interrupted."""
     with _fewer_gc_passes():
         return _execute_run(request)
 
 
 def _execute_run(request: RunRequest) -> RunOutcome:
-    from agentv_ci.reporting.results_file import ResultsWriter, write_summary_json
-    from agentv_ci.reporting.stored_results import StoredResults
-    from agentv_ci.reporting.tally import ResultsTally
-    from agentv_ci.running.cache import DEFAULT_CACHE_DIR, ResponseCache
-    from agentv_ci.running.progress import Progress
-    from agentv_ci.targets.replay import ReplayRecorder
-
     started = time.perf_counter()
     started_at = now_seconds()
     if request.selection is not None and not request.paths:
@@ -244,21 +214,42 @@ def _execute_run(request: RunRequest) -> RunOutcome:
     output_dir = request.output_dir
     if request.resume:
         output_dir = output_dir or latest_run_dir()
-    finished = _finished_keys(output_dir) if request.resume else set()
+        if output_dir is None:
+            raise UsageError("--resume found no previous run", hint="pass -o DIR of the run to resume")
+    output_dir = output_dir or timestamp_dir()
+    finished = finished_keys(output_dir) if request.resume else set()
     plan = request.plan
     needs = RunNeeds()
+    # iter_jobs' selection and targets, without building the jobs (they are planned again later):
+    # each job is written to the plan (plan.jsonl, committed before anything runs) and counted
+    recording = PlanRecorder(output_dir, plan, finished=finished, needs=needs, dry_run=request.dry_run)
+    try:
+        return _run_planned(request, output_dir, recording, finished, load_warnings, started, started_at)
+    finally:
+        recording.writer.abort()  # nothing left to remove once committed
 
-    def count(suite: Suite, test: Test) -> None:
-        # iter_jobs' selection and targets, without building the jobs (they are planned again later)
-        if not selected(test, suite, plan):
-            return
-        for target in targets_for(test, suite, plan.targets):
-            if (test.suite or suite.name, test.id, target) not in finished:
-                needs.add_test(suite.path, target, test)
 
+def _run_planned(
+    request: RunRequest,
+    output_dir: Path,
+    recording: PlanRecorder,
+    finished: set[tuple[str, str, str]],
+    load_warnings: list[str],
+    started: float,
+    started_at: str,
+) -> RunOutcome:
+    from agentv_ci.reporting.results_file import ResultsWriter, write_summary_json
+    from agentv_ci.reporting.stored_results import StoredResults
+    from agentv_ci.reporting.tally import ResultsTally
+    from agentv_ci.running.cache import DEFAULT_CACHE_DIR, ResponseCache
+    from agentv_ci.running.progress import Progress
+    from agentv_ci.targets.replay import ReplayRecorder
+
+    plan, needs = request.plan, recording.needs
     # First reading: every test built and checked (bad input stops here, before anything runs) and
     # counted; the tests of JSONL datasets are not held but read again as the run takes them.
-    loaded = check_selected_suites(request.paths, request.env, load_warnings, request.allow_outside, count)
+    paths, env, outside = request.paths, request.env, request.allow_outside
+    loaded = check_selected_suites(paths, env, load_warnings, outside, recording)
     suites = [source.suite for source in loaded]
     jobs: Iterator[Job] = (
         job
@@ -268,12 +259,9 @@ def _execute_run(request: RunRequest) -> RunOutcome:
     )
     previous: list[TestResult] = []
     if request.resume:
-        if output_dir is None:
-            raise UsageError("--resume found no previous run", hint="pass -o DIR of the run to resume")
-        _prepare_index_for_resume(output_dir / "index.jsonl")
-        previous = _previous_results(output_dir)  # strict: a row that is not a result stops the run
-    output_dir = output_dir or timestamp_dir()
-    if not request.resume:
+        prepare_index_for_resume(output_dir / "index.jsonl")
+        previous = previous_results(output_dir)  # strict: a row that is not a result stops the run
+    else:
         (output_dir / "index.jsonl").unlink(missing_ok=True)  # a new run into an old dir starts afresh
     use_cache = request.cache if request.cache is not None else any(s.execution.cache for s in suites)
     recorder = ReplayRecorder(request.record) if request.record else None
@@ -292,7 +280,7 @@ def _execute_run(request: RunRequest) -> RunOutcome:
     # No result is kept: each row goes to index.jsonl and into the tally (the figures the gates and
     # the summaries need); reports read the rows back from the file (reporting.stored_results).
     tally = ResultsTally()
-    keys = _KeyCheck()
+    keys = KeyCheck()
     for result in previous:
         tally.add(result)
         keys.add(result)
@@ -300,6 +288,8 @@ def _execute_run(request: RunRequest) -> RunOutcome:
     del previous
     runner = Runner(jobs, options, lambda r: None, needs=needs)
     runner.prepare()  # unknown targets / missing API keys fail here, before anything runs or is written
+    (output_dir / "summary.json").unlink(missing_ok=True)  # written again at the end: none if killed
+    planned = recording.writer.commit()  # durable before anything is spent
     interrupted = False
     with ResultsWriter(output_dir / "index.jsonl") as writer:
 
@@ -318,6 +308,17 @@ def _execute_run(request: RunRequest) -> RunOutcome:
             progress.finish()
             if recorder is not None:
                 recorder.close()
+    if interrupted:  # each planned job without a row gets a `not_run` one, so every report counts it
+        index = output_dir / "index.jsonl"
+        stored = StoredResults(index, tally, count=tally.results, unique_keys=keys.unique)
+        with ResultsWriter(output_dir / "index.jsonl") as writer:
+
+            def not_run(result: TestResult) -> None:
+                result = writer.append(result)
+                tally.add(result)
+                keys.add(result)
+
+            record_not_run(planned, stored.keys(), not_run, dry_run=request.dry_run)
     from agentv_ci.validation.output_formats import render_relative
 
     for source in loaded:  # a dataset edited while it ran: what its second reading found wrong
@@ -330,47 +331,34 @@ def _execute_run(request: RunRequest) -> RunOutcome:
         duration_ms=(time.perf_counter() - started) * 1000,
         dry_run=request.dry_run or tally.dry_run,  # as summary_from_results: any dry-run row marks it
         not_run=tally.not_run_status,
+        planned=planned.listed,
         budget_exhausted=options.budget.exhausted and runner.not_run > 0,
         interrupted=interrupted,
         selection=request.selection or {},
     )
     write_summary_json(output_dir / "summary.json", summary)
+    warnings = [*load_warnings, *runner.warnings]
+    outcome = RunOutcome(summary, output_dir, warnings, resumed=previous_rows, interrupted=interrupted)
     if interrupted:
-        raise KeyboardInterrupt
-    return RunOutcome(summary, output_dir, [*load_warnings, *runner.warnings], resumed=previous_rows)
+        raise RunInterrupted(outcome)
+    return outcome
 
 
 def _nothing_selected(request: RunRequest, started_at: str) -> RunOutcome:
     """A change-based run that selected no eval: an empty index.jsonl and a summary.json, so later
     steps (reports, the PR comment, artifact upload) find a run."""
+    from agentv_ci.reporting.plan_file import PlanWriter
     from agentv_ci.reporting.results_file import summary_from_results, write_summary_json
 
     output_dir = request.output_dir or timestamp_dir()
     output_dir.mkdir(parents=True, exist_ok=True)
     (output_dir / "index.jsonl").write_bytes(b"")
+    PlanWriter(output_dir, shard=request.plan.shard, dry_run=request.dry_run).commit()  # nothing planned
     summary = summary_from_results(
-        [], started_at=started_at, ended_at=now_seconds(), duration_ms=0.0, selection={}
+        [], started_at=started_at, ended_at=now_seconds(), duration_ms=0.0, selection={}, planned=0
     )
     write_summary_json(output_dir / "summary.json", summary)
     return RunOutcome(summary, output_dir, [])
-
-
-class _KeyCheck:
-    """Whether a run's rows have unique (suite, test id, target) keys, in constant memory.
-
-    Within one eval file they always have (a duplicate test id is E105; targets are de-duplicated;
-    attempts are merged by the runner), so keys can repeat only when two eval files share a suite
-    name: that is what is checked (suite name -> the eval path of its first row). When they may
-    repeat, reports merge the rows of one key as attempts (by sorting, still in bounded memory)."""
-
-    def __init__(self) -> None:
-        self._paths: dict[str, str | None] = {}
-        self.unique = True
-
-    def add(self, result: TestResult) -> None:
-        first = self._paths.setdefault(result.suite, result.eval_path)
-        if first != result.eval_path:
-            self.unique = False
 
 
 async def _drive(runner: Runner) -> None:
@@ -391,27 +379,4 @@ async def _drive(runner: Runner) -> None:
             loop.remove_signal_handler(signal.SIGTERM)
 
 
-def _prepare_index_for_resume(index: Path) -> None:
-    """Before resuming, drop `not_run` rows (those tests run now and get a real row) and a row torn by
-    a kill mid-write (not JSON: that test runs again), so the file reads cleanly and appends cleanly."""
-    import msgspec
-
-    if not index.is_file():
-        return
-    kept = []
-    for line in index.read_bytes().splitlines():
-        if not line.strip():
-            continue
-        try:
-            row = msgspec.json.decode(line)
-        except msgspec.DecodeError:
-            continue
-        if isinstance(row, dict) and row.get("execution_status") == "not_run":
-            continue
-        kept.append(line)
-    temp = index.with_name(index.name + ".resume-tmp")
-    temp.write_bytes(b"".join(line + b"\n" for line in kept))
-    temp.replace(index)  # atomic: a kill now leaves the old file or the new one, never half of it
-
-
-__all__ = ["ConfigError", "Job", "RunOutcome", "RunRequest", "execute_run"]
+__all__ = ["ConfigError", "Job", "RunInterrupted", "RunOutcome", "RunRequest", "execute_run"]

@@ -1,0 +1,67 @@
+"""Results read back (`report`, `merge`, `compare`, the Action's `results:`) counted against their
+run's plan: a planned job with no row gets a `not_run` row, and the summary says how many were
+planned. Results without a plan record are read as they are, marked `plan_unknown`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+
+from agentv_ci.model.result import RunSummary, TestResult
+from agentv_ci.reporting.plan_file import (
+    INTERRUPTED,
+    STOPPED,
+    PlannedJob,
+    count_against_plan,
+    not_run_row,
+    read_plan,
+)
+
+__all__ = ["NO_RESULT", "PLAN_UNKNOWN", "apply_plan", "incomplete_reason"]
+
+NO_RESULT = "not run: the run recorded no result for this planned test"
+PLAN_UNKNOWN = (
+    "plan unknown: these results carry no plan record (plan.jsonl), so tests that never ran cannot be counted"
+)
+
+
+def apply_plan(summary: RunSummary, directory: Path, *, has_summary: bool) -> RunSummary:
+    """`summary` (rows read from `directory`'s index.jsonl; `has_summary`: a summary.json was there)
+    with a `not_run` row for each planned job that has none, and `planned`/`not_run` counted."""
+    plan = read_plan(directory)
+    if plan is None:
+        return msgspec.structs.replace(summary, planned=None, plan_unknown=True, missing_shards=[])
+    if not has_summary:
+        reason, code = STOPPED, "run_stopped"
+    elif summary.interrupted:
+        reason, code = INTERRUPTED, "interrupted"
+    else:
+        reason, code = NO_RESULT, "no_result"
+    dry_run = summary.dry_run or plan.dry_run
+    added: list[TestResult] = []
+
+    def missing(job: PlannedJob) -> None:
+        added.append(not_run_row(job, reason, code=code, dry_run=dry_run))
+
+    results = list(summary.results)
+    count = count_against_plan(plan, ((r.suite, r.test_id, r.target) for r in results), missing)
+    results.extend(added)
+    not_run = sum(1 for r in results if r.execution_status == "not_run") + count.unlisted
+    return msgspec.structs.replace(
+        summary,
+        results=results,
+        planned=count.planned,
+        not_run=not_run,
+        plan_unknown=False,
+        missing_shards=count.missing_shards,
+        dry_run=dry_run,
+    )
+
+
+def incomplete_reason(summary: RunSummary, not_run: int) -> str:
+    """`incomplete: N of M tests did not run` (naming missing shards)."""
+    line = f"incomplete: {not_run} of {summary.planned} tests did not run"
+    if summary.missing_shards:
+        line += f" (no results from shard {', '.join(summary.missing_shards)})"
+    return line

@@ -1,0 +1,93 @@
+"""Recording a run's plan while its tests are first read: every job of the run goes to `plan.jsonl`
+(reporting/plan_file.py) before anything is spent, and the jobs still to run are counted for the
+runner (`RunNeeds`). Nothing is held per job.
+
+An interrupted run then gets a `not_run` row for each planned job that has none
+(`record_not_run`), so its reports, and any later `report`, count them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from agentv_ci.model.result import TestResult
+from agentv_ci.model.suite import Suite, Test
+from agentv_ci.reporting.plan_file import (
+    INTERRUPTED,
+    Plan,
+    PlannedJob,
+    PlanWriter,
+    count_against_plan,
+    not_run_row,
+)
+from agentv_ci.running.plan import PlanOptions, selected, targets_for
+from agentv_ci.running.scheduler import RunNeeds
+from agentv_ci.running.sharding import shard_of
+
+__all__ = ["PlanRecorder", "record_not_run"]
+
+
+class PlanRecorder:
+    """Called with each test of the first reading (`on_test`): writes the test's jobs (those of this
+    shard) to the plan, counts for each shard how many jobs the selection gives it, and adds the jobs
+    without a finished row (`finished`: `--resume`) to `needs`."""
+
+    def __init__(
+        self,
+        directory: Path,
+        options: PlanOptions,
+        *,
+        finished: set[tuple[str, str, str]],
+        needs: RunNeeds,
+        dry_run: bool,
+    ) -> None:
+        self.writer = PlanWriter(directory, shard=options.shard, dry_run=dry_run)
+        self.options = options
+        self._unsharded = replace(options, shard=None)
+        self.finished = finished
+        self.needs = needs
+        self._eval_paths: dict[str, str] = {}
+
+    def _eval_path(self, suite_path: str) -> str:
+        path = self._eval_paths.get(suite_path)
+        if path is None:
+            from agentv_ci.grading import relative_eval_path
+
+            path = self._eval_paths[suite_path] = relative_eval_path(Path(suite_path))
+        return path
+
+    def __call__(self, suite: Suite, test: Test) -> None:
+        options = self.options
+        if not selected(test, suite, self._unsharded):
+            return
+        targets = targets_for(test, suite, options.targets)
+        name = test.suite or suite.name
+        if options.shard is not None:
+            index, count = options.shard
+            shard = shard_of(name, test.id, count)
+            for _ in targets:
+                self.writer.add_to_shard(shard)
+            if shard != index:
+                return
+        repeat = test.execution.repeat or suite.execution.repeat
+        attempts = max(1, options.repeat or (repeat.count if repeat else 1))
+        line = test.location.line if test.location and test.location.line > 0 else None
+        eval_path = self._eval_path(suite.path)
+        for target in targets:
+            self.writer.add(PlannedJob(name, test.id, target, attempts, eval_path, line))
+            if (name, test.id, target) not in self.finished:
+                self.needs.add_test(suite.path, target, test)
+
+
+def record_not_run(
+    plan: Plan, row_keys: Iterable[tuple[str, str, str]], sink: Callable[[TestResult], None], *, dry_run: bool
+) -> int:
+    """An interrupted run: hand `sink` a `not_run` row (reason: interrupted) for each planned job
+    without a row (`row_keys`: every row's key, all read before the first row is handed over);
+    returns how many."""
+
+    def missing(job: PlannedJob) -> None:
+        sink(not_run_row(job, INTERRUPTED, code="interrupted", dry_run=dry_run))
+
+    return count_against_plan(plan, row_keys, missing).missing

@@ -1,0 +1,84 @@
+"""`--resume`: what a resumed run keeps from the run directory it continues, and the check that a
+run's rows have unique keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentv_ci.model.result import TestResult
+
+
+def previous_results(output_dir: Path) -> list[TestResult]:
+    from agentv_ci.reporting.results_file import read_results
+
+    index = output_dir / "index.jsonl"
+    if not index.is_file():
+        return []
+    return [r for r in read_results(index) if r.execution_status != "not_run"]
+
+
+def finished_keys(output_dir: Path | None) -> set[tuple[str, str, str]]:
+    """`--resume`: the (suite, test id, target) of the rows a resumed run keeps, read before the
+    suites are loaded (so only the remaining tests are counted and prepared), without changing the
+    file and skipping what cannot be read (`previous_results` reports it afterwards)."""
+    import msgspec
+
+    from agentv_ci.errors import LoadError
+    from agentv_ci.reporting.results_file import decode_row
+
+    index = output_dir / "index.jsonl" if output_dir is not None else None
+    if index is None or not index.is_file():
+        return set()
+    keys: set[tuple[str, str, str]] = set()
+    with index.open("rb") as handle:
+        for line in handle:
+            if not line.strip():
+                continue
+            try:
+                row = decode_row(line, str(index))
+            except (LoadError, msgspec.MsgspecError):
+                continue
+            if row.execution_status != "not_run":
+                keys.add((row.suite, row.test_id, row.target))
+    return keys
+
+
+def prepare_index_for_resume(index: Path) -> None:
+    """Before resuming, drop `not_run` rows (those tests run now and get a real row) and a row torn by
+    a kill mid-write (not JSON: that test runs again), so the file reads cleanly and appends cleanly."""
+    import msgspec
+
+    if not index.is_file():
+        return
+    kept = []
+    for line in index.read_bytes().splitlines():
+        if not line.strip():
+            continue
+        try:
+            row = msgspec.json.decode(line)
+        except msgspec.DecodeError:
+            continue
+        if isinstance(row, dict) and row.get("execution_status") == "not_run":
+            continue
+        kept.append(line)
+    temp = index.with_name(index.name + ".resume-tmp")
+    temp.write_bytes(b"".join(line + b"\n" for line in kept))
+    temp.replace(index)  # atomic: a kill now leaves the old file or the new one, never half of it
+
+
+class KeyCheck:
+    """Whether a run's rows have unique (suite, test id, target) keys, in constant memory.
+
+    Within one eval file they always have (a duplicate test id is E105; targets are de-duplicated;
+    attempts are merged by the runner), so keys can repeat only when two eval files share a suite
+    name: that is what is checked (suite name -> the eval path of its first row). When they may
+    repeat, reports merge the rows of one key as attempts (by sorting, still in bounded memory)."""
+
+    def __init__(self) -> None:
+        self._paths: dict[str, str | None] = {}
+        self.unique = True
+
+    def add(self, result: TestResult) -> None:
+        first = self._paths.setdefault(result.suite, result.eval_path)
+        if first != result.eval_path:
+            self.unique = False
