@@ -55,6 +55,13 @@ def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> FreshVenv:
 
 
 @pytest.fixture(autouse=True)
+def _own_response_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test its own response cache: the default one is per user, and keys are portable, so two
+    tests with identical fixtures would otherwise share answers."""
+    monkeypatch.setenv("AGENTV_CI_CACHE_DIR", str(tmp_path_factory.mktemp("responses")))
+
+
+@pytest.fixture(autouse=True)
 def _no_secrets_between_tests() -> Iterator[None]:
     """The redaction registry and `--pass-env` names are process-wide: each test starts without any."""
     from agentv_ci.security.child_env import reset_pass_through

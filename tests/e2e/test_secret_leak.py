@@ -168,6 +168,7 @@ def test_a_whole_run_writes_no_secret_anywhere(tmp_path: Path, llm_server: FakeL
         "GITHUB_ACTIONS": "true",
         "GITHUB_STEP_SUMMARY": str(files / "step-summary.md"),
         "TMPDIR": str(temp),
+        "AGENTV_CI_CACHE_DIR": str(files / "responses"),  # searched like every other file written
     }
     done = subprocess.run(
         [
@@ -225,7 +226,7 @@ def test_a_whole_run_writes_no_secret_anywhere(tmp_path: Path, llm_server: FakeL
     )
     assert out / "junit.xml" in written and out / "results.sarif" in written and out / "summary.md" in written
     assert files / "step-summary.md" in written and out / "recorded.jsonl" in written
-    assert any(".agentv-ci" in p.parts for p in written), "the response cache was written"
+    assert any("responses" in p.parts for p in written), "the response cache was written"
     assert hits(without_add_mask(done.stdout)) == []
     assert hits(done.stderr) == []
     leaks = {str(path): hits(text) for path, text in written.items() if hits(text)}

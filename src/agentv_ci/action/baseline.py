@@ -59,7 +59,6 @@ def rerun_at_ref(
 ) -> tuple[RunSummary, list[str]]:
     """Run the same evals, with the same options, in a worktree at `ref`. Evals that do not exist
     there are left out (they show as `new`). Returns the summary and any warning."""
-    from agentv_ci.running.cache import DEFAULT_CACHE_DIR
     from agentv_ci.running.session import execute_run
     from agentv_ci.selection import checkout_worktree
 
@@ -83,7 +82,7 @@ def rerun_at_ref(
             output_dir=Path(out),
             targets_file=targets_file,
             cache=True if request.cache is None else request.cache,
-            cache_dir=(workspace / (request.cache_dir or DEFAULT_CACHE_DIR)).resolve(),
+            cache_dir=(workspace / request.cache_dir).resolve() if request.cache_dir else None,
             selection={},
             quiet=True,
         )

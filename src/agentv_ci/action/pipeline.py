@@ -348,14 +348,12 @@ class ActionRun:
             self.warning("could not write the step outputs")
 
     def hand_over_files(self) -> None:
-        from agentv_ci.running.cache import DEFAULT_CACHE_DIR
-
         hand_over(
             [
                 self.paths.output_dir,
                 self.paths.junit,
                 self.paths.sarif,
-                self.workspace / DEFAULT_CACHE_DIR.parent,
+                self.workspace / ".agentv-ci",
             ],
             self.workspace,
         )

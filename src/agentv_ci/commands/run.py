@@ -52,6 +52,16 @@ def run_command(
     cache: Annotated[
         bool | None, typer.Option("--cache/--no-cache", help="On-disk response cache.", show_default=False)
     ] = None,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--cache-dir",
+            metavar="DIR",
+            help="Response cache directory (default: $AGENTV_CI_CACHE_DIR, else "
+            "$XDG_CACHE_HOME/agentv-ci/responses); one holding files git tracks is never used.",
+            show_default=False,
+        ),
+    ] = None,
     test_id: Annotated[
         list[str] | None, typer.Option("--test-id", metavar="GLOB", help="Test id glob (repeatable).")
     ] = None,
@@ -185,6 +195,7 @@ def run_command(
         dry_run=dry_run,
         record=record,
         cache=cache,
+        cache_dir=cache_dir,
         resume=resume,
         budget_usd=budget_usd,
         quiet=quiet,

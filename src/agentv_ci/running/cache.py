@@ -1,56 +1,97 @@
-"""On-disk response cache keyed by target config + request + attempt.
+"""The on-disk response cache: where it lives, when it may be read, and its entries.
 
-The attempt is part of the key, so repeated attempts never reuse each other's answers. Entries are
-one JSON file each under `<dir>/<2 hex>/<key>.json`, written atomically (rename), so concurrent runs
-and crashes never leave a half-written entry.
+Entries are one JSON file each under `<dir>/<2 hex>/<key>.json`, written atomically (rename), so
+concurrent runs and crashes never leave a half-written entry. What a key covers is decided in
+running/cache_keys.py (documented in docs/running.md).
+
+Where: `--cache-dir DIR` when given, else `$AGENTV_CI_CACHE_DIR`, else
+`$XDG_CACHE_HOME/agentv-ci/responses` (`~/.cache/agentv-ci/responses`): outside the checkout, so a
+pull request cannot bring answers with it. A cache directory holding any file git tracks (a
+committed `.agentv-ci/cache/`, or `--cache-dir` pointed inside the repository at committed files) is
+never read nor written, and the run says so once. Files committed under the old default,
+`.agentv-ci/cache/` in the checkout, are never read either; the run says that once too.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
+import subprocess
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
 from agentv_ci.model.result import TargetResponse
-from agentv_ci.plugins import TargetRequest
 from agentv_ci.security.redaction import redact_bytes
 
-DEFAULT_CACHE_DIR = Path(".agentv-ci") / "cache"
+# The cache's location before agentv-ci kept it outside the checkout: files there are never read.
+LEGACY_CACHE_DIR = Path(".agentv-ci") / "cache"
+CACHE_DIR_ENV = "AGENTV_CI_CACHE_DIR"
 _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(TargetResponse)
-_SECRET_FIELDS = frozenset({"api_key", "headers"})
+_warned: set[str] = set()  # each warning once per process (a baseline re-run opens the cache again)
 
 
-def target_fingerprint(target: Any) -> bytes:
-    """Class + config of a target instance, without secrets (a changed key must not matter)."""
-    config = getattr(target, "config", None)
-    data = msgspec.to_builtins(config) if isinstance(config, msgspec.Struct) else None
-    if isinstance(data, dict):
-        data = {k: v for k, v in data.items() if k not in _SECRET_FIELDS}
-    return _encoder.encode([type(target).__module__, type(target).__qualname__, data])
+def default_cache_dir() -> Path:
+    """`$AGENTV_CI_CACHE_DIR`, else `$XDG_CACHE_HOME/agentv-ci/responses`, else
+    `~/.cache/agentv-ci/responses`."""
+    chosen = os.environ.get(CACHE_DIR_ENV)
+    if chosen:
+        return Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "agentv-ci" / "responses"
 
 
-def cache_key(fingerprint: bytes, request: TargetRequest) -> str:
-    payload = _encoder.encode(
-        [
-            request.test.suite,
-            request.test.id,
-            request.messages,
-            request.prompt,
-            request.files,
-            request.attempt,
-        ]
-    )
-    return hashlib.sha256(fingerprint + b"\0" + payload).hexdigest()
+def tracked_by_git(directory: Path) -> bool:
+    """Whether git tracks any file in `directory` (it may not exist yet: then nothing is tracked).
+    False outside a repository or without git."""
+    if not directory.is_dir():
+        return False
+    try:
+        done = subprocess.run(
+            ["git", "ls-files", "-z", "--", "."],
+            cwd=directory,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0 and bool(done.stdout.strip(b"\0"))
+
+
+def _once(message: str, warnings: list[str]) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        warnings.append(message)
+
+
+def open_cache(directory: Path | None, warnings: list[str]) -> ResponseCache | None:
+    """The cache at `directory` (None: the default), or None when git tracks files in it. Adds a
+    warning (once per process) for a tracked cache directory and for tracked files under the old
+    in-checkout location `.agentv-ci/cache/`."""
+    chosen = (directory or default_cache_dir()).absolute()
+    legacy = LEGACY_CACHE_DIR.absolute()
+    if legacy != chosen and tracked_by_git(legacy):
+        _once(
+            f"{LEGACY_CACHE_DIR}/ holds files committed to the repository; they are never read "
+            f"(the response cache is {chosen})",
+            warnings,
+        )
+    if tracked_by_git(chosen):
+        _once(
+            f"the response cache directory {chosen} holds files tracked by git; it is not used "
+            "(nothing is read from it or written to it): point --cache-dir outside the repository",
+            warnings,
+        )
+        return None
+    return ResponseCache(chosen)
 
 
 class ResponseCache:
-    def __init__(self, directory: Path = DEFAULT_CACHE_DIR) -> None:
-        self.directory = directory
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory or default_cache_dir()
         self.hits = 0
         self.misses = 0
 

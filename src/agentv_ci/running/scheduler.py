@@ -20,12 +20,13 @@ from agentv_ci.model.suite import GraderSpec, Message, Test
 from agentv_ci.plugins import GraderTargetCaller, TargetPlugin, TargetRequest
 from agentv_ci.prompting import render_input
 from agentv_ci.running.budget import Budget
-from agentv_ci.running.cache import ResponseCache, cache_key, target_fingerprint
+from agentv_ci.running.cache import ResponseCache
+from agentv_ci.running.cache_keys import CacheKeys
 from agentv_ci.running.conversation import run_conversation
 from agentv_ci.running.fingerprints import DefinitionFingerprints
 from agentv_ci.running.plan import Job
 from agentv_ci.running.rows import unfinished_result
-from agentv_ci.running.workspace import HookError, Lease, WorkspaceManager
+from agentv_ci.running.workspace import HookError, Lease, WorkspaceManager, workspace_of
 from agentv_ci.targets.config import TargetsConfig, load_targets
 from agentv_ci.targets.replay import ReplayRecorder
 
@@ -114,7 +115,7 @@ class Runner:
         self._by_suite: dict[str, TargetsConfig] = {}
         self._eval_paths: dict[str, Path] = {}
         self._targets: dict[tuple[Path | None, str], TargetPlugin] = {}
-        self._fingerprints: dict[int, bytes] = {}  # target instance -> cache-key fingerprint
+        self._cache_keys = CacheKeys()
         self._definitions = DefinitionFingerprints()
         self._callers: dict[tuple[Path | None, str], GraderTargetCaller | None] = {}
         self._limits: dict[int, asyncio.Semaphore] = {}
@@ -289,11 +290,9 @@ class Runner:
         key: str | None = None
         hit: TargetResponse | None = None
         if cache is not None:
-            fingerprint = self._fingerprints.get(id(target))
-            if fingerprint is None:
-                fingerprint = self._fingerprints[id(target)] = target_fingerprint(target)
-            key = cache_key(fingerprint, request)
-            hit = cache.get(key)
+            part = self._cache_keys.target_part(target, job.target, self._config_for(job.suite.path))
+            key = self._cache_keys.key(part, request, workspace_of(job.test, job.suite))
+            hit = cache.get(key) if key is not None else None
         if hit is not None:
             response = hit  # no new spend
         else:

@@ -241,7 +241,7 @@ def _run_planned(
     from agentv_ci.reporting.results_file import ResultsWriter, write_summary_json
     from agentv_ci.reporting.stored_results import StoredResults
     from agentv_ci.reporting.tally import ResultsTally
-    from agentv_ci.running.cache import DEFAULT_CACHE_DIR, ResponseCache
+    from agentv_ci.running.cache import open_cache
     from agentv_ci.running.progress import Progress
     from agentv_ci.targets.replay import ReplayRecorder
 
@@ -264,13 +264,14 @@ def _run_planned(
     else:
         (output_dir / "index.jsonl").unlink(missing_ok=True)  # a new run into an old dir starts afresh
     use_cache = request.cache if request.cache is not None else any(s.execution.cache for s in suites)
+    cache = open_cache(request.cache_dir, load_warnings) if use_cache and not request.dry_run else None
     recorder = ReplayRecorder(request.record) if request.record else None
     options = RunnerOptions(
         workers=_workers(request, suites),
         dry_run=request.dry_run,
         targets_file=request.targets_file,
         grader_target=request.grader_target,
-        cache=ResponseCache(request.cache_dir or DEFAULT_CACHE_DIR) if use_cache else None,
+        cache=cache,
         budget=_budget(request, suites),
         recorder=recorder,
         env=request.env,

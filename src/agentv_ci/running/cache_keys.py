@@ -1,0 +1,236 @@
+"""What a response-cache key covers: everything that can change an answer (docs/running.md lists it).
+
+A key is the SHA-256 of one canonical MessagePack payload:
+
+- the key format and agentv-ci's version (how requests are built is agentv-ci's own code);
+- the target: its plugin class, its converted config and its targets.yaml definition (provider and
+  every field: model, base_url/endpoint, temperature, max_tokens, headers, command, cwd, env, args,
+  ...), without values whose names say they are secrets (API keys, tokens, `authorization`);
+- for a target that runs code (`cli` and the coding agents): the content of that code, i.e. every
+  file its sources are (targets/sources.py: the `sources:` list, else the script the command names
+  and that script's directory tree), each as path relative to the run's directory + SHA-256;
+- the request: suite, test id, the messages (a file block by its path as written + a digest of the
+  file's bytes), the rendered prompt, the attached files (path + digest) and the attempt number;
+- the test's workspace: its definition (hooks, env, repos, isolation, ...), the content of its
+  template (every file's path + digest, `.git` excluded as the copy excludes it) and, for each repo,
+  the commit checked out in the workspace (the SHA, whatever branch or tag `commit` names).
+
+Paths are hashed relative to the working directory when below it, so a baseline re-run in another
+worktree of the same repository finds the answers of unchanged code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from agentv_ci import __version__
+from agentv_ci.model.suite import Message
+from agentv_ci.model.workspace import WorkspaceSpec
+from agentv_ci.plugins import TargetRequest
+from agentv_ci.security.redaction import is_secret_name
+from agentv_ci.targets.config import TargetsConfig
+
+__all__ = ["CacheKeys", "tree_digest"]
+
+# Part of every key: bump it when what a key covers changes (old entries are then never read).
+_FORMAT = "agentv-ci/response-cache/2"
+_ENCODER = msgspec.msgpack.Encoder(order="sorted", enc_hook=str)
+_SECRET_KEYS = frozenset({"authorization", "proxy_authorization", "cookie", "cookies", "credentials"})
+
+
+def _is_secret(key: Any) -> bool:
+    name = str(key).replace("-", "_")
+    return is_secret_name(name) or name.lower() in _SECRET_KEYS
+
+
+def without_secrets(value: Any) -> Any:
+    """`value` (builtins) with every mapping entry whose key names a secret left out, at any depth."""
+    if isinstance(value, dict):
+        return {k: without_secrets(v) for k, v in value.items() if not _is_secret(k)}
+    if isinstance(value, list | tuple):
+        return [without_secrets(v) for v in value]
+    return value
+
+
+def portable(path: str | Path) -> str:
+    """`path` relative to the working directory (POSIX) when below it, else absolute."""
+    absolute = os.path.abspath(path)
+    try:
+        relative = Path(absolute).relative_to(Path.cwd())
+    except ValueError:
+        return Path(absolute).as_posix()
+    return relative.as_posix()
+
+
+def file_digest(path: str | Path) -> str | None:
+    """SHA-256 of a file's bytes; None when it cannot be read (the run reports that itself)."""
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError:
+        return None
+
+
+def tree_digest(root: Path, *, skip: frozenset[str] = frozenset({".git"})) -> str | None:
+    """SHA-256 over every entry below `root` (relative path, kind, content digest or link target),
+    names in `skip` left out at any depth. None when `root` is not a directory."""
+    if not root.is_dir():
+        return None
+    entries: list[tuple[str, str, str | None]] = []
+    for directory, subdirs, files in os.walk(root):
+        subdirs[:] = sorted(d for d in subdirs if d not in skip)
+        here = Path(directory)
+        for name in [*subdirs, *files]:
+            if name in skip:
+                continue
+            path = here / name
+            relative = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                entries.append((relative, "link", os.readlink(path)))
+            elif path.is_file():
+                entries.append((relative, "file", file_digest(path)))
+            elif path.is_dir():
+                entries.append((relative, "dir", None))
+    entries.sort()
+    return hashlib.sha256(_ENCODER.encode(entries)).hexdigest()
+
+
+def _is_sha(text: str) -> bool:
+    return len(text) == 40 and all(c in "0123456789abcdef" for c in text.lower())
+
+
+def checked_out_commit(checkout: Path) -> str | None:
+    """The commit a workspace repo is checked out at: read from `.git/HEAD` (the workspace detaches
+    it), else asked of git (a `mode: static` workspace may have a branch checked out). None when
+    there is none to be had."""
+    try:
+        text = (checkout / ".git" / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        text = ""
+    if _is_sha(text):
+        return text.lower()
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--verify", "HEAD^{commit}"],
+            cwd=checkout,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    sha = done.stdout.strip()
+    return sha.lower() if done.returncode == 0 and _is_sha(sha) else None
+
+
+class CacheKeys:
+    """The keys of one run. Target parts and template digests are computed once per run; file
+    digests once per path."""
+
+    def __init__(self) -> None:
+        self._targets: dict[int, msgspec.Raw] = {}
+        self._files: dict[str, str | None] = {}
+        self._templates: dict[str, str | None] = {}
+
+    # ------------------------------------------------------------------ target
+    def target_part(self, target: Any, name: str, targets: TargetsConfig | None) -> msgspec.Raw:
+        """The target's share of every key: class, config, definition and the code it runs."""
+        part = self._targets.get(id(target))
+        if part is None:
+            part = self._targets[id(target)] = msgspec.Raw(
+                _ENCODER.encode(self._target(target, name, targets))
+            )
+        return part
+
+    def _target(self, target: Any, name: str, targets: TargetsConfig | None) -> list[Any]:
+        config = getattr(target, "config", None)
+        converted = (
+            msgspec.to_builtins(config, enc_hook=str) if isinstance(config, msgspec.Struct) else config
+        )
+        definition: list[Any] = [name]
+        if targets is not None and name in targets.targets:
+            resolved = targets.resolve(name)
+            definition = [resolved.name, resolved.provider, resolved.fields]
+        return [
+            type(target).__module__,
+            type(target).__qualname__,
+            without_secrets(msgspec.to_builtins(converted, enc_hook=str)),
+            without_secrets(definition),
+        ]
+
+    # ------------------------------------------------------------------ request
+    def key(
+        self, target_part: msgspec.Raw, request: TargetRequest, workspace: WorkspaceSpec | None
+    ) -> str | None:
+        """The request's key; None when the answer cannot be keyed (a workspace repo whose commit is
+        unknown): the request is then neither read from the cache nor written to it."""
+        setup = None
+        if workspace is not None:
+            setup = self._workspace(workspace, request.workspace_path)
+            if setup is None:
+                return None
+        payload = _ENCODER.encode(
+            (
+                _FORMAT,
+                __version__,
+                target_part,
+                request.test.suite,
+                request.test.id,
+                self._messages(request.messages),
+                request.prompt,
+                [(portable(f), self._digest(f)) for f in request.files],
+                request.attempt,
+                setup,
+            )
+        )
+        return hashlib.sha256(payload).hexdigest()
+
+    def _messages(self, messages: list[Message]) -> list[Any]:
+        out: list[Any] = []
+        for message in messages:
+            if isinstance(message.content, list):
+                message = msgspec.structs.replace(message, content=[self._block(b) for b in message.content])
+            out.append(message)
+        return out
+
+    def _block(self, block: Any) -> Any:
+        if not isinstance(block, dict) or block.get("type") != "file" or "path" not in block:
+            return block
+        portable_block = {k: v for k, v in block.items() if k != "path"}
+        portable_block["sha256"] = self._digest(str(block["path"]))
+        return portable_block
+
+    def _digest(self, path: str) -> str | None:
+        if path not in self._files:
+            self._files[path] = file_digest(path)
+        return self._files[path]
+
+    # ------------------------------------------------------------------ workspace
+    def _workspace(self, spec: WorkspaceSpec, path: Path | None) -> list[Any] | None:
+        template = None
+        if spec.template is not None:
+            if spec.template not in self._templates:
+                self._templates[spec.template] = tree_digest(Path(spec.template))
+            template = self._templates[spec.template]
+        data = msgspec.to_builtins(spec)
+        for field in ("template", "path", "base_dir"):
+            if isinstance(data.get(field), str):
+                data[field] = portable(data[field])
+        for hook in data.get("hooks", {}).values():
+            if isinstance(hook.get("cwd"), str):
+                hook["cwd"] = portable(hook["cwd"])
+        commits: list[str] = []
+        for repo in spec.repos:
+            commit = checked_out_commit(path / repo.path) if path is not None else None
+            if commit is None:
+                return None
+            commits.append(commit)
+        return [without_secrets(data), template, commits]

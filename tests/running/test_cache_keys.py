@@ -1,0 +1,202 @@
+"""Response-cache keys: every part that can change an answer changes the key; nothing else does.
+
+Real targets built from real targets.yaml files, real files on disk, real git repositories."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agentv_ci.model.suite import Message
+from agentv_ci.model.suite import Test as EvalTest
+from agentv_ci.model.workspace import WorkspaceRepo, WorkspaceSpec
+from agentv_ci.plugins import TargetRequest
+from agentv_ci.running.cache_keys import CacheKeys, checked_out_commit
+from agentv_ci.targets.config import TargetsConfig, load_targets
+from agentv_ci.targets.factory import create_target
+
+OPENAI = """\
+targets:
+  - name: model
+    provider: openai
+    model: {model}
+    base_url: {base_url}
+    temperature: {temperature}
+    max_tokens: {max_tokens}
+    api_key: {api_key}
+    headers:
+      x-prompt-version: "{header}"
+      authorization: Bearer {api_key}
+"""
+DEFAULTS = {
+    "model": "gpt-4o-mini",
+    "base_url": "http://127.0.0.1:9/v1",
+    "temperature": 0.0,
+    "max_tokens": 100,
+    "api_key": "sk-first-key-0000",
+    "header": "1",
+}
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals" / "a.eval.yaml").write_text("tests: []\n")
+    return tmp_path
+
+
+def _targets(project: Path, text: str) -> TargetsConfig:
+    (project / "targets.yaml").write_text(text)
+    return load_targets(project / "evals" / "a.eval.yaml")
+
+
+def _request(
+    project: Path, *, content: str = "What is 2 + 2?", attempt: int = 0, **kwargs: object
+) -> TargetRequest:
+    test = EvalTest(id="add", suite="math", input=[Message(role="user", content=content)])
+    return TargetRequest(
+        test=test,
+        messages=test.input,
+        prompt=content,
+        eval_path=Path("evals/a.eval.yaml"),
+        attempt=attempt,
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+def _model_key(project: Path, request: TargetRequest | None = None, **changes: object) -> str:
+    config = _targets(project, OPENAI.format(**{**DEFAULTS, **changes}))
+    target = create_target("model", config)
+    keys = CacheKeys()
+    key = keys.key(keys.target_part(target, "model", config), request or _request(project), None)
+    assert key is not None
+    return key
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"model": "gpt-4o"},
+        {"base_url": "http://127.0.0.1:10/v1"},
+        {"temperature": 0.7},
+        {"max_tokens": 101},
+        {"header": "2"},
+    ],
+    ids=lambda change: next(iter(change)),
+)
+def test_every_request_parameter_of_a_model_target_is_keyed(project: Path, change: dict[str, object]) -> None:
+    assert _model_key(project, **change) != _model_key(project)
+
+
+def test_an_unchanged_setup_has_the_same_key_and_a_rotated_api_key_does_not_matter(project: Path) -> None:
+    first = _model_key(project)
+    assert _model_key(project) == first
+    assert _model_key(project, api_key="sk-second-key-111") == first  # secrets are not answers
+
+
+def test_the_request_itself_is_keyed(project: Path) -> None:
+    same = _model_key(project)
+    assert _model_key(project, _request(project, content="What is 2 + 3?")) != same
+    assert _model_key(project, _request(project, attempt=1)) != same
+
+
+def test_an_attached_file_is_keyed_by_its_content(project: Path) -> None:
+    attached = project / "evals" / "notes.txt"
+    attached.write_text("the answer is 4\n")
+    block = {"type": "file", "value": "notes.txt", "path": str(attached)}
+    test = EvalTest(id="add", suite="math", input=[Message(role="user", content=[block])])
+
+    def key() -> str:
+        request = TargetRequest(
+            test=test,
+            messages=test.input,
+            prompt="<file>",
+            eval_path=Path("evals/a.eval.yaml"),
+            files=[str(attached)],
+        )
+        return _model_key(project, request)
+
+    before = key()
+    assert key() == before
+    attached.write_text("the answer is 5\n")
+    assert key() != before
+
+
+# --------------------------------------------------------------------------- workspaces
+
+
+def _git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    done = subprocess.run(
+        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+def _workspace_key(project: Path, spec: WorkspaceSpec, workspace: Path | None = None) -> str | None:
+    config = _targets(project, OPENAI.format(**DEFAULTS))
+    target = create_target("model", config)
+    keys = CacheKeys()
+    return keys.key(
+        keys.target_part(target, "model", config), _request(project, workspace_path=workspace), spec
+    )
+
+
+def test_a_workspace_template_is_keyed_by_its_content(project: Path) -> None:
+    template = project / "template"
+    (template / "src").mkdir(parents=True)
+    (template / "src" / "app.py").write_text("print('v1')\n")
+    spec = WorkspaceSpec(template=str(template))
+    before = _workspace_key(project, spec)
+    assert before is not None and _workspace_key(project, spec) == before
+    (template / "src" / "app.py").write_text("print('v2')\n")
+    assert _workspace_key(project, spec) != before
+    (template / "src" / "app.py").write_text("print('v1')\n")
+    assert _workspace_key(project, spec) == before
+    (template / "src" / "new.py").write_text("")
+    assert _workspace_key(project, spec) != before  # a file added to the template
+    assert _workspace_key(project, WorkspaceSpec()) != _workspace_key(project, spec)
+
+
+def test_a_workspace_repo_is_keyed_by_the_commit_checked_out(project: Path) -> None:
+    upstream = project / "upstream"
+    upstream.mkdir()
+    _git(upstream, "init", "-q", "-b", "main")
+    (upstream / "lib.py").write_text("v = 1\n")
+    _git(upstream, "add", "-A")
+    _git(upstream, "commit", "-qm", "one")
+    first = _git(upstream, "rev-parse", "HEAD")
+    (upstream / "lib.py").write_text("v = 2\n")
+    _git(upstream, "commit", "-qam", "two")
+    second = _git(upstream, "rev-parse", "HEAD")
+    workspace = project / "ws"
+    workspace.mkdir()
+    _git(workspace, "clone", "-q", str(upstream), "repo")
+    spec = WorkspaceSpec(repos=[WorkspaceRepo(path="repo", repo=f"file://{upstream}", commit="main")])
+
+    _git(workspace / "repo", "checkout", "-q", "--detach", first)
+    assert checked_out_commit(workspace / "repo") == first
+    at_first = _workspace_key(project, spec, workspace)
+    assert at_first is not None and _workspace_key(project, spec, workspace) == at_first
+    _git(workspace / "repo", "checkout", "-q", "--detach", second)
+    at_second = _workspace_key(project, spec, workspace)
+    assert at_second is not None and at_second != at_first  # `commit: main` moved: not the same answer
+    _git(workspace / "repo", "checkout", "-q", "main")  # a branch checked out (a static workspace)
+    assert checked_out_commit(workspace / "repo") == second
+    assert _workspace_key(project, spec, workspace) == at_second
+
+
+def test_a_workspace_repo_whose_commit_is_unknown_is_never_cached(project: Path) -> None:
+    spec = WorkspaceSpec(repos=[WorkspaceRepo(path="repo", repo="file:///nowhere", commit="main")])
+    (project / "ws").mkdir()
+    assert _workspace_key(project, spec, project / "ws") is None
