@@ -12,7 +12,7 @@ import pytest
 
 from agentv_ci.model.suite import Message
 from agentv_ci.model.suite import Test as EvalTest
-from agentv_ci.model.workspace import WorkspaceRepo, WorkspaceSpec
+from agentv_ci.model.workspace import WorkspaceHook, WorkspaceRepo, WorkspaceSpec
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.running.cache_keys import CacheKeys, checked_out_commit
 from agentv_ci.targets.config import TargetsConfig, load_targets
@@ -168,6 +168,24 @@ def test_a_workspace_template_is_keyed_by_its_content(project: Path) -> None:
     assert _workspace_key(project, WorkspaceSpec()) != _workspace_key(project, spec)
 
 
+def test_the_scripts_a_workspace_setup_hook_runs_are_keyed_by_content(project: Path) -> None:
+    (project / "setup").mkdir()
+    (project / "setup" / "seed.py").write_text("open('data.txt', 'w').write('v1')\n")
+    (project / "setup" / "cleanup.py").write_text("")
+    spec = WorkspaceSpec(
+        hooks={
+            "before_all": WorkspaceHook(command=["python3", "setup/seed.py"], cwd=str(project)),
+            "after_all": WorkspaceHook(command=["python3", "setup/cleanup.py"], cwd=str(project)),
+        }
+    )
+    before = _workspace_key(project, spec)
+    assert before is not None and _workspace_key(project, spec) == before
+    (project / "setup" / "cleanup.py").write_text("print('bye')\n")  # a teardown cannot change answers
+    assert _workspace_key(project, spec) == before
+    (project / "setup" / "seed.py").write_text("open('data.txt', 'w').write('v2')\n")
+    assert _workspace_key(project, spec) != before
+
+
 def test_a_workspace_repo_is_keyed_by_the_commit_checked_out(project: Path) -> None:
     upstream = project / "upstream"
     upstream.mkdir()
@@ -200,3 +218,71 @@ def test_a_workspace_repo_whose_commit_is_unknown_is_never_cached(project: Path)
     spec = WorkspaceSpec(repos=[WorkspaceRepo(path="repo", repo="file:///nowhere", commit="main")])
     (project / "ws").mkdir()
     assert _workspace_key(project, spec, project / "ws") is None
+
+
+# --------------------------------------------------------------------------- the code a target runs
+
+CLI = """\
+targets:
+  - name: bot
+    provider: cli
+    command: python3 agent/bot.py {PROMPT_FILE} {OUTPUT_FILE}
+    cwd: ..
+"""
+
+
+def _code_project(project: Path) -> None:
+    (project / "agent" / "data").mkdir(parents=True)
+    (project / "agent" / "bot.py").write_text("import lib\nprint(lib.answer())\n")
+    (project / "agent" / "lib.py").write_text("def answer():\n    return 'Paris'\n")
+    (project / "agent" / "data" / "facts.json").write_text('{"capital": "Paris"}\n')
+    (project / "README.md").write_text("not the agent's code\n")
+
+
+def _cli_key(project: Path, targets_yaml: str = CLI) -> str:
+    config = _targets(project, targets_yaml)
+    target = create_target("bot", config)
+    keys = CacheKeys()
+    key = keys.key(keys.target_part(target, "bot", config), _request(project), None)
+    assert key is not None
+    return key
+
+
+@pytest.mark.parametrize(
+    "changed",
+    ["agent/bot.py", "agent/lib.py", "agent/data/facts.json"],
+    ids=["the-script", "a-module-beside-it", "a-file-in-its-tree"],
+)
+def test_the_content_of_the_code_a_cli_target_runs_is_keyed(project: Path, changed: str) -> None:
+    _code_project(project)
+    before = _cli_key(project)
+    assert _cli_key(project) == before  # unchanged: the same key
+    (project / "README.md").write_text("edited\n")
+    assert _cli_key(project) == before  # not its code
+    (project / changed).write_text((project / changed).read_text() + "# changed\n")
+    assert _cli_key(project) != before
+
+
+def test_a_deleted_or_added_file_of_the_code_changes_the_key(project: Path) -> None:
+    _code_project(project)
+    before = _cli_key(project)
+    (project / "agent" / "extra.py").write_text("")
+    with_extra = _cli_key(project)
+    assert with_extra != before
+    (project / "agent" / "extra.py").unlink()
+    assert _cli_key(project) == before
+    (project / "agent" / "data" / "facts.json").unlink()
+    assert _cli_key(project) != before
+
+
+def test_declared_sources_are_the_code(project: Path) -> None:
+    _code_project(project)
+    (project / "shared").mkdir()
+    (project / "shared" / "prompts.md").write_text("Be brief.\n")
+    declared = CLI + "    sources: [agent/bot.py, shared/]\n"
+    before = _cli_key(project, declared)
+    (project / "shared" / "prompts.md").write_text("Be verbose.\n")
+    after = _cli_key(project, declared)
+    assert after != before
+    (project / "agent" / "data" / "facts.json").write_text("{}\n")  # not declared: not keyed
+    assert _cli_key(project, declared) == after

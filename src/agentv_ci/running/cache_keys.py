@@ -6,14 +6,16 @@ A key is the SHA-256 of one canonical MessagePack payload:
 - the target: its plugin class, its converted config and its targets.yaml definition (provider and
   every field: model, base_url/endpoint, temperature, max_tokens, headers, command, cwd, env, args,
   ...), without values whose names say they are secrets (API keys, tokens, `authorization`);
-- for a target that runs code (`cli` and the coding agents): the content of that code, i.e. every
-  file its sources are (targets/sources.py: the `sources:` list, else the script the command names
-  and that script's directory tree), each as path relative to the run's directory + SHA-256;
+- for a target that runs code (`cli`, the coding agents, any provider with a `command`): the
+  content of that code, i.e. every file targets/sources.py names (the `sources:` list, else the
+  script the command names, the in-repo modules it imports and the script's directory tree), each
+  as its path + SHA-256 (a deleted file drops out of the list, which changes the key too);
 - the request: suite, test id, the messages (a file block by its path as written + a digest of the
   file's bytes), the rendered prompt, the attached files (path + digest) and the attempt number;
 - the test's workspace: its definition (hooks, env, repos, isolation, ...), the content of its
   template (every file's path + digest, `.git` excluded as the copy excludes it) and, for each repo,
-  the commit checked out in the workspace (the SHA, whatever branch or tag `commit` names).
+  the commit checked out in the workspace (the SHA, whatever branch or tag `commit` names), and the
+  files its setup hooks (`before_all`, `before_each`) run (loading/command_paths.py), path + digest.
 
 Paths are hashed relative to the working directory when below it, so a baseline re-run in another
 worktree of the same repository finds the answers of unchanged code.
@@ -34,7 +36,7 @@ from agentv_ci.model.suite import Message
 from agentv_ci.model.workspace import WorkspaceSpec
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.security.redaction import is_secret_name
-from agentv_ci.targets.config import TargetsConfig
+from agentv_ci.targets.config import TargetDefinition, TargetsConfig
 
 __all__ = ["CacheKeys", "tree_digest"]
 
@@ -139,6 +141,7 @@ class CacheKeys:
         self._targets: dict[int, msgspec.Raw] = {}
         self._files: dict[str, str | None] = {}
         self._templates: dict[str, str | None] = {}
+        self._hooks: dict[tuple[str, bytes], list[Any]] = {}
 
     # ------------------------------------------------------------------ target
     def target_part(self, target: Any, name: str, targets: TargetsConfig | None) -> msgspec.Raw:
@@ -156,15 +159,31 @@ class CacheKeys:
             msgspec.to_builtins(config, enc_hook=str) if isinstance(config, msgspec.Struct) else config
         )
         definition: list[Any] = [name]
+        code: list[tuple[str, str | None]] = []
         if targets is not None and name in targets.targets:
             resolved = targets.resolve(name)
-            definition = [resolved.name, resolved.provider, resolved.fields]
+            definition = [resolved.name, resolved.provider, resolved.fields, resolved.sources]
+            code = [(portable(path), self._digest(str(path))) for path in self._code(resolved, targets)]
         return [
             type(target).__module__,
             type(target).__qualname__,
             without_secrets(msgspec.to_builtins(converted, enc_hook=str)),
             without_secrets(definition),
+            code,
         ]
+
+    @staticmethod
+    def _code(definition: TargetDefinition, targets: TargetsConfig) -> list[Path]:
+        """Every file of the target's code (targets/sources.py); outside a git repository the
+        project directory stands for it."""
+        from agentv_ci.targets.environment import find_repo_root
+        from agentv_ci.targets.sources import sources_root, target_source_files
+
+        base_dir = targets.base_dir
+        root = find_repo_root(base_dir.resolve())
+        if root is None:
+            root = sources_root(targets.path) if targets.path is not None else base_dir
+        return target_source_files(definition, targets.path, root, base_dir=base_dir)
 
     # ------------------------------------------------------------------ request
     def key(
@@ -174,7 +193,7 @@ class CacheKeys:
         unknown): the request is then neither read from the cache nor written to it."""
         setup = None
         if workspace is not None:
-            setup = self._workspace(workspace, request.workspace_path)
+            setup = self._workspace(workspace, request.workspace_path, request.eval_path.parent)
             if setup is None:
                 return None
         payload = _ENCODER.encode(
@@ -214,7 +233,7 @@ class CacheKeys:
         return self._files[path]
 
     # ------------------------------------------------------------------ workspace
-    def _workspace(self, spec: WorkspaceSpec, path: Path | None) -> list[Any] | None:
+    def _workspace(self, spec: WorkspaceSpec, path: Path | None, eval_dir: Path) -> list[Any] | None:
         template = None
         if spec.template is not None:
             if spec.template not in self._templates:
@@ -227,10 +246,35 @@ class CacheKeys:
         for hook in data.get("hooks", {}).values():
             if isinstance(hook.get("cwd"), str):
                 hook["cwd"] = portable(hook["cwd"])
+        hooks = self._setup_code(spec, eval_dir)
         commits: list[str] = []
         for repo in spec.repos:
             commit = checked_out_commit(path / repo.path) if path is not None else None
             if commit is None:
                 return None
             commits.append(commit)
-        return [without_secrets(data), template, commits]
+        return [without_secrets(data), template, hooks, commits]
+
+    def _setup_code(self, spec: WorkspaceSpec, eval_dir: Path) -> list[Any]:
+        """The files the setup hooks (`before_all`, `before_each`) run, path + digest (a directory
+        they name by its tree's digest), in hook order; computed once per run for each workspace."""
+        from agentv_ci.loading.command_paths import command_files
+        from agentv_ci.model.workspace import SETUP_HOOKS
+        from agentv_ci.targets.environment import find_repo_root
+
+        hooks = {name: hook for name, hook in spec.hooks.items() if name in SETUP_HOOKS and hook.command}
+        if not hooks or not spec.hooks_enabled:
+            return []
+        memo = (str(eval_dir), msgspec.json.encode(hooks))
+        if memo not in self._hooks:
+            found: list[Any] = []
+            for name in sorted(hooks):
+                hook = hooks[name]
+                assert hook.command is not None
+                cwd = Path(hook.cwd or spec.base_dir or eval_dir).absolute()
+                root = find_repo_root(cwd) or cwd
+                for path in command_files(hook.command, cwd, root).files:
+                    digest = tree_digest(path) if path.is_dir() else self._digest(str(path))
+                    found.append((name, portable(path), digest))
+            self._hooks[memo] = found
+        return self._hooks[memo]
