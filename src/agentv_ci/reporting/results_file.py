@@ -16,11 +16,11 @@ from typing import IO, Any
 import msgspec
 
 from agentv_ci.errors import LoadError
-from agentv_ci.model.result import AttemptSummary, RunSummary, TestResult
+from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.source import SourceLocation
+from agentv_ci.reporting.attempts import aggregate_attempts, merge_attempts
 from agentv_ci.reporting.gc_pause import paused_gc
 from agentv_ci.security.redaction import SECRETS, redact_bytes
-from agentv_ci.stats import mean, stdev
 
 __all__ = [
     "ResultsWriter",
@@ -267,71 +267,22 @@ def _index_path(path: Path) -> Path:
     return path
 
 
-def read_results(path: Path) -> list[TestResult]:
-    """Rows of a results file (or of `<run dir>/index.jsonl`); a bad line raises `LoadError` at file:line."""
+def read_results(path: Path, *, torn_tail: bool = False) -> list[TestResult]:
+    """Rows of a results file (or of `<run dir>/index.jsonl`); a bad line raises `LoadError` at file:line.
+    `torn_tail`: a last line without its newline that is not a row (cut by a kill mid-write) is left
+    out instead (its test then counts as not run against the plan)."""
     index = _index_path(path)
     results: list[TestResult] = []
     with paused_gc(), index.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             if raw.strip():
-                results.append(_decode_row(raw, SourceLocation(str(index), number, 1)))
+                try:
+                    results.append(_decode_row(raw, SourceLocation(str(index), number, 1)))
+                except LoadError:
+                    if torn_tail and not raw.endswith(b"\n"):
+                        continue
+                    raise
     return results
-
-
-def _attempt_key(result: TestResult) -> tuple[str, str, str]:
-    return (result.suite, result.test_id, result.target)
-
-
-def aggregate_attempts(results: Iterable[TestResult]) -> list[TestResult]:
-    """Merge rows that share suite + test id + target (AgentV writes one row per attempt) into one
-    aggregated result with `trials` and `aggregation`; other rows pass through unchanged."""
-    groups: dict[tuple[str, str, str], list[TestResult]] = {}
-    for result in results:
-        groups.setdefault(_attempt_key(result), []).append(result)
-    return [merge_attempts(rows) for rows in groups.values()]
-
-
-def merge_attempts(rows: list[TestResult]) -> TestResult:
-    """One result for rows of the same test x target (in the order they were written): the row itself
-    when there is one, else the first row with the attempts' mean score, `trials` and `aggregation`."""
-    if len(rows) == 1:
-        return rows[0]
-    conclusive = [r for r in rows if r.execution_status in ("ok", "quality_failure")]
-    scores = [r.score for r in conclusive]
-    first = rows[0]
-    score = mean(scores)
-    if not conclusive:
-        status: Any = (
-            "execution_error" if any(r.execution_status == "execution_error" for r in rows) else "not_run"
-        )
-        verdict: Any = "skip" if status == "not_run" else "fail"
-    else:
-        verdict = "pass" if score >= first.threshold else "fail"
-        status = "ok" if verdict == "pass" else "quality_failure"
-    return msgspec.structs.replace(
-        first,
-        score=score,
-        verdict=verdict,
-        execution_status=status,
-        attempt=None,
-        trials=rows,
-        aggregation=AttemptSummary(
-            strategy="mean",
-            passed_attempts=sum(1 for r in rows if r.verdict == "pass"),
-            total_attempts=len(rows),
-            scores=scores,
-            mean=score,
-            stddev=stdev(scores),
-        ),
-        cost_usd=_sum_optional(r.cost_usd for r in rows),
-        duration_ms=_sum_optional(r.duration_ms for r in rows),
-        error=next((r.error for r in rows if r.error), None),
-    )
-
-
-def _sum_optional(values: Iterable[float | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return sum(present) if present else None
 
 
 def summary_from_results(results: Iterable[TestResult], **facts: Any) -> RunSummary:
@@ -367,10 +318,13 @@ def load_run(path: Path) -> RunSummary:
     """A `RunSummary` from a results file or run dir; run facts come from a sibling `summary.json`,
     and the rows are counted against a sibling `plan.jsonl` (reporting.plan_check)."""
     from agentv_ci.reporting.plan_check import apply_plan
+    from agentv_ci.reporting.plan_file import PLAN_NAME
 
     index = _index_path(path)
+    # a killed run (a plan, no summary.json) may have a last row cut mid-write
+    killed = (index.parent / PLAN_NAME).is_file() and not (index.parent / SUMMARY_NAME).is_file()
     with paused_gc():
-        results = aggregate_attempts(read_results(index))
+        results = aggregate_attempts(read_results(index, torn_tail=killed))
     facts: dict[str, Any] = {}
     summary_file = index.parent / SUMMARY_NAME
     if summary_file.is_file():
