@@ -121,6 +121,7 @@ WORKSPACE = {
     "scope": "attempt",
     "setup": {"command": "x"},
     "name": "n",
+    "allow_reset_of_worktree": True,
 }
 REPO = {"commit": "main", "base_commit": "main", "ancestor": 1, "sparse": ["a"]}
 HOOK = {"script": ["echo"], "timeout_ms": 5, "cwd": ".", "reset": "fast", "env": {"A": "1"}}

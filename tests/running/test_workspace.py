@@ -170,3 +170,20 @@ def test_cancelling_a_hook_kills_its_process_group(tmp_path: Path) -> None:
         (0, 1, 2, 3, 5, 40),  # loop iterations before the cancel: during and after the spawn
         step_s=lambda delay: 0 if delay < 40 else 0.005,
     )
+
+
+def test_a_hook_cwd_swapped_for_a_symlink_after_loading_does_not_run(tmp_path: Path) -> None:
+    """The loader confines `cwd` (E305) and stores its real path; a directory replaced by a symlink to
+    somewhere else before the hook runs is refused, not followed."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    swapped = tmp_path / "hooks-dir"
+    swapped.symlink_to(elsewhere, target_is_directory=True)
+    marker = tmp_path / "ran-in"
+    command = [sys.executable, "-c", f"import os; open(r'{marker}', 'w').write(os.getcwd())"]
+    results, _ = _setup(
+        tmp_path, _hooks(before_each=WorkspaceHook(command=command, cwd=str(swapped))), workers=1
+    )
+    assert not marker.exists()
+    assert all(r.execution_status == "execution_error" for r in results)
+    assert all(f"hook cwd {swapped} now resolves to {elsewhere}: refused" in (r.error or "") for r in results)

@@ -58,7 +58,20 @@ BLOCK_TYPES = ("text", "file", "image", "json")
 TURN_KEYS = frozenset({"input", "expected_output", "assertions", "criteria", "id", "assert", "rubrics"})
 
 WORKSPACE_KEYS = frozenset(
-    {"template", "repos", "hooks", "isolation", "mode", "path", "docker", "env", "scope", "setup", "name"}
+    {
+        "template",
+        "repos",
+        "hooks",
+        "isolation",
+        "mode",
+        "path",
+        "docker",
+        "env",
+        "scope",
+        "setup",
+        "name",
+        "allow_reset_of_worktree",
+    }
 )
 WORKSPACE_REPO_KEYS = frozenset({"path", "repo", "commit", "base_commit", "ancestor", "sparse"})
 WORKSPACE_HOOKS = ("before_all", "before_each", "after_each", "after_all")

@@ -220,8 +220,10 @@ class _SuiteLoader:
         defaults.preprocessors = self._preprocessors(data, root)
         ctx.not_run(data, root, {"vars": "put `vars` on each test"}, "an eval file")
         from agentv_ci.loading.workspace import parse_workspace
+        from agentv_ci.loading.workspace_resets import check_worktree_reset
 
         defaults.workspace = parse_workspace(data.get("workspace"), root.child("workspace"), ctx)
+        check_worktree_reset(defaults.workspace, None, root.child("workspace"), ctx)
         prompt_md = path.parent / "PROMPT.md"
         ctx.depend(prompt_md)  # read for tests without input; adding one gives them an input
         defaults.prompt_md = prompt_md if prompt_md.is_file() else None

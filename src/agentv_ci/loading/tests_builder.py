@@ -16,6 +16,7 @@ from agentv_ci.loading.messages import check_role_markers, normalise_expected, n
 from agentv_ci.loading.paths import resolve_reference
 from agentv_ci.loading.rubrics import normalise_rubrics
 from agentv_ci.loading.workspace import merge_workspace, parse_workspace
+from agentv_ci.loading.workspace_resets import check_worktree_reset
 from agentv_ci.model.suite import ExecutionSpec, GraderSpec, Message, Test, Turn
 
 _CONVERSATION_ONLY = ("turns", "aggregation", "on_turn_failure", "window_size")
@@ -317,6 +318,8 @@ class TestBuilder:
         workspace = (
             parse_workspace(raw["workspace"], node.child("workspace"), ctx) if "workspace" in raw else None
         )
+        if workspace is not None:
+            check_worktree_reset(defaults.workspace, workspace, node.child("workspace"), ctx)
         optional = not raw.keys().isdisjoint(_OPTIONAL_KEYS)  # most tests write none of these
         test = Test(
             id=test_id,

@@ -66,9 +66,12 @@ def _hook(raw: Any, node: Node, ctx: LoadContext, base_dir: Path) -> dict[str, A
         ctx.error("E102", "a workspace hook needs a `command` or a `reset`", node)
     if "cwd" in raw:
         if isinstance(raw["cwd"], str) and raw["cwd"]:
-            hook["cwd"] = str(safe_resolve(base_dir / raw["cwd"]))
-            if not Path(hook["cwd"]).is_dir():
-                ctx.warn("W106", f"hook cwd {raw['cwd']!r} is not a directory (yet)", node.child("cwd"))
+            cwd = safe_resolve(base_dir / raw["cwd"])
+            # Confined like every other path (E305): a hook must not start in /etc or in $HOME.
+            if ctx.confined(cwd, node.child("cwd"), raw["cwd"]):
+                hook["cwd"] = str(cwd)
+                if not cwd.is_dir():
+                    ctx.warn("W106", f"hook cwd {raw['cwd']!r} is not a directory (yet)", node.child("cwd"))
         else:
             ctx.error("E101", "hook cwd must be a path", node.child("cwd"))
     if "timeout_ms" in raw:
@@ -287,8 +290,9 @@ def parse_workspace(raw: Any, node: Node, ctx: LoadContext) -> Partial | None:
     if "path" in raw:
         if isinstance(raw["path"], str) and raw["path"]:
             static = Path(raw["path"]).expanduser()
-            partial["path"] = str(static if static.is_absolute() else safe_resolve(base_dir / static))
+            partial["path"] = str(safe_resolve(static if static.is_absolute() else base_dir / static))
             partial.setdefault("mode", "static")  # AgentV: a path implies static mode
+            ctx.confined(Path(partial["path"]), node.child("path"), raw["path"])  # E305 outside
         else:
             ctx.error("E101", "workspace path must be a directory path", node.child("path"))
     if partial.get("mode") == "static" and "path" not in partial and not partial.get("repos"):
@@ -301,6 +305,14 @@ def parse_workspace(raw: Any, node: Node, ctx: LoadContext) -> Partial | None:
         ctx.error("E113", "`mode: static` cannot be used with `isolation: per_test`", node.child("isolation"))
     if "env" in raw:
         _env(raw["env"], node.child("env"), ctx, partial)
+    if "allow_reset_of_worktree" in raw and ctx.expect_type(
+        raw["allow_reset_of_worktree"],
+        (bool,),
+        "allow_reset_of_worktree",
+        node.child("allow_reset_of_worktree"),
+        "true or false",
+    ):
+        partial["allow_reset_of_worktree"] = raw["allow_reset_of_worktree"]
     if "docker" in raw:
         ctx.error(
             "E114",

@@ -46,6 +46,8 @@ class WorkspaceSpec(msgspec.Struct, frozen=True, omit_defaults=True):
     required_commands: list[str] = []  # `env.required_commands` preflight (AgentV)
     required_python_modules: list[str] = []  # `env.required_python_modules` preflight (AgentV)
     base_dir: str | None = None  # the external workspace file's directory (hooks' default cwd)
+    # agentv-ci: resets may restore a static `path` that lies in a git work tree (running/snapshots.py)
+    allow_reset_of_worktree: bool = False
 
     def hook(self, name: str) -> WorkspaceHook | None:
         """The hook `name` when hooks are enabled."""

@@ -4,7 +4,8 @@ As AgentV v4.42.4 (`workspace/repo-manager.ts`): a bare mirror per repository id
 cache directory (`$XDG_CACHE_HOME/agentv-ci/git/<sha256>`, fetched once per run), then per workspace
 `git clone --no-checkout <mirror> <path>`, `origin` set back to the declared URL, an optional cone
 sparse checkout, and a detached checkout of `commit` (or `HEAD`), `ancestor` parents back. A reset
-(`fast` / `strict`) is `git reset --hard <that commit>` + `git clean -fd` / `-fdx`.
+(`fast` / `strict`) of a repository this run cloned is `git reset --hard <that commit>` +
+`git clean -fd` / `-fdx`; everything else is reset from a snapshot (snapshots.py).
 
 Git runs with the scrubbed child environment, never prompts, and only over file/git/http(s)/ssh.
 """
@@ -181,34 +182,3 @@ class RepoCache:
         sha = await self.checkout_commit(repo, target)
         await git("reset", "--quiet", "--hard", sha, cwd=target)
         await git("clean", "-fdx" if mode == "strict" else "-fd", "--quiet", cwd=target)
-
-
-# ---------------------------------------------------------------------- the workspace root
-_IDENTITY = (
-    "-c",
-    "user.email=agentv-ci@localhost",
-    "-c",
-    "user.name=agentv-ci",
-    "-c",
-    "commit.gpgsign=false",
-)
-
-
-async def init_baseline(workspace: Path, repo_paths: list[str]) -> str:
-    """A git baseline of the workspace root (as AgentV), so a reset can restore what the template and
-    `before_all` left; the cloned repos are excluded (they reset themselves)."""
-    await git("init", "--quiet", cwd=workspace)
-    exclude = workspace / ".git" / "info" / "exclude"
-    exclude.parent.mkdir(parents=True, exist_ok=True)
-    with exclude.open("a", encoding="utf-8") as handle:
-        handle.writelines(f"/{path.strip('./').rstrip('/')}/\n" for path in repo_paths)
-    await git("add", "-A", cwd=workspace)
-    await git(*_IDENTITY, "commit", "--quiet", "--allow-empty", "-m", "agentv-ci baseline", cwd=workspace)
-    return await git("rev-parse", "HEAD", cwd=workspace)
-
-
-async def reset_root(workspace: Path, baseline: str, mode: str) -> None:
-    """The workspace root back to its baseline (nested repositories are left to `RepoCache.reset`:
-    a single `-f` never descends into them)."""
-    await git("reset", "--quiet", "--hard", baseline, cwd=workspace)
-    await git("clean", "-fdx" if mode == "strict" else "-fd", "--quiet", cwd=workspace)

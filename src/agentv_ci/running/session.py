@@ -276,6 +276,11 @@ def _run_planned(
         recorder=recorder,
         env=request.env,
         run_id=output_dir.name,
+        protected_paths=tuple(
+            p.absolute()
+            for p in (output_dir, request.cache_dir or DEFAULT_CACHE_DIR, request.record)
+            if p is not None
+        ),
     )
     progress = Progress(needs.jobs, stream=request.progress_stream or sys.stderr, quiet=request.quiet)
     # No result is kept: each row goes to index.jsonl and into the tally (the figures the gates and

@@ -14,11 +14,14 @@ then `before_all` with `test_id: "__before_all__"` and the workspace's path.
   input) and `after_all`, deleted after the test unless workspaces are kept.
 
 Around each test: `before_each` (its `reset` first, then its command), the test, `after_each` (its
-`reset`, then its command). A reset puts every repo back at its commit and the root back at its
-baseline (`fast`: `git clean -fd`, `strict`: `-fdx`). Hooks run in their `cwd`, else the external
-workspace file's directory, else the eval file's (hooks.py). A failing setup step makes the test an
-execution error (stage `setup`/`repo_setup`); a failing teardown step only warns. `after_all` runs
-on every slot when the run ends.
+`reset`, then its command). A reset puts every repo this run cloned back at its commit (`fast`:
+`git clean -fd`, `strict`: `-fdx`) and everything else (the root, a static workspace's repos that
+were there already) back to its snapshot (snapshots.py: never a commit, never deleting a file the
+run did not create). A static workspace inside a git work tree is not reset unless the workspace says
+`allow_reset_of_worktree: true`. Hooks run in their `cwd` (confined by the loader; refused here if it
+became a symlink since), else the external workspace file's directory, else the eval file's. A
+failing setup step makes the test an execution error (stage `setup`/`repo_setup`); a failing
+teardown step only warns. `after_all` runs on every slot when the run ends.
 """
 
 from __future__ import annotations
@@ -42,7 +45,10 @@ from agentv_ci.running.hooks import (
     HookOutcome,
     run_hook,
 )
-from agentv_ci.running.repos import RepoCache, RepoError, init_baseline, reset_root
+from agentv_ci.running.repos import RepoCache, RepoError
+from agentv_ci.running.snapshots import Snapshot, take_snapshot
+from agentv_ci.security.confinement import real_path
+from agentv_ci.security.worktrees import work_tree_touched_by
 
 BEFORE_ALL_ID = "__before_all__"
 AFTER_ALL_ID = "__after_all__"
@@ -68,8 +74,16 @@ class Slot:
     path: Path
     spec: WorkspaceSpec
     eval_dir: Path
-    baseline: str | None = None  # the root's git baseline, when a reset needs one
     owned: bool = True  # False for `mode: static`: never deleted
+    cloned: set[str] = field(default_factory=set)  # repo paths this run cloned (reset to their commit)
+    snapshots: list[Snapshot] = field(default_factory=list)  # the rest, for resets
+
+    def discard(self, *, delete: bool) -> None:
+        for snapshot in self.snapshots:
+            snapshot.discard()
+        self.snapshots.clear()
+        if delete and self.owned:
+            shutil.rmtree(self.path, ignore_errors=True)
 
 
 @dataclass
@@ -103,27 +117,38 @@ class WorkspaceManager:
         workers: int = 1,
         keep: bool = False,
         repos: RepoCache | None = None,
+        protected: tuple[Path, ...] = (),
     ) -> None:
         self.run_id = run_id
         self.warnings = warnings
         self.workers = max(1, workers)
         self.keep = keep
+        self.protected = protected  # what the run writes (output, cache): a reset never touches it
         self.repos = repos or RepoCache()
         self._groups: dict[tuple[str, str, bytes], _Group] = {}
 
     # ------------------------------------------------------------------ hooks
     @staticmethod
-    def _hook_cwd(hook: WorkspaceHook, spec: WorkspaceSpec, eval_dir: Path) -> Path:
-        return Path(hook.cwd or spec.base_dir or eval_dir)
+    def _hook_cwd(hook: WorkspaceHook, spec: WorkspaceSpec, eval_dir: Path) -> Path | None:
+        """Where the hook runs; None when its `cwd` (a real path when it was loaded, inside the
+        repository) has become a symlink to somewhere else since."""
+        if hook.cwd is not None:
+            return Path(hook.cwd) if real_path(hook.cwd) == Path(hook.cwd) else None
+        return Path(spec.base_dir or eval_dir)
 
     async def _run(self, name: str, spec: WorkspaceSpec, eval_dir: Path, context: HookContext) -> HookOutcome:
         hook = spec.hook(name)
         if hook is None or hook.command is None:
             return HookOutcome(True)
         default = SETUP_TIMEOUT_MS if name in ("before_all", "before_each") else TEARDOWN_TIMEOUT_MS
+        cwd = self._hook_cwd(hook, spec, eval_dir)
+        if cwd is None:
+            return HookOutcome(
+                False, f"hook cwd {hook.cwd} now resolves to {real_path(str(hook.cwd))}: refused"
+            )
         return await run_hook(
             hook.command,
-            cwd=self._hook_cwd(hook, spec, eval_dir),
+            cwd=cwd,
             context=context,
             timeout_ms=hook.timeout_ms or default,
             env={**spec.env, **hook.env},
@@ -145,6 +170,13 @@ class WorkspaceManager:
         if static:
             assert spec.path is not None
             path = Path(spec.path)
+            tree = work_tree_touched_by(path, eval_dir) if spec.resets else None
+            if tree is not None and not spec.allow_reset_of_worktree:
+                raise HookError(
+                    f"refusing to reset the static workspace {path}: it would rewrite the git work tree "
+                    f"{tree} (set `allow_reset_of_worktree: true` in the workspace to allow it)",
+                    reason="reset_refused",
+                )
             fresh = not path.is_dir() or not any(path.iterdir())
             path.mkdir(parents=True, exist_ok=True)
         else:
@@ -167,7 +199,8 @@ class WorkspaceManager:
                     ) from None
             for repo in spec.repos:
                 if static and (path / repo.path).exists():
-                    continue  # a static workspace keeps the repos it has
+                    continue  # a static workspace keeps the repos it has (a reset restores their snapshot)
+                slot.cloned.add(repo.path)
                 try:
                     await self.repos.materialize(repo, path)
                 except RepoError as exc:
@@ -182,15 +215,23 @@ class WorkspaceManager:
             if not outcome.ok:
                 raise HookError(f"before_all: {outcome.message}")
             if spec.resets:
-                try:
-                    slot.baseline = await init_baseline(path, [r.path for r in spec.repos])
-                except RepoError as exc:
-                    self.warnings.append(f"{path}: no baseline for resets ({exc}); only repos are reset")
+                await self._snapshot(slot)
         except BaseException:
-            if slot.owned:
-                shutil.rmtree(path, ignore_errors=True)
+            slot.discard(delete=True)
             raise
         return slot
+
+    async def _snapshot(self, slot: Slot) -> None:
+        """Snapshots for resets: the root (without the repos) and each repo this run did not clone."""
+        repos = [r.path for r in slot.spec.repos]
+        places = [(slot.path, repos)] + [(slot.path / p, []) for p in repos if p not in slot.cloned]
+        for directory, exclude in places:
+            try:
+                slot.snapshots.append(
+                    await take_snapshot(directory, exclude=exclude, protected=self.protected)
+                )
+            except RepoError as exc:
+                self.warnings.append(f"{directory}: no snapshot for resets ({exc}); it is not reset")
 
     @staticmethod
     async def _preflight(spec: WorkspaceSpec, path: Path) -> None:
@@ -216,9 +257,10 @@ class WorkspaceManager:
             return
         assert mode is not None
         for repo in spec.repos:
-            await self.repos.reset(repo, slot.path, mode)
-        if slot.baseline is not None:
-            await reset_root(slot.path, slot.baseline, mode)
+            if repo.path in slot.cloned:
+                await self.repos.reset(repo, slot.path, mode)
+        for snapshot in slot.snapshots:
+            await snapshot.restore(mode)
 
     # ------------------------------------------------------------------ shared slots
     def _group(self, suite: Suite, target: str, spec: WorkspaceSpec) -> _Group:
@@ -318,8 +360,7 @@ class WorkspaceManager:
         )
         if not outcome.ok:
             self.warnings.append(f"{test.id}: after_all: {outcome.message}")
-        if lease.slot.owned and not self.keep:
-            shutil.rmtree(lease.slot.path, ignore_errors=True)
+        lease.slot.discard(delete=not self.keep)
 
     async def close(self) -> None:
         """`after_all` on every shared slot, then delete the slots the run made (unless kept)."""
@@ -329,8 +370,7 @@ class WorkspaceManager:
                 outcome = await self._run("after_all", slot.spec, slot.eval_dir, context)
                 if not outcome.ok:
                     self.warnings.append(f"{slot.path}: after_all: {outcome.message}")
-                if slot.owned and not self.keep:
-                    shutil.rmtree(slot.path, ignore_errors=True)
+                slot.discard(delete=not self.keep)
         self._groups.clear()
         self.warnings.extend(self.repos.warnings)
         self.repos.warnings.clear()

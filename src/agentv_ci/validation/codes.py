@@ -44,6 +44,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "E303": ("error", "include nested too deeply"),
     "E304": ("error", "invalid include"),
     "E305": ("error", "file outside the repository"),
+    "E306": ("error", "workspace reset would rewrite a git work tree"),
     # targets named by a suite (the targets file itself: E205-E207)
     "E401": ("error", "unknown target"),
     # warnings
