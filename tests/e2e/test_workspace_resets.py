@@ -78,7 +78,7 @@ def _project(tmp_path: Path, workspace: str) -> Path:
     (repo / ".agentv" / "targets.yaml").write_text(
         f"targets:\n  - name: agent\n    provider: cli\n    command: {PY} scripts/agent.py {{OUTPUT_FILE}}\n"
     )
-    (repo / ".gitignore").write_text(".env\n.venv/\n*.log\n.agentv-ci/\n")
+    (repo / ".gitignore").write_text(".env\n.venv/\n*.log\n")  # results not ignored
     (repo / "notes.txt").write_text("committed\n")
     (repo / "staged.txt").write_text("committed\n")
     (repo / "evals" / "ws.eval.yaml").write_text(
@@ -146,6 +146,7 @@ def test_a_strict_reset_of_the_allowed_work_tree_keeps_the_users_work_and_commit
 
     assert done.returncode == 0, done.stdout + done.stderr
     rows = _rows(repo / ".agentv-ci" / "runs" / "r1")
+    assert set(rows) == {"t1", "t2"}  # the results (not ignored, inside the workspace) were never reset
     # t2 saw the user's work put back and the agent's traces of t1 gone.
     assert rows["t2"]["output"] == "notes=my uncommitted work draft=yes left=no log=no env=yes"
     after = _state(repo)

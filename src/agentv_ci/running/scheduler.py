@@ -89,7 +89,6 @@ class RunnerOptions:
     env: Mapping[str, str] | None = None
     run_id: str = ""
     keep_workspaces: bool = False
-    protected_paths: tuple[Path, ...] = ()  # what the run writes: workspace resets never touch it
 
 
 class Runner:
@@ -110,11 +109,7 @@ class Runner:
         self.sink = sink
         self.warnings: list[str] = []
         self.workspaces = WorkspaceManager(
-            options.run_id,
-            self.warnings,
-            workers=options.workers,
-            keep=options.keep_workspaces,
-            protected=options.protected_paths,
+            options.run_id, self.warnings, workers=options.workers, keep=options.keep_workspaces
         )
         self._configs: dict[Path, TargetsConfig] = {}
         self._by_suite: dict[str, TargetsConfig] = {}

@@ -276,11 +276,6 @@ def _run_planned(
         recorder=recorder,
         env=request.env,
         run_id=output_dir.name,
-        protected_paths=tuple(
-            p.absolute()
-            for p in (output_dir, request.cache_dir or DEFAULT_CACHE_DIR, request.record)
-            if p is not None
-        ),
     )
     progress = Progress(needs.jobs, stream=request.progress_stream or sys.stderr, quiet=request.quiet)
     # No result is kept: each row goes to index.jsonl and into the tally (the figures the gates and
@@ -293,6 +288,8 @@ def _run_planned(
     previous_rows = len(previous)
     del previous
     runner = Runner(jobs, options, lambda r: None, needs=needs)
+    written = (output_dir, request.cache_dir or DEFAULT_CACHE_DIR, request.record)
+    runner.workspaces.protected = tuple(p.absolute() for p in written if p is not None)  # never reset
     runner.prepare()  # unknown targets / missing API keys fail here, before anything runs or is written
     (output_dir / "summary.json").unlink(missing_ok=True)  # written again at the end: none if killed
     planned = recording.writer.commit()  # durable before anything is spent
