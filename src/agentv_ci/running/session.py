@@ -288,7 +288,7 @@ def _run_planned(
     previous_rows = len(previous)
     del previous
     runner = Runner(jobs, options, lambda r: None, needs=needs)
-    written = (output_dir, request.cache_dir or DEFAULT_CACHE_DIR, request.record)
+    written = (output_dir, cache.directory if cache is not None else None, request.record)
     runner.workspaces.protected = tuple(p.absolute() for p in written if p is not None)  # never reset
     runner.prepare()  # unknown targets / missing API keys fail here, before anything runs or is written
     (output_dir / "summary.json").unlink(missing_ok=True)  # written again at the end: none if killed
