@@ -186,7 +186,7 @@ def test_markdown_comparison_stays_under_the_comment_limit() -> None:
     head = [row(f"test-{i}-" + "x" * 100, 0.1) for i in range(20_000)]
     text = render_comparison(compare_runs(base, head), "markdown")
     assert len(text) < MAX_CHARS
-    assert "| s | 20000 | -0.900 |" in text  # the suite summary is never cut
+    assert "| s | 20000 of 20000 | -0.900 |" in text  # the suite summary is never cut
     assert "more changed tests" in text and "--format json" in text
 
 

@@ -19,8 +19,9 @@ Tests are matched by suite + test id + target. Per test: base score, head score,
   `improved`; a smaller drop is `possible regression`.
 - A score move below `NOISE_FLOOR` (0.01) is never flagged.
 
-Per suite (and overall): the mean of the per-test deltas (`changed` tests left out) with its
-standard error.
+Per suite (and overall): the mean of the per-test deltas over the matched tests (`changed`, `new`,
+`removed` and `not comparable` tests left out) with its standard error; the reports say over how
+many of the suite's tests it was taken and list the ones left out (suite_deltas.py).
 """
 
 from __future__ import annotations
@@ -269,10 +270,14 @@ def _key_of(t: TestComparison) -> tuple[str, str, str]:
     return (t.suite, t.test_id, t.target)
 
 
-def _suite_line(s: SuiteComparison) -> str:
-    se = f" ± {s.stderr:.3f} (se)" if s.stderr is not None else ""
+def _suite_lines(s: SuiteComparison, comparison: Comparison) -> list[str]:
+    """`suite: mean delta -0.125 ± 0.040 over 3 of 4 tests; counts`, then the tests left out of it."""
+    from agentv_ci.suite_deltas import delta_text, left_out_of, left_out_text
+
     counts = ", ".join(f"{n} {k}" for k, n in s.counts.items())
-    return f"{s.suite}: mean delta {_fmt(s.mean_delta, True)}{se} over {s.matched} matched; {counts}"
+    lines = [f"{s.suite}: mean delta {delta_text(s)}; {counts}"]
+    left_out = left_out_text(left_out_of(comparison, s.suite)) if s is not comparison.overall else ""
+    return lines + ([f"  not in the delta: {left_out}"] if left_out else [])
 
 
 def _render_table(comparison: Comparison) -> str:
@@ -289,7 +294,8 @@ def _render_table(comparison: Comparison) -> str:
         for r in [header, *rows]
     ]
     lines.append("")
-    lines.extend(_suite_line(s) for s in [*comparison.suites, comparison.overall])
+    for s in [*comparison.suites, comparison.overall]:
+        lines.extend(_suite_lines(s, comparison))
     return neutralise_workflow_commands(clean_text("\n".join(line.rstrip() for line in lines)))
 
 
@@ -298,13 +304,16 @@ _MARKDOWN_LIMIT = 55_000  # the output is meant for PR comments (GitHub caps the
 
 def _render_markdown(comparison: Comparison) -> str:
     """Suite table first, then changed tests (worst first) until the comment-size budget is spent."""
+    from agentv_ci.suite_deltas import suite_size
     from agentv_ci.text_safety import escape_markdown_inline as esc
 
     out = ["| Suite | Matched | Mean Δ | SE | Changes |", "|---|---:|---:|---:|---|"]
     for s in [*comparison.suites, comparison.overall]:
         counts = ", ".join(f"{n} {k}" for k, n in s.counts.items())
         se = _fmt(s.stderr) if s.stderr is not None else "-"
-        out.append(f"| {esc(s.suite)} | {s.matched} | {_fmt(s.mean_delta, True)} | {se} | {esc(counts)} |")
+        mean_delta = _fmt(s.mean_delta, True) if s.matched else "n/a"
+        matched = f"{s.matched} of {suite_size(s)}"
+        out.append(f"| {esc(s.suite)} | {matched} | {mean_delta} | {se} | {esc(counts)} |")
     changed = [t for t in _sorted_rows(comparison) if t.status != "unchanged"]
     if changed:
         out += ["", "| Status | Test | Base | Head | Δ | Detail |", "|---|---|---:|---:|---:|---|"]

@@ -33,7 +33,7 @@ def test_table_has_a_row_per_suite_with_cost_tokens_duration() -> None:
     text = _render(sample_summary(FAKE_REPO), baseline_summary(FAKE_REPO))
     smoke = next(line for line in text.splitlines() if line.startswith("| smoke |"))
     # tests, pass rate, mean, delta vs baseline (mean of 0.0 and -0.65 with its se), cost, tokens, duration
-    assert smoke == "| smoke | 2 | 50% (1/2) | 0.625 | -0.325 ± 0.325 | $0.0052 | 155 | 3.7s |"
+    assert smoke == "| smoke | 2 | 50% (1/2) | 0.625 | -0.325 ± 0.325 over 2 of 2 tests | $0.0052 | 155 | 3.7s |"
     assert "| **Total** |" in text
 
 
@@ -72,7 +72,13 @@ def test_selection_reasons_and_baseline_changes_are_shown() -> None:
     assert "| broken | smoke/refund-policy \\[mock\\] | 0.900 | 0.250 | -0.650 |" in text
     # 5/5 -> 3/5 passes: Fisher p = 0.22, not significant
     assert "| possible regression | math/flaky-math \\[mock\\] | 1.000 | 0.600 | -0.400 |" in text
-    assert "2 new and 1 removed test(s)." in text
+    # the math delta is over 1 of its 4 tests: the others are listed with their old and new scores
+    math = next(line for line in text.splitlines() if line.startswith("| math |"))
+    assert "| -0.400 over 1 of 4 tests |" in math
+    left_out = next(line for line in text.splitlines() if line.startswith("- math: "))
+    assert "1 test changed definition: math/adds \\[mock\\] old 0.500 -&gt; new 1.000" in left_out
+    assert "2 new: math/later \\[mock\\] new -, math/timeout \\[mock\\] new -" in left_out
+    assert "1 removed: math/retired \\[mock\\] old 1.000" in left_out
 
 
 def test_huge_run_stays_under_limit_and_keeps_verdict() -> None:

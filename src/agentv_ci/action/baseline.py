@@ -22,17 +22,24 @@ import msgspec
 from agentv_ci.errors import AgentvCiError, UsageError
 from agentv_ci.github.event import WorkflowRun
 from agentv_ci.github.inputs import ActionInputs
+from agentv_ci.model.baseline import BaselineSource
 from agentv_ci.model.result import RunSummary
 from agentv_ci.running.session import RunRequest
 
 
 @dataclass
 class Baseline:
-    """The baseline summary (None when there is none) and where it came from, for the report."""
+    """The baseline summary (None when there is none), where it came from or why there is none
+    (`source`: None when no baseline was asked for), and warnings for the log."""
 
     summary: RunSummary | None = None
-    source: str = ""
+    source: BaselineSource | None = None
     warnings: list[str] = field(default_factory=list)
+
+
+def _missing(reason: str) -> Baseline:
+    """No baseline, for `reason` (one line: the log's warning, the summary and the comment say it)."""
+    return Baseline(source=BaselineSource("none", reason=reason), warnings=[f"{reason}; no baseline used"])
 
 
 @contextmanager
@@ -56,22 +63,25 @@ def _in_tree(path: Path, workspace: Path, tree: Path) -> Path | None:
 
 def rerun_at_ref(
     ref: str, eval_paths: Sequence[Path], request: RunRequest, workspace: Path
-) -> tuple[RunSummary, list[str]]:
+) -> tuple[RunSummary, list[str], str]:
     """Run the same evals, with the same options, in a worktree at `ref`. Evals that do not exist
-    there are left out (they show as `new`). Returns the summary and any warning."""
+    there are left out (they show as `new`). Returns the summary, any warning and the commit run."""
     from agentv_ci.running.session import execute_run
     from agentv_ci.selection import checkout_worktree
+    from agentv_ci.selection.git import commit_of
 
     warnings: list[str] = []
     with (
         checkout_worktree(workspace, ref) as tree,
         tempfile.TemporaryDirectory(prefix="agentv-ci-base-") as out,
     ):
+        commit = commit_of(tree, "HEAD") or ref
         paths = [
             p for p in (_in_tree(e, workspace, tree) for e in eval_paths) if p is not None and p.exists()
         ]
         if not paths:
-            return RunSummary(results=[]), [f"none of the selected evals exists at {ref}: every test is new"]
+            note = f"none of the selected evals exists at {ref}: every test is new"
+            return RunSummary(results=[]), [note], commit
         targets_file = request.targets_file
         if targets_file is not None:
             mapped = _in_tree(targets_file, workspace, tree)
@@ -92,7 +102,7 @@ def rerun_at_ref(
         # The run's rows live in `out`, removed on return: read them now (a baseline is compared
         # test by test, so it is held in memory anyway).
         summary = msgspec.structs.replace(outcome.summary, results=list(outcome.summary.results))
-        return summary, warnings
+        return summary, warnings, commit
 
 
 def resolve_baseline(
@@ -116,20 +126,21 @@ def resolve_baseline(
         if ref == "merge-base":
             found = merge_base()
             if found is None:
-                return Baseline(warnings=["baseline_ref: merge-base: no base to compute a merge-base from"])
+                return _missing("baseline_ref: merge-base: no base to compute a merge-base from")
             ref = found
         try:
-            summary, warnings = rerun_at_ref(ref, eval_paths, request, workspace)
+            summary, warnings, commit = rerun_at_ref(ref, eval_paths, request, workspace)
         except AgentvCiError as exc:
-            return Baseline(warnings=[f"the baseline run at {ref} failed: {exc.message}"])
-        return Baseline(summary, f"re-run at {ref[:12]}", warnings)
+            return _missing(f"the baseline run at {ref} failed: {exc.message}")
+        source = BaselineSource("commit", commit=commit, ref=inputs.baseline_ref)
+        return Baseline(summary, source, warnings)
     if inputs.baseline == "auto":
         return _from_artifact(inputs, run)
     if inputs.baseline:
         path = Path(inputs.baseline)
         if not path.is_absolute():
             path = workspace / path
-        return Baseline(load_run(path), inputs.baseline)
+        return Baseline(load_run(path), BaselineSource("path", name=inputs.baseline))
     return Baseline()
 
 
@@ -139,14 +150,28 @@ def _from_artifact(inputs: ActionInputs, run: WorkflowRun) -> Baseline:
 
     name = inputs.baseline_artifact or DEFAULT_ARTIFACT_NAME
     if not inputs.github_token:
-        return Baseline(warnings=["baseline: auto needs `github_token`; no baseline used"])
+        return _missing("baseline: auto needs `github_token`")
     if not run.repository or not run.base_branch:
-        return Baseline(warnings=["baseline: auto needs the repository and a base branch; no baseline used"])
+        return _missing("baseline: auto needs the repository and a base branch")
     try:
         with GitHubClient(inputs.github_token, run.repository, api_url=run.api_url) as client:
             found = download_baseline(client, run.base_branch, name=name)
     except (GitHubApiError, OSError, ValueError) as exc:
-        return Baseline(warnings=[f"baseline: auto: {exc}; no baseline used"])
+        return _missing(f"baseline: auto: {exc}")
     if found.directory is None or found.summary is None:
-        return Baseline(warnings=[f"baseline: auto: {found.reason}; no baseline used"])
-    return Baseline(found.summary, found.reason)
+        return _missing(f"baseline: auto: {found.reason}")
+    source = BaselineSource(
+        "artifact",
+        name=name,
+        artifact_id=found.artifact_id,
+        run_id=found.run_id,
+        run_url=_run_url(run, found.run_id),
+        commit=found.commit,
+    )
+    return Baseline(found.summary, source)
+
+
+def _run_url(run: WorkflowRun, run_id: int | None) -> str | None:
+    if run_id is None or not run.repository:
+        return None
+    return f"{run.server_url.rstrip('/')}/{run.repository}/actions/runs/{run_id}"

@@ -235,6 +235,13 @@ class ActionRun:
         )
         for text in baseline.warnings:
             self.warning(text)
+        if baseline.source is not None:  # named in the log, the summary, the comment and summary.json
+            from msgspec.structs import replace as with_fields
+
+            from agentv_ci.reporting.baseline_report import record_baseline
+
+            summary = with_fields(summary, baseline=baseline.source)
+            record_baseline(self.paths.output_dir, baseline.source)
         options = self._options_for(baseline)
         decision = gate_and_report(
             summary,

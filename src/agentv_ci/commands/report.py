@@ -73,6 +73,12 @@ def report_command(
     reports = parse_report_options(report or [])
     summary = rejudge(load_run(results), threshold)  # reports agree with --threshold
     base = load_run(baseline) if baseline is not None else None
+    if baseline is not None:  # the baseline compared here, not the one the run recorded
+        from msgspec.structs import replace as with_fields
+
+        from agentv_ci.model.baseline import BaselineSource
+
+        summary = with_fields(summary, baseline=BaselineSource("path", name=str(baseline)))
     options = GateOptions(
         threshold=threshold,
         min_pass_rate=min_pass_rate,

@@ -212,6 +212,15 @@ def run_command(
         typer.echo("interrupted; finished results are on disk", err=True)
         raise SystemExit(int(ExitCode.INTERRUPTED)) from None
     summary = outcome.summary
+    if baseline is not None:  # named in the console, the Markdown and summary.json
+        from msgspec.structs import replace as with_fields
+
+        from agentv_ci.model.baseline import BaselineSource
+        from agentv_ci.reporting.baseline_report import record_baseline
+
+        source = BaselineSource("path", name=str(baseline))
+        summary = with_fields(summary, baseline=source)
+        record_baseline(outcome.output_dir, source)
     if selection is not None and not selection.selected:
         typer.echo(f"results: {outcome.output_dir / 'index.jsonl'} (empty)")
         raise SystemExit(int(ExitCode.OK))

@@ -60,6 +60,7 @@ class BaselineDownload:
     artifact_id: int | None = None
     run_id: int | None = None
     created_at: str | None = None
+    commit: str | None = None  # the head commit of the run that made the artifact, when listed
     passed_over: tuple[str, ...] = field(default=())
 
 
@@ -107,6 +108,7 @@ def download_baseline(
             artifact_id=artifact_id,
             run_id=run_id,
             created_at=created or None,
+            commit=_head_sha(artifact),
             passed_over=tuple(passed_over),
         )
     if destination is None:
@@ -117,6 +119,11 @@ def download_baseline(
         f"none of the {tried} newest {name!r} artifacts on {base_branch!r} holds a complete run",
         passed_over=tuple(passed_over),
     )
+
+
+def _head_sha(artifact: dict[str, Any]) -> str | None:
+    sha = artifact["workflow_run"].get("head_sha")
+    return sha if isinstance(sha, str) and sha else None
 
 
 def _candidates(client: GitHubClient, base_branch: str, name: str) -> list[dict[str, Any]]:

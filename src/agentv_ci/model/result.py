@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from agentv_ci.model.baseline import BaselineSource
 from agentv_ci.model.suite import Message
 
 Verdict = Literal["pass", "fail", "skip"]
@@ -148,5 +149,6 @@ class RunSummary(msgspec.Struct, omit_defaults=True):
     planned: int | None = None
     plan_unknown: bool = False  # read from results with no plan record (AgentV's, older agentv-ci's)
     missing_shards: list[str] = []  # "2/3": shards of a merged run that brought no results
+    baseline: BaselineSource | None = None  # what the deltas were measured against (or why none)
     tool: str = "agentv-ci"
     version: str = ""

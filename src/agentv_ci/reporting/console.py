@@ -98,6 +98,10 @@ def render_console(summary: RunSummary, decision: GateDecision | None) -> str:
         lines.append(f"budget exhausted: {summary.not_run or overall.not_run} test(s) not run")
     if summary.plan_unknown:
         lines.append(PLAN_UNKNOWN)
+    if summary.baseline is not None:
+        from agentv_ci.reporting.baseline_report import baseline_log_line
+
+        lines.append(baseline_log_line(summary.baseline))
     if decision is not None:
         lines.append("")
         lines.extend(f"  note: {n}" for n in decision.notes[:10])

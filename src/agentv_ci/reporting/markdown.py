@@ -73,10 +73,11 @@ def _delta_cell(comparison: Comparison | None, suite: str) -> str:
         if suite == "overall"
         else next((s for s in comparison.suites if s.suite == suite), None)
     )
-    if stats is None or stats.mean_delta is None:
+    if stats is None:
         return "-"
-    se = f" ± {stats.stderr:.3f}" if stats.stderr is not None else ""
-    return f"{round(stats.mean_delta, 3) + 0.0:+.3f}{se}"
+    from agentv_ci.suite_deltas import delta_text
+
+    return delta_text(stats)
 
 
 def _row(t: Totals, comparison: Comparison | None, *, bold: bool = False) -> str:
@@ -111,15 +112,46 @@ def _table(summary: RunSummary, comparison: Comparison | None) -> list[str]:
     return lines
 
 
+def _baseline_lines(summary: RunSummary, comparison: Comparison | None) -> list[str]:
+    """`#### Changes vs baseline` and the line naming the baseline (or why there is none); nothing
+    when no baseline was asked for and none is known."""
+    from agentv_ci.reporting.baseline_report import baseline_markdown_line
+
+    source = summary.baseline
+    if comparison is None and source is None:
+        return []
+    lines = ["#### Changes vs baseline", ""]
+    if source is not None:
+        lines += [baseline_markdown_line(source, compared=comparison is not None), ""]
+    return lines + (_changes(comparison) if comparison is not None else [])
+
+
+def _left_out(comparison: Comparison) -> list[str]:
+    """Per suite, the tests its delta leaves out (definition changed, new, removed), old and new scores."""
+    from agentv_ci.suite_deltas import left_out_of, left_out_text
+
+    lines = []
+    for stats in comparison.suites:
+        text = left_out_text(left_out_of(comparison, stats.suite))
+        if text:
+            lines.append(f"- {_esc(stats.suite)}: {_esc(text)}")
+    if not lines:
+        return []
+    shown = lines[:_MAX_SELECTION]
+    more = [f"- … {len(lines) - len(shown)} more suites"] if len(lines) > len(shown) else []
+    head = "Suite deltas are over matched tests (same test, same definition); left out of them:"
+    return ["", head, "", *shown, *more]
+
+
 def _changes(comparison: Comparison) -> list[str]:
     changed = [t for t in comparison.tests if t.status not in ("unchanged", "new", "removed")]
     new = sum(1 for t in comparison.tests if t.status == "new")
     removed = sum(1 for t in comparison.tests if t.status == "removed")
     if not changed and not new and not removed:
-        return ["#### Changes vs baseline", "", "No test changed beyond noise."]
+        return ["No test changed beyond noise."]
     order = {"broken": 0, "regressed": 1, "possible regression": 2, "not comparable": 3, "changed": 4}
     changed.sort(key=lambda t: (order.get(t.status, 9), t.delta or 0.0, t.suite, t.test_id, t.target))
-    lines = ["#### Changes vs baseline", ""]
+    lines: list[str] = []
     if changed:
         lines += ["| Status | Test | Base | Head | Δ | Detail |", "|---|---|---:|---:|---:|---|"]
         for t in changed[:_MAX_CHANGE_ROWS]:
@@ -131,9 +163,8 @@ def _changes(comparison: Comparison) -> list[str]:
             )
         if len(changed) > _MAX_CHANGE_ROWS:
             lines.append(f"\n… {len(changed) - _MAX_CHANGE_ROWS} more changed tests in the full report.")
-    if new or removed:
-        lines.append(f"\n{new} new and {removed} removed test(s).")
-    return lines
+    left_out = _left_out(comparison)
+    return lines + (left_out if lines else left_out[1:])
 
 
 def _selection(selection: dict[str, str], repo_root: Path | None) -> list[str]:
@@ -208,8 +239,9 @@ def render_markdown(
         blocks.append(f"Budget exhausted: {summary.not_run} test(s) did not run.")
     if summary.plan_unknown:
         blocks.append(_esc(PLAN_UNKNOWN) + ".")
-    if comparison is not None:
-        blocks.append("\n".join(_changes(comparison)))
+    baseline = _baseline_lines(summary, comparison)
+    if baseline:
+        blocks.append("\n".join(baseline))
     chosen = selection if selection is not None else summary.selection
     if chosen:
         blocks.append("\n".join(_selection(chosen, repo_root)))
