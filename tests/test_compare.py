@@ -4,6 +4,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import msgspec
 import pytest
 from typer.testing import CliRunner
 
@@ -231,3 +232,24 @@ def test_a_test_whose_definition_changed_is_changed_never_worse_or_better() -> N
     assert edited_json["status"] == "changed"
     assert (edited_json["base_fingerprint"], edited_json["head_fingerprint"]) == ("1111", "1112")
     assert "base_fingerprint" not in next(t for t in data["tests"] if t["test_id"] == "same")
+
+
+def test_a_suite_delta_says_over_how_many_tests_and_is_na_when_none_matched() -> None:
+    """A suite whose only test changed definition (1.000 -> 0.875) has no delta: `n/a`, never
+    `+0.000`, with the test and its old and new scores; another suite's delta counts its tests."""
+    base = [row("t", 1.0, fingerprint="1111"), row("a", 0.9), row("b", 0.9), row("gone", 0.5)]
+    base = [base[0], *(msgspec.structs.replace(r, suite="s2") for r in base[1:])]
+    head = [row("t", 0.875, fingerprint="2222"), row("a", 0.9), row("b", 0.7), row("fresh", 1.0)]
+    head = [head[0], *(msgspec.structs.replace(r, suite="s2") for r in head[1:])]
+    comparison = compare_runs(base, head)
+    only_changed, _ = comparison.suites
+    assert (only_changed.suite, only_changed.matched, only_changed.mean_delta) == ("s", 0, None)
+
+    table = render_comparison(comparison, "table").splitlines()
+    assert "s: mean delta n/a (0 of 1 test comparable); 1 changed" in table
+    assert "  not in the delta: 1 test changed definition: s/t [m] old 1.000 -> new 0.875" in table
+    assert "s2: mean delta -0.100 ± 0.100 over 2 of 3 tests; 1 broken, 1 new, 1 removed, 1 unchanged" in table
+    assert "  not in the delta: 1 new: s2/fresh [m] new 1.000; 1 removed: s2/gone [m] old 0.500" in table
+    markdown = render_comparison(comparison, "markdown")
+    assert "| s | 0 of 1 | n/a | - | 1 changed |" in markdown
+    assert "| s2 | 2 of 3 | -0.100 | 0.100 |" in markdown

@@ -33,7 +33,9 @@ def test_table_has_a_row_per_suite_with_cost_tokens_duration() -> None:
     text = _render(sample_summary(FAKE_REPO), baseline_summary(FAKE_REPO))
     smoke = next(line for line in text.splitlines() if line.startswith("| smoke |"))
     # tests, pass rate, mean, delta vs baseline (mean of 0.0 and -0.65 with its se), cost, tokens, duration
-    assert smoke == "| smoke | 2 | 50% (1/2) | 0.625 | -0.325 ± 0.325 over 2 of 2 tests | $0.0052 | 155 | 3.7s |"
+    assert (
+        smoke == "| smoke | 2 | 50% (1/2) | 0.625 | -0.325 ± 0.325 over 2 of 2 tests | $0.0052 | 155 | 3.7s |"
+    )
     assert "| **Total** |" in text
 
 

@@ -120,10 +120,10 @@ def _baseline_lines(summary: RunSummary, comparison: Comparison | None) -> list[
     source = summary.baseline
     if comparison is None and source is None:
         return []
-    lines = ["#### Changes vs baseline", ""]
+    lines = ["#### Changes vs baseline"]
     if source is not None:
-        lines += [baseline_markdown_line(source, compared=comparison is not None), ""]
-    return lines + (_changes(comparison) if comparison is not None else [])
+        lines += ["", baseline_markdown_line(source, compared=comparison is not None)]
+    return lines + (["", *_changes(comparison)] if comparison is not None else [])
 
 
 def _left_out(comparison: Comparison) -> list[str]:
