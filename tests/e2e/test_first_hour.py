@@ -55,7 +55,7 @@ def test_a_misspelled_grader_list_is_judged_the_same_by_validate_and_run(tmp_pat
     )
 
     # With a reference answer: a warning for the typo, and AgentV's implicit llm-grader grades it.
-    checked = run_cli("validate", "graded.eval.yaml", cwd=tmp_path)
+    checked = run_cli("validate", "graded.eval.yaml", "--target", "mock", cwd=tmp_path)
     assert checked.returncode == 0 and "warning[W101]" in checked.stdout
     ran = run_cli("run", "graded.eval.yaml", "--target", "mock", "--dry-run", "-o", "out", cwd=tmp_path)
     assert ran.returncode == 0, ran.stdout + ran.stderr
@@ -64,7 +64,7 @@ def test_a_misspelled_grader_list_is_judged_the_same_by_validate_and_run(tmp_pat
     assert "not run" not in ran.stdout
 
     # With nothing to grade: an error in both, before anything runs.
-    checked = run_cli("validate", "empty", cwd=tmp_path)
+    checked = run_cli("validate", "empty", "--target", "mock", cwd=tmp_path)
     ran = run_cli("run", "empty", "--target", "mock", "-o", "out2", cwd=tmp_path)
     assert checked.returncode == ran.returncode == 2
     assert "error[E112]" in checked.stdout and "error[E112]" in ran.stderr

@@ -741,7 +741,7 @@ def test_symlink_loops_are_diagnostics_not_crashes(tmp_path: Path) -> None:
         "tests:\n  - include: ./a.eval.yaml\n    type: suite\n  - file://c.yaml\n"
         "  - id: x\n    input: hi\n    criteria: c\n    input_files: [c.yaml]\n"
     )
-    report = validate_paths([tmp_path], repo_root=tmp_path, env={})
+    report = validate_paths([tmp_path], repo_root=tmp_path, env={}, cli_targets=("mock",))
     got = [(Path(d.file).name, d.code, d.line) for d in report.diagnostics]
     assert got == [
         ("a.eval.yaml", "E001", 0),

@@ -75,7 +75,7 @@ def test_validate_exits_2_on_an_unknown_provider_and_prints_its_line(tmp_path: P
     assert ".agentv/targets.yaml:9:5: error[E205]: target 'typo': unknown provider 'opanai'" in done.stdout
 
 
-def test_implicit_default_is_checked_only_when_declared_and_no_file_means_no_check(tmp_path: Path) -> None:
+def test_implicit_default_is_checked_only_when_declared(tmp_path: Path) -> None:
     root = _project(tmp_path / "declared", "targets:\n  - name: default\n    provider: nope\n")
     _suite(root, "a", "")
     assert _found(root) == {("E205", "targets.yaml", 3, 5)}
@@ -85,7 +85,6 @@ def test_implicit_default_is_checked_only_when_declared_and_no_file_means_no_che
     bare = tmp_path / "bare"
     (bare / ".git").mkdir(parents=True)
     _suite(bare, "a", "execution:\n  target: anything\n")
-    assert _found(bare) == set()
     assert _found(bare, targets_file=root / ".agentv" / "targets.yaml") == {("W111", "a.eval.yaml", 3, 11)}
     strict = validate_paths([bare], env={}, strict=True, targets_file=root / ".agentv" / "targets.yaml")
     assert [(d.code, d.severity) for d in strict.diagnostics] == [("W111", "error")]
@@ -105,3 +104,56 @@ def test_sources_is_a_known_key_and_a_bad_one_is_located(tmp_path: Path) -> None
     assert _found(root) == set()  # no W108 "unknown key" for `sources`
     (root / ".agentv" / "targets.yaml").write_text(sources + "    sources: agent.py\n")
     assert _found(root) == {("E207", "targets.yaml", 5, 5)}
+
+
+def test_with_no_targets_file_at_all_a_named_target_is_an_error_unless_target_is_given(
+    tmp_path: Path,
+) -> None:
+    """`run` refuses these (nothing declares them, and no `--target NAME` but the built-in `mock`
+    can replace them): so does `validate`, where the eval file names the target (E402)."""
+    bare = tmp_path / "bare"
+    (bare / ".git").mkdir(parents=True)
+    _suite(bare, "named", "execution:\n  target: anything\n")
+    _suite(bare, "implicit", "")  # runs against `default`, declared nowhere
+    _suite(bare, "builtin", "execution:\n  target: mock\n")
+    report = validate_paths([bare], env={})
+    found = {(d.code, d.severity, Path(d.file).name, d.line, d.col) for d in report.diagnostics}
+    assert found == {
+        ("E402", "error", "named.eval.yaml", 3, 11),  # at the `target:` value
+        ("E402", "error", "implicit.eval.yaml", 0, 0),  # the file: nothing in it names `default`
+    }
+    named = next(d for d in report.diagnostics if Path(d.file).name == "named.eval.yaml")
+    assert named.message == "unknown target 'anything' (no targets.yaml was found)"
+    assert named.hint is not None and "--target mock" in named.hint and "--targets FILE" in named.hint
+
+    # `--target` replaces the files' own names, as in `run`; it is checked in their place.
+    assert validate_paths([bare], env={}, cli_targets=("mock",)).diagnostics == []
+    wrong = validate_paths([bare], env={}, cli_targets=("gpt",)).diagnostics
+    assert {(d.code, Path(d.file).name) for d in wrong} == {
+        ("E402", "named.eval.yaml"),
+        ("E402", "implicit.eval.yaml"),
+        ("E402", "builtin.eval.yaml"),
+    }
+    # With a targets file, `--target` names one of its targets; an undeclared one is an error.
+    root = _project(tmp_path / "declared", "targets:\n  - name: judge\n    provider: mock\n")
+    _suite(root, "a", "execution:\n  target: elsewhere\n")
+    assert _found(root) == {("W111", "a.eval.yaml", 3, 11)}
+    assert _found(root, cli_targets=("judge",)) == set()
+    assert _found(root, cli_targets=("jugde",)) == {("E401", "a.eval.yaml", 0, 0)}
+
+
+def test_validate_exits_2_without_a_targets_file_and_0_with_target_mock(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    _suite(tmp_path, "a", "execution:\n  target: gpt\n")
+    done = run_cli("validate", "a.eval.yaml", cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "a.eval.yaml:3:11: error[E402]: unknown target 'gpt' (no targets.yaml was found)" in done.stdout
+    assert "  hint: create .agentv/targets.yaml" in done.stdout
+    ran = run_cli("run", "a.eval.yaml", "-o", "out", cwd=tmp_path)
+    assert ran.returncode == 2 and "unknown target 'gpt'" in ran.stderr  # the same verdict as `run`
+
+    done = run_cli("validate", "a.eval.yaml", "--target", "mock", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip().endswith("0 error(s), 0 warning(s)")
+    ran = run_cli("run", "a.eval.yaml", "--target", "mock", "--dry-run", "-o", "out", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stdout + ran.stderr

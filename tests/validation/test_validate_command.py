@@ -19,6 +19,8 @@ runner = CliRunner()
 
 def _bad_file(tmp_path: Path) -> Path:
     (tmp_path / ".git").mkdir()
+    (tmp_path / ".agentv").mkdir()
+    (tmp_path / ".agentv" / "targets.yaml").write_text("targets:\n  - name: default\n    provider: mock\n")
     path = tmp_path / "bad.eval.yaml"
     path.write_text(
         "tests:\n"
@@ -42,21 +44,25 @@ def test_text_output_lists_every_problem_and_exits_2(tmp_path: Path) -> None:
     assert lines[-1] == "1 file(s), 1 test(s): 1 error(s), 1 warning(s)"
 
 
+# The corpus has no targets file: like `run`, `validate` needs `--target mock` to run it (E402).
+MOCK = ["--target", "mock"]
+
+
 def test_valid_corpus_passes_and_warnings_gate_with_max_warnings() -> None:
-    ok = runner.invoke(app, ["validate", str(VALID / "v4-math"), str(VALID / "v4-vars")])
+    ok = runner.invoke(app, ["validate", str(VALID / "v4-math"), str(VALID / "v4-vars"), *MOCK])
     assert ok.exit_code == 0, ok.output
     assert ok.output.strip().endswith("0 error(s), 0 warning(s)")
     legacy = str(INVALID / "deprecated-forms" / "main.eval.yaml")
-    assert runner.invoke(app, ["validate", legacy]).exit_code == 0
-    assert runner.invoke(app, ["validate", legacy, "--max-warnings", "5"]).exit_code == 0
-    gated = runner.invoke(app, ["validate", legacy, "--max-warnings", "4"])
+    assert runner.invoke(app, ["validate", legacy, *MOCK]).exit_code == 0
+    assert runner.invoke(app, ["validate", legacy, *MOCK, "--max-warnings", "5"]).exit_code == 0
+    gated = runner.invoke(app, ["validate", legacy, *MOCK, "--max-warnings", "4"])
     assert gated.exit_code == 2
 
 
 def test_strict_turns_unknown_keys_into_errors() -> None:
     path = str(INVALID / "unknown-key" / "main.eval.yaml")
-    assert runner.invoke(app, ["validate", path]).exit_code == 0
-    strict = runner.invoke(app, ["validate", path, "--strict"])
+    assert runner.invoke(app, ["validate", path, *MOCK]).exit_code == 0
+    strict = runner.invoke(app, ["validate", path, *MOCK, "--strict"])
     assert strict.exit_code == 2
     assert "error[W101]: unknown key `critera` in a test" in strict.output
 
@@ -110,7 +116,7 @@ def test_bad_format_and_empty_directory_exit_2(tmp_path: Path) -> None:
 def test_real_exit_code_in_subprocess(target: str, code: int) -> None:
     path = VALID.parent / target
     out = subprocess.run(
-        [sys.executable, "-m", "agentv_ci", "validate", str(path)],
+        [sys.executable, "-m", "agentv_ci", "validate", str(path), *MOCK],
         capture_output=True,
         text=True,
         check=False,

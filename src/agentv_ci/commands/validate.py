@@ -32,6 +32,12 @@ def validate_command(
         Path | None,
         typer.Option("--targets", metavar="FILE", help="targets.yaml (file or dir), as `run --targets`."),
     ] = None,
+    target: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--target", metavar="NAME", help="Check this target instead of the files' own, as `run --target`."
+        ),
+    ] = None,
 ) -> None:
     """Validate eval files: syntax, types, unknown keys, graders, referenced files and the targets
     they use. Exit 2 on errors."""
@@ -46,7 +52,11 @@ def validate_command(
     targets = list(paths) if paths else [Path(".")]
     check_paths_exist(targets)
     report = validate_paths(
-        targets, strict=strict, allow_outside=allow_outside_repo or (), targets_file=targets_file
+        targets,
+        strict=strict,
+        allow_outside=allow_outside_repo or (),
+        targets_file=targets_file,
+        cli_targets=tuple(target or ()),
     )
     renderers = {"text": render_text, "json": render_json, "github": render_github, "sarif": render_sarif}
     typer.echo(renderers[output_format](report))

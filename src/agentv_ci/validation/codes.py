@@ -47,6 +47,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "E306": ("error", "workspace reset would rewrite a git work tree"),
     # targets named by a suite (the targets file itself: E205-E207)
     "E401": ("error", "unknown target"),
+    "E402": ("error", "target defined nowhere: no targets file"),
     # warnings
     "W101": ("warning", "unknown key"),
     "W102": ("warning", "deprecated form"),

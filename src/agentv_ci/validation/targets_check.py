@@ -6,15 +6,17 @@ known to the provider's config (W108, E206 when the config is closed) and their 
 it (E206, at the key). A targets file that cannot be read is E207.
 
 The targets each suite names (`execution.target`/`targets`, test or suite, and `default` when the
-targets file declares it, plus each one's `grader_target`), as `run` checks them before its first
-test: the name is declared (E401, where the eval file names it), its required fields are given
-(E206) and no setting comes from an unset `${{ VAR }}` (W109). API keys are not asked for: CI
-validates without secrets.
+targets file declares it or there is no targets file, plus each one's `grader_target`), or those
+`--target` gives instead (as in `run`), as `run` checks them before its first test: the name is
+declared (W111 where the eval file names it, E401 otherwise; E402 when there is no targets file at
+all, so nothing but the built-in `mock` can run), its required fields are given (E206) and no
+setting comes from an unset `${{ VAR }}` (W109). API keys are not asked for: CI validates without
+secrets.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -186,16 +188,23 @@ def _note_targets(
             for name in names:
                 used.setdefault(name, execution.target_location)
             return
-    if DEFAULT_TARGET in config.targets:
+    if DEFAULT_TARGET in config.targets or config.path is None:  # no file: `default` is nowhere either
         used.setdefault(DEFAULT_TARGET, None)
 
 
 class TargetChecker:
     """Checks suites' targets; targets files are read and each target checked once per run."""
 
-    def __init__(self, *, targets_file: Path | None = None, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        targets_file: Path | None = None,
+        env: Mapping[str, str] | None = None,
+        cli_targets: Sequence[str] = (),
+    ) -> None:
         self.targets_file = targets_file
         self.env = env
+        self.cli_targets = tuple(dict.fromkeys(cli_targets))  # `--target`: replaces every suite's own
         self._configs: dict[Path, TargetsConfig | Diagnostic] = {}
         self._by_eval: dict[str, TargetsConfig | Diagnostic] = {}  # eval path -> its targets file
         self._checked: dict[tuple[str, str], list[Diagnostic]] = {}
@@ -207,11 +216,13 @@ class TargetChecker:
         config = self._config_for(Path(suite.path))
         if isinstance(config, Diagnostic):
             return []  # the targets file itself is reported once, by `check_targets_file`
-        if config.path is None:
-            return []
         diagnostics: list[Diagnostic] = []
-        names = used if used is not None else self._used_targets(suite, config)
-        self.used.setdefault(config.path.resolve(), set()).update(names)
+        if self.cli_targets:
+            names: dict[str, SourceLocation | None] = dict.fromkeys(self.cli_targets)
+        else:
+            names = used if used is not None else self._used_targets(suite, config)
+        if config.path is not None:
+            self.used.setdefault(config.path.resolve(), set()).update(names)
         for name, written_at in names.items():
             diagnostics.extend(self._check_name(name, config, written_at, suite.path))
         return diagnostics
@@ -230,10 +241,12 @@ class TargetChecker:
     def note(self, suite: Suite, test: Test, used: dict[str, SourceLocation | None]) -> None:
         """Add the targets `test` of `suite` runs against to `used` (one test at a time, as a
         dataset is loaded without holding its tests)."""
+        if self.cli_targets:
+            return  # `--target` replaces the suites' own names, as in `run`
         config = self._by_eval.get(suite.path)
         if config is None:
             config = self._by_eval[suite.path] = self._config_for(Path(suite.path))
-        if not isinstance(config, Diagnostic) and config.path is not None:
+        if not isinstance(config, Diagnostic):
             _note_targets(test, suite, config, used)
 
     @staticmethod
@@ -250,7 +263,11 @@ class TargetChecker:
         key = (str(config.path), name)
         if key not in self._checked:
             found, checked = _check(
-                name, config, unknown_at=written_at, fallback=eval_path, in_eval=written_at is not None
+                name,
+                config,
+                unknown_at=written_at,
+                fallback=eval_path,
+                in_eval=written_at is not None and not self.cli_targets,
             )
             owner = checked.definition if checked is not None else None
             if owner is not None and owner.grader_target:
@@ -259,14 +276,22 @@ class TargetChecker:
             self._checked[key] = found
             return found
         if written_at is None:
+            if config.path is None:  # the implicit `default`, with no file: reported in each eval file
+                return [_at_file(d, eval_path) for d in self._checked[key]]
             return self._checked[key]
         # An unknown target named by several eval files is reported where each one names it.
         return [
             msgspec.structs.replace(d, file=written_at.file, line=written_at.line, col=written_at.col)
-            if d.code in ("E401", "W111") and d.message.startswith(f"unknown target {name!r}")
+            if d.code in _UNKNOWN and d.message.startswith(f"unknown target {name!r}")
             else d
             for d in self._checked[key]
         ]
+
+
+def _at_file(diagnostic: Diagnostic, eval_path: str) -> Diagnostic:
+    if diagnostic.code != "E402":
+        return diagnostic
+    return msgspec.structs.replace(diagnostic, file=eval_path, line=0, col=0)
 
 
 def _check(
@@ -280,17 +305,25 @@ def _check(
     """Diagnostics for target `name` (an unknown name located at `unknown_at`), and the checked target.
 
     An unknown name the eval file itself writes is W111 (E401 under `--strict`): `run --target NAME`
-    replaces it, as AgentV projects often do; an unknown `grader_target` in targets.yaml is E401."""
+    replaces it, as AgentV projects often do; an unknown `grader_target` in targets.yaml is E401.
+    With no targets file at all, a name other than the built-in `mock` (written in the eval file,
+    the implicit `default`, or given by `--target`) is E402: `run` refuses it whatever the flags,
+    short of `--targets FILE` or `--target mock`."""
     try:
         return [], check_target(name, config)
     except ConfigError as exc:
         code = _CODES.get(type(exc))
         if code is None:  # provider, keys and values: reported for every target by the file pass
             return [], None
-        if code == "E401" and in_eval:
+        if code == "E401" and config.path is None:
+            code = "E402"
+        elif code == "E401" and in_eval:
             code = "W111"
-        located = unknown_at if code in ("E401", "W111") else None
+        located = unknown_at if code in _UNKNOWN else None
         return [_located(code, exc, located, fallback)], None
+
+
+_UNKNOWN = ("E401", "E402", "W111")
 
 
 _CODES: dict[type[ConfigError], str] = {

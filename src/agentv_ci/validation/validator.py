@@ -48,10 +48,11 @@ def validate_paths(
     check_targets: bool = True,
     allow_outside: Sequence[Path] = (),
     targets_file: Path | None = None,
+    cli_targets: Sequence[str] = (),
 ) -> ValidationReport:
     """Every diagnostic of every eval file under `paths` and, with `check_targets`, of the targets
-    files they use (found as `run` finds them, or `targets_file`) and of the targets each suite names;
-    sorted, deduplicated, `--strict` applied."""
+    files they use (found as `run` finds them, or `targets_file`) and of the targets each suite names
+    (or `cli_targets` in their place, as `run --target`); sorted, deduplicated, `--strict` applied."""
     from agentv_ci.loading.discovery import find_eval_files
     from agentv_ci.loading.suite_loader import load_suite
     from agentv_ci.validation.targets_check import TargetChecker
@@ -59,7 +60,7 @@ def validate_paths(
     files = find_eval_files(paths)
     diagnostics: list[Diagnostic] = []
     tests = 0
-    targets = TargetChecker(targets_file=targets_file, env=env)
+    targets = TargetChecker(targets_file=targets_file, env=env, cli_targets=cli_targets)
     for path in files:
         # Tests are checked one at a time and not held (a dataset of any size costs no memory).
         used: dict[str, SourceLocation | None] = {}
