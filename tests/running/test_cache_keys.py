@@ -286,3 +286,32 @@ def test_declared_sources_are_the_code(project: Path) -> None:
     assert after != before
     (project / "agent" / "data" / "facts.json").write_text("{}\n")  # not declared: not keyed
     assert _cli_key(project, declared) == after
+
+
+def test_a_target_that_runs_code_in_the_workspace_is_never_cached_and_said_once(project: Path) -> None:
+    _code_project(project)
+    config = _targets(project, CLI)
+    target = create_target("bot", config)
+    warnings: list[str] = []
+    keys = CacheKeys(warnings)
+    part = keys.target_part(target, "bot", config)
+    (project / "ws").mkdir()
+    spec = WorkspaceSpec(template=str(project / "agent"))
+    # What the agent does to the workspace (and the graders read there) cannot come from a cache.
+    assert keys.key(part, _request(project, workspace_path=project / "ws"), spec) is None
+    assert keys.key(part, _request(project, workspace_path=project / "ws"), spec) is None
+    assert warnings == [
+        "response cache: target 'bot' runs in the tests' workspaces; its answers there are not cached "
+        "(what it does to a workspace cannot be replayed)"
+    ]
+    assert keys.key(part, _request(project), None) is not None  # without a workspace it is cached
+
+
+def test_a_file_a_target_field_names_is_keyed_by_content(project: Path) -> None:
+    recording = project / "evals" / "recorded.jsonl"
+    recording.write_text('{"test_id": "add", "text": "4"}\n')
+    replay = "targets:\n  - name: bot\n    provider: replay\n    fixtures: recorded.jsonl\n"
+    before = _cli_key(project, replay)
+    assert _cli_key(project, replay) == before
+    recording.write_text('{"test_id": "add", "text": "5"}\n')
+    assert _cli_key(project, replay) != before

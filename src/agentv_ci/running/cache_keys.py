@@ -27,7 +27,7 @@ import hashlib
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -38,12 +38,16 @@ from agentv_ci.plugins import TargetRequest
 from agentv_ci.security.redaction import is_secret_name
 from agentv_ci.targets.config import TargetDefinition, TargetsConfig
 
-__all__ = ["CacheKeys", "tree_digest"]
+__all__ = ["CacheKeys", "TargetPart", "tree_digest"]
 
 # Part of every key: bump it when what a key covers changes (old entries are then never read).
 _FORMAT = "agentv-ci/response-cache/2"
 _ENCODER = msgspec.msgpack.Encoder(order="sorted", enc_hook=str)
 _SECRET_KEYS = frozenset({"authorization", "proxy_authorization", "cookie", "cookies", "credentials"})
+# Targets whose answer is a function of the request: model APIs, the mock, a replay.
+_REQUEST_ONLY_MODULES = frozenset(
+    f"agentv_ci.targets.{name}" for name in ("openai", "anthropic", "gemini", "openrouter", "mock", "replay")
+)
 
 
 def _is_secret(key: Any) -> bool:
@@ -103,6 +107,19 @@ def tree_digest(root: Path, *, skip: frozenset[str] = frozenset({".git"})) -> st
     return hashlib.sha256(_ENCODER.encode(entries)).hexdigest()
 
 
+def _named_files(fields: dict[str, Any], base_dir: Path) -> list[Path]:
+    """Existing files a target's fields name (a replay's `fixtures`, a prompt file), relative to
+    where the target resolves paths: their content is part of what it answers."""
+    found: list[Path] = []
+    for value in fields.values():
+        for item in value if isinstance(value, list) else (value,):
+            if isinstance(item, str) and 0 < len(item) <= 300 and "\n" not in item:
+                path = base_dir / item.removeprefix("file://")
+                if path.is_file():
+                    found.append(path)
+    return found
+
+
 def _is_sha(text: str) -> bool:
     return len(text) == 40 and all(c in "0123456789abcdef" for c in text.lower())
 
@@ -133,24 +150,34 @@ def checked_out_commit(checkout: Path) -> str | None:
     return sha.lower() if done.returncode == 0 and _is_sha(sha) else None
 
 
+class TargetPart(NamedTuple):
+    """A target's share of every key, and whether its answer is the request's alone."""
+
+    raw: msgspec.Raw
+    name: str
+    request_only: bool  # a model API, the mock, a replay: nothing it does touches a workspace
+
+
 class CacheKeys:
     """The keys of one run. Target parts and template digests are computed once per run; file
-    digests once per path."""
+    digests once per path. `warnings` gets one line per target whose workspace tests are not cached."""
 
-    def __init__(self) -> None:
-        self._targets: dict[int, msgspec.Raw] = {}
+    def __init__(self, warnings: list[str] | None = None) -> None:
+        self.warnings = warnings if warnings is not None else []
+        self._uncached: set[str] = set()
+        self._targets: dict[int, TargetPart] = {}
         self._files: dict[str, str | None] = {}
         self._templates: dict[str, str | None] = {}
         self._hooks: dict[tuple[str, bytes], list[Any]] = {}
 
     # ------------------------------------------------------------------ target
-    def target_part(self, target: Any, name: str, targets: TargetsConfig | None) -> msgspec.Raw:
+    def target_part(self, target: Any, name: str, targets: TargetsConfig | None) -> TargetPart:
         """The target's share of every key: class, config, definition and the code it runs."""
         part = self._targets.get(id(target))
         if part is None:
-            part = self._targets[id(target)] = msgspec.Raw(
-                _ENCODER.encode(self._target(target, name, targets))
-            )
+            raw = msgspec.Raw(_ENCODER.encode(self._target(target, name, targets)))
+            request_only = type(target).__module__ in _REQUEST_ONLY_MODULES
+            part = self._targets[id(target)] = TargetPart(raw, name, request_only)
         return part
 
     def _target(self, target: Any, name: str, targets: TargetsConfig | None) -> list[Any]:
@@ -163,7 +190,8 @@ class CacheKeys:
         if targets is not None and name in targets.targets:
             resolved = targets.resolve(name)
             definition = [resolved.name, resolved.provider, resolved.fields, resolved.sources]
-            code = [(portable(path), self._digest(str(path))) for path in self._code(resolved, targets)]
+            paths = [*self._code(resolved, targets), *_named_files(resolved.fields, targets.base_dir)]
+            code = [(portable(path), self._digest(str(path))) for path in dict.fromkeys(paths)]
         return [
             type(target).__module__,
             type(target).__qualname__,
@@ -186,12 +214,19 @@ class CacheKeys:
         return target_source_files(definition, targets.path, root, base_dir=base_dir)
 
     # ------------------------------------------------------------------ request
-    def key(
-        self, target_part: msgspec.Raw, request: TargetRequest, workspace: WorkspaceSpec | None
-    ) -> str | None:
-        """The request's key; None when the answer cannot be keyed (a workspace repo whose commit is
-        unknown): the request is then neither read from the cache nor written to it."""
+    def key(self, target: TargetPart, request: TargetRequest, workspace: WorkspaceSpec | None) -> str | None:
+        """The request's key; None when the answer cannot be kept: a target that runs code in the
+        test's workspace (what it does there, which graders read, cannot be replayed), or a
+        workspace repo whose commit is unknown. Such a request is neither read nor written."""
         setup = None
+        if workspace is not None and request.workspace_path is not None and not target.request_only:
+            if target.name not in self._uncached:
+                self._uncached.add(target.name)
+                self.warnings.append(
+                    f"response cache: target {target.name!r} runs in the tests' workspaces; its answers "
+                    "there are not cached (what it does to a workspace cannot be replayed)"
+                )
+            return None
         if workspace is not None:
             setup = self._workspace(workspace, request.workspace_path, request.eval_path.parent)
             if setup is None:
@@ -200,7 +235,7 @@ class CacheKeys:
             (
                 _FORMAT,
                 __version__,
-                target_part,
+                target.raw,
                 request.test.suite,
                 request.test.id,
                 self._messages(request.messages),

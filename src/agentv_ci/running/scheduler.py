@@ -115,7 +115,7 @@ class Runner:
         self._by_suite: dict[str, TargetsConfig] = {}
         self._eval_paths: dict[str, Path] = {}
         self._targets: dict[tuple[Path | None, str], TargetPlugin] = {}
-        self._cache_keys = CacheKeys()
+        self._cache_keys = CacheKeys(self.warnings)
         self._definitions = DefinitionFingerprints()
         self._callers: dict[tuple[Path | None, str], GraderTargetCaller | None] = {}
         self._limits: dict[int, asyncio.Semaphore] = {}
