@@ -109,7 +109,10 @@ def _run_app(argv: list[str] | None) -> None:
         sys.exit(int(ExitCode.INTERRUPTED))
     except Exception as exc:
         name = type(exc).__name__
-        if name in ("UsageError", "NoSuchOption", "BadParameter", "MissingParameter", "NoArgsIsHelpError"):
+        # Click's usage errors (BadOptionUsage, NoSuchOption, MissingParameter, ...) all derive from
+        # UsageError, and its other expected errors (FileError) from ClickException: bad input, exit 2.
+        lineage = {cls.__name__ for cls in type(exc).__mro__}
+        if lineage & {"UsageError", "ClickException", "NoArgsIsHelpError"}:
             show = getattr(exc, "show", None)
             if callable(show):
                 show()

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from agentv_ci.json_limits import deep_json_offset
 from agentv_ci.loading import documents, jsonl
-from agentv_ci.loading.jsonl import deep_json_offset
 from agentv_ci.loading.suite_loader import load_suite
 
 

@@ -46,7 +46,7 @@ def _recorded_number(results: Sequence[Path]) -> int | None:
             continue
         try:
             loaded = json.loads(file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             return None
         number = loaded.get("number") if isinstance(loaded, dict) else None
         valid = isinstance(number, int) and not isinstance(number, bool) and number > 0

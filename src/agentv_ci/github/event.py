@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agentv_ci.errors import UsageError
+from agentv_ci.json_limits import MAX_JSON_DEPTH, too_deep
 
 PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_target"})
 # Events whose job gets this repository's secrets and write token although an outsider can trigger
@@ -126,9 +127,13 @@ def _pull_request(payload: Mapping[str, Any]) -> PullRequest | None:
 def read_event_payload(path: Path) -> dict[str, Any]:
     """The event JSON; a missing or broken file is bad input with the path named."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_bytes()
     except OSError as exc:
         raise UsageError(f"cannot read the event payload {path}: {exc.strerror or exc}") from None
+    if too_deep(text) is not None:
+        raise UsageError(f"the event payload {path} is nested more than {MAX_JSON_DEPTH} levels deep")
+    try:
+        data = json.loads(text.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UsageError(f"the event payload {path} is not valid JSON: {exc}") from None
     if not isinstance(data, dict):

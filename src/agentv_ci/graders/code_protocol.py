@@ -15,7 +15,7 @@ import msgspec
 from agentv_ci.graders.code_process import ScriptRun, run_script
 from agentv_ci.graders.judge_replies import as_bool
 from agentv_ci.graders.outcome import answer_text, clamp_score, excerpt
-from agentv_ci.loading.jsonl import deep_json_offset
+from agentv_ci.json_limits import deep_json_offset
 from agentv_ci.loading.yaml_source import MAX_DEPTH
 from agentv_ci.model.result import AssertionResult, TargetResponse
 from agentv_ci.model.suite import Message, Test

@@ -8,6 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
+from agentv_ci.json_limits import MAX_INT, MIN_INT, describe_int
 from agentv_ci.loading.yaml_source import JsonPath
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.security.confinement import Confinement, outside_hint
@@ -175,6 +176,14 @@ class LoadContext:
     def expect_type(self, value: Any, types: tuple[type, ...], what: str, node: Node, expected: str) -> bool:
         """True when `value` has one of `types` (bool is never a number); else records E101."""
         ok = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
+        if ok and type(value) is int and not MIN_INT <= value <= MAX_INT:  # a float() of it would crash
+            self.error(
+                "E101",
+                f"{what} must be {expected}, got {describe_int(value)}",
+                node,
+                hint="no setting needs a number this large",
+            )
+            return False
         if not ok:
             hint = None
             if bool in types and isinstance(value, str) and value.lower() in _YAML11_BOOLS:

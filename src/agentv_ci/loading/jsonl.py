@@ -11,6 +11,12 @@ from typing import Any
 
 import msgspec
 
+from agentv_ci.json_limits import (
+    deep_json_offset,
+    describe_int,
+    may_hold_oversized_int,
+    oversized_int,
+)
 from agentv_ci.loading.context import LineLocator, LoadContext, Node
 from agentv_ci.loading.documents import may_read
 from agentv_ci.loading.interpolate import interpolate_env
@@ -135,38 +141,15 @@ def _cases(handle: Iterator[bytes], file: str, ctx: LoadContext) -> Iterator[tup
                     "each line must be one JSON object",
                 )
                 continue
+        if may_hold_oversized_int(line) and (big := oversized_int(raw)) is not None:
+            ctx.report(
+                "E005",
+                f"line {number} holds {describe_int(big)}, too large to be a number (64 bits at most)",
+                SourceLocation(file, number, 1),
+                "quote it to keep it as text",
+            )
+            continue
         text = line.decode("utf-8", errors="replace")
         if "${{" in text:
             raw = interpolate_env(raw, env)
         yield raw, Node(LineLocator(file, number, text))
-
-
-_STRUCTURE = re.compile(rb'["\\\[\]{}]')
-
-
-def deep_json_offset(data: bytes, limit: int) -> int | None:
-    """The byte offset where JSON text `data` opens its (limit+1)-th nested level, or None when it
-    never gets that deep. Strings are skipped, so brackets inside them do not count; the text need
-    not be valid JSON. Linear and without recursion."""
-    depth = 0
-    in_string = False
-    escaped_at = -1  # the position of the character a backslash escapes
-    for match in _STRUCTURE.finditer(data):
-        start = match.start()
-        if start == escaped_at:
-            continue
-        char = data[start]
-        if in_string:
-            if char == 0x5C:  # backslash
-                escaped_at = start + 1
-            elif char == 0x22:  # quote
-                in_string = False
-        elif char == 0x22:
-            in_string = True
-        elif char in (0x7B, 0x5B):  # { [
-            depth += 1
-            if depth > limit:
-                return start
-        elif char in (0x7D, 0x5D):  # } ]
-            depth -= 1
-    return None

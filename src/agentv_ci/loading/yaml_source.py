@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from agentv_ci.errors import LoadError
+from agentv_ci.json_limits import MAX_INT, MIN_INT
 from agentv_ci.model.source import SourceLocation
 
 PathKey = str | int
@@ -95,19 +96,37 @@ _FLOAT_RX = re.compile(
 )
 
 
-def _int_value(text: str) -> int:
+# An integer past 64 bits (JavaScript's `yaml`, AgentV's parser, reads it as an inexact float or
+# Infinity) is refused where it stands: Python would carry it until a float() or a JSON writer of it
+# crashed. A text longer than any such number is refused before it is parsed.
+_MAX_INT_TEXT = 30
+
+
+def _int_value(text: str, node: yaml.Node | None = None) -> int:
     """A YAML 1.2 core-schema integer (no YAML 1.1 octal `012`, underscores or sexagesimal)."""
-    if text.startswith("0o"):
-        return int(text[2:], 8)
-    if text.startswith("0x"):
-        return int(text[2:], 16)
-    return int(text, 10)
+    if len(text) > _MAX_INT_TEXT:
+        value = MAX_INT + 1
+    elif text.startswith("0o"):
+        value = int(text[2:], 8)
+    elif text.startswith("0x"):
+        value = int(text[2:], 16)
+    else:
+        value = int(text, 10)
+    if not MIN_INT <= value <= MAX_INT:
+        shown = text if len(text) <= 24 else f"{text[:12]}... ({len(text)} characters)"
+        raise yaml.constructor.ConstructorError(
+            None,
+            None,
+            f"the integer {shown} is too large to be a number (64 bits at most)",
+            node.start_mark if node is not None else None,
+        )
+    return value
 
 
 def _construct_int(loader: Any, node: yaml.ScalarNode) -> int:
     text = loader.construct_scalar(node)
     try:
-        return _int_value(text)
+        return _int_value(text, node)
     except ValueError:  # an explicit `!!int` in a YAML 1.1 spelling (`!!int 1_000`)
         return int(yaml.SafeLoader.construct_yaml_int(loader, node))
 
@@ -258,7 +277,7 @@ class _Builder:
         if tag == "tag:yaml.org,2002:bool" and _BOOL_RX.match(value):
             return loader.construct_yaml_bool(node)
         if tag == "tag:yaml.org,2002:int" and _INT_RX.match(value):
-            return _int_value(value)
+            return _int_value(value, node)
         if tag == "tag:yaml.org,2002:float" and _FLOAT_RX.match(value):
             return loader.construct_yaml_float(node)
         self.fallback = True  # an explicit tag (`!!binary`, `!!int 0x1F`, `!custom`...)
@@ -295,7 +314,8 @@ def parse_yaml(text: str, file: str) -> MarkedDocument:
         hint = _syntax_hint(problem)
         if hint is None and mark is not None and _char_at(text, mark.line, mark.column) == "\t":
             hint = "YAML does not allow tabs for indentation; use spaces"
-        raise LoadError(f"YAML syntax error: {problem}", location=loc, hint=hint) from None
+        what = "YAML error" if "too large to be a number" in problem else "YAML syntax error"
+        raise LoadError(f"{what}: {problem}", location=loc, hint=hint) from None
     except yaml.reader.ReaderError as exc:  # a NUL or another control character: no mark, a position
         line, col = _position_line_col(text, exc.position)
         char = exc.character
@@ -341,6 +361,8 @@ def _syntax_hint(problem: str) -> str | None:
         return "a key must be plain text; quote it if it contains [ ] { } or starts with ?"
     if "expected <block end>" in problem:
         return "check the indentation of this line against the lines above"
+    if "is too large to be a number" in problem:
+        return "quote it to keep it as text"
     return None
 
 

@@ -16,6 +16,7 @@ from typing import IO, Any
 import msgspec
 
 from agentv_ci.errors import LoadError
+from agentv_ci.json_limits import MAX_JSON_DEPTH, too_deep
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.reporting.attempts import aggregate_attempts, merge_attempts
@@ -231,6 +232,13 @@ def _imply_verdicts(row: TestResult) -> TestResult:
 
 
 def _decode_row(raw: bytes, where: SourceLocation) -> TestResult:
+    deep = too_deep(raw)
+    if deep is not None:  # refused before decoding: a deep value would exhaust the stack
+        raise LoadError(
+            f"a results row nested more than {MAX_JSON_DEPTH} levels deep",
+            location=SourceLocation(where.file, where.line, deep + 1 if where.line else 0),
+            hint="this is not a results row agentv-ci or AgentV writes",
+        )
     fast = _typed_row(raw)
     if fast is not None:
         return fast
@@ -250,9 +258,6 @@ def _decode_row(raw: bytes, where: SourceLocation) -> TestResult:
 
 def decode_row(raw: bytes, file: str, line: int = 0) -> TestResult:
     """One row of a results file (ours, AgentV's or older); a bad row raises `LoadError` at file:line."""
-    fast = _typed_row(raw)
-    if fast is not None:
-        return fast
     return _decode_row(raw, SourceLocation(file, line, 1 if line else 0))
 
 
@@ -328,8 +333,15 @@ def load_run(path: Path) -> RunSummary:
     facts: dict[str, Any] = {}
     summary_file = index.parent / SUMMARY_NAME
     if summary_file.is_file():
+        data = summary_file.read_bytes()
+        if too_deep(data) is not None:
+            raise LoadError(
+                f"nested more than {MAX_JSON_DEPTH} levels deep",
+                location=SourceLocation(str(summary_file)),
+                hint="this is not a summary.json agentv-ci writes; delete it to read index.jsonl alone",
+            )
         try:
-            raw = msgspec.json.decode(summary_file.read_bytes())
+            raw = msgspec.json.decode(data)
         except msgspec.DecodeError as exc:
             raise LoadError(f"not valid JSON: {exc}", location=SourceLocation(str(summary_file))) from None
         if isinstance(raw, dict):

@@ -159,7 +159,7 @@ class StoredResults(Sequence[TestResult]):
                     continue
                 try:
                     seen = _OUTCOME.decode(line)
-                except (msgspec.ValidationError, msgspec.DecodeError):
+                except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
                     seen = None
                 if seen is not None and not _may_fail(seen):
                     continue
@@ -219,7 +219,7 @@ class StoredResults(Sequence[TestResult]):
 def _key_of(line: bytes, path: Path) -> tuple[str, str, str]:
     try:
         key = _KEY.decode(line)
-    except (msgspec.ValidationError, msgspec.DecodeError):
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):  # decode_row says where
         key = None
     if key is None or not key.suite:  # not our row's shape (a resumed AgentV row): the full reader
         row = decode_row(line, str(path))

@@ -56,7 +56,7 @@ def prepare_index_for_resume(index: Path) -> None:
             continue
         try:
             row = msgspec.json.decode(line)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):  # torn, or too deep to be a row: runs again
             continue
         if isinstance(row, dict) and row.get("execution_status") == "not_run":
             continue

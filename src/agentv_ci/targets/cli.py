@@ -169,17 +169,21 @@ class CliTarget:
         )
         timeout = self.config.timeout_seconds or request.timeout_s
         started = time.perf_counter()
-        process = await spawn_stoppable(
-            asyncio.create_subprocess_shell(
-                command,
-                cwd=str(self._cwd(request)),
-                env=env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
+        cwd = self._cwd(request)
+        try:
+            process = await spawn_stoppable(
+                asyncio.create_subprocess_shell(
+                    command,
+                    cwd=str(cwd),
+                    env=env,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.DEVNULL,
+                    stderr=asyncio.subprocess.PIPE,
+                    start_new_session=True,
+                )
             )
-        )
+        except OSError as exc:  # the directory went away (or cannot be entered) since the run began
+            raise TargetError(f"cli target {self.name!r} cannot start in {cwd}: {exc.strerror}") from None
         try:
             _, stderr = await asyncio.wait_for(communicate_capped(process), timeout)
         except (TimeoutError, asyncio.CancelledError) as exc:

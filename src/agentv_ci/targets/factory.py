@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from agentv_ci.errors import ConfigError
@@ -81,11 +82,25 @@ def create_target(name: str, targets: TargetsConfig, *, dry_run: bool = False) -
         real = MockTarget(name, MockConfig(), base_dir=targets.base_dir)
     else:
         real = checked.cls(name, checked.config, base_dir=targets.base_dir)
+        _check_cwd(checked, targets.base_dir)
     if not dry_run:
         return real
     from agentv_ci.targets.dry_run import DryRunTarget
 
     return DryRunTarget(real, MockTarget(name, MockConfig(dry_run=True), base_dir=targets.base_dir))
+
+
+def _check_cwd(checked: CheckedTarget, base_dir: Path) -> None:
+    """A `cwd` that is not a directory is bad input, said before any test runs (not a crash at spawn)."""
+    cwd = getattr(checked.config, "cwd", None)
+    if not isinstance(cwd, str) or not cwd or (base_dir / cwd).is_dir():
+        return
+    definition = checked.definition
+    raise ConfigError(
+        f"target {definition.name!r}: `cwd` {cwd!r} is not a directory ({base_dir / cwd})",
+        location=definition.key_locations.get("cwd", definition.location),
+        hint="a relative cwd is read from the eval file's directory; create it or fix the path",
+    )
 
 
 def provider_fields(fields: dict[str, Any], cls: Any) -> dict[str, Any]:
