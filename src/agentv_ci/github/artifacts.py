@@ -199,6 +199,9 @@ def _complete_run(target: Path) -> tuple[Path, RunSummary] | str:
         summary = load_run(directory)
     except LoadError as exc:
         return f"unreadable results: {exc.message}"
+    except (ValueError, OverflowError, TypeError, RecursionError, UnicodeDecodeError) as exc:
+        # Whatever else a hostile archive provokes in the readers: still not a baseline, never a crash.
+        return f"unreadable results: {type(exc).__name__}"
     problem = _incompleteness(summary)
     return problem if problem is not None else (directory, summary)
 

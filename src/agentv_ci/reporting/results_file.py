@@ -252,7 +252,7 @@ def _decode_row(raw: bytes, where: SourceLocation) -> TestResult:
         raise LoadError("a results row must be a JSON object", location=where)
     try:
         return msgspec.convert(normalise_row(data), TestResult, strict=False)
-    except (msgspec.ValidationError, ValueError) as exc:
+    except (msgspec.ValidationError, ValueError, OverflowError, TypeError) as exc:
         raise LoadError(f"not a results row: {exc}", location=where) from None
 
 
