@@ -190,7 +190,8 @@ def test_a_cli_target_whose_cwd_is_missing_is_bad_input_located_in_targets_yaml(
     evals = tmp_path / "evals"
     (evals / ".agentv").mkdir(parents=True)
     (evals / ".agentv" / "targets.yaml").write_text(
-        "targets:\n  - name: default\n    provider: cli\n    command: echo hi > {OUTPUT_FILE}\n    cwd: ./gone\n"
+        "targets:\n  - name: default\n    provider: cli\n"
+        "    command: echo hi > {OUTPUT_FILE}\n    cwd: ./gone\n"
     )
     (evals / "s.eval.yaml").write_text(
         "name: s\ntests:\n  - {id: a, input: hi, assertions: [{type: contains, value: h}]}\n"
