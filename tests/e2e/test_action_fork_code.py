@@ -274,13 +274,27 @@ def test_fork_files_beside_the_base_checkout_or_edited_into_it_are_refused(
     _git(workspace / "pr", "checkout", "-q", "--detach", hosted.fork_head)
     env = hosted.env(github_server, workspace, hosted.event(hosted.fork_head), "pull_request_target")
 
-    # HEAD is GITHUB_SHA, but the eval files come from the fork's clone in `pr/`.
-    nested = run_action({**env, "INPUT_PATHS": "pr/evals"}, hosted.root)
-    _assert_refused(nested, hosted, workspace)
-    assert "does not belong to the checkout" in nested.stderr
+    # HEAD is GITHUB_SHA, but the eval files come from the fork's clone in `pr/` (named, or found
+    # by walking the workspace).
+    for paths in ("pr/evals", "."):
+        nested = run_action({**env, "INPUT_PATHS": paths}, hosted.root)
+        _assert_refused(nested, hosted, workspace)
+        assert (
+            f"{workspace / 'pr' / 'evals' / 'graded.eval.yaml'} is not a file of the checkout"
+            in nested.stderr
+        )
+    shutil.rmtree(workspace / "pr")
+
+    # HEAD is GITHUB_SHA, but an untracked eval file was dropped next to the base's.
+    (workspace / "evals" / "dropped.eval.yaml").write_text(GRADER_EVAL.format(python=sys.executable))
+    dropped = run_action({**env, "INPUT_PATHS": "evals"}, hosted.root)
+    _assert_refused(dropped, hosted, workspace)
+    assert "dropped.eval.yaml is not a file of the checkout" in dropped.stderr
+    (workspace / "evals" / "dropped.eval.yaml").unlink()
 
     # HEAD is GITHUB_SHA, but the fork's grader was copied over the tracked one.
-    (workspace / "evals" / "grader.py").write_text((workspace / "pr" / "evals" / "grader.py").read_text())
+    fork_grader = GRADER.format(canary=str(hosted.canary), who="fork", secret=SECRET)
+    (workspace / "evals" / "grader.py").write_text(fork_grader)
     edited = run_action({**env, "INPUT_PATHS": "evals"}, hosted.root)
     _assert_refused(edited, hosted, workspace)
     assert "tracked files differ from HEAD" in edited.stderr

@@ -6,7 +6,8 @@ code graders, hooks and agents with those secrets. So the Action runs them only 
 positively the base repository's code: HEAD is `GITHUB_SHA` (on these events, a commit of the base
 branch or the default branch), the event's base commit, or a commit of the default branch (an
 ancestor of `origin/<default branch>` when `origin` is this repository); no tracked file differs
-from HEAD; and every `paths` entry belongs to that checkout. Anything else (a fork's head, the
+from HEAD; and every eval file under `paths` is a file committed in that checkout (not an untracked
+copy, another clone inside it, or a symlink out of it). Anything else (a fork's head, the
 `refs/pull/N/merge` commit, a head force-pushed after the event, a tree without git) is refused with
 exit 2, unless the `trust_fork_code` input says otherwise. A same-repository PR (or a `workflow_run`
 of a same-repository run) is code pushed by someone with write access, and is not checked.
@@ -22,6 +23,7 @@ from urllib.parse import urlsplit
 
 from agentv_ci.errors import UsageError
 from agentv_ci.github.event import SECRET_EVENTS_OUTSIDERS_TRIGGER, WorkflowRun
+from agentv_ci.security.confinement import real_path
 
 FORK_SAFE_WORKFLOWS = "examples/workflows/evals-pr.yml and examples/workflows/evals-fork-comment.yml"
 _SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
@@ -105,13 +107,19 @@ def _refusal(run: WorkflowRun, why: str) -> UsageError:
     )
 
 
-def _outside_checkout(workspace: Path, top: str, paths: Sequence[Path]) -> Path | None:
-    """The first eval path that does not belong to the checkout whose top level is `top`."""
-    for path in paths:
-        folder = path if path.is_dir() else path.parent
-        if not folder.is_dir():
+def _untracked_eval_file(workspace: Path, top: str, paths: Sequence[Path]) -> Path | None:
+    """The first eval file under `paths` that is not a file committed in the checkout at `top` (an
+    untracked copy, another clone inside it, a symlink out of it)."""
+    from agentv_ci.loading.discovery import find_eval_files
+
+    listed = _git(workspace, "-c", "core.quotepath=off", "ls-files", "-z", "--full-name", ":/")
+    tracked = set(listed.stdout.split("\0")) if listed is not None and listed.returncode == 0 else set()
+    root = Path(top)
+    for path in find_eval_files(paths):
+        if not path.exists():
             continue  # a missing path is reported by the run itself
-        if _out(folder, "rev-parse", "--show-toplevel") != top:
+        real = real_path(path)
+        if not real.is_relative_to(root) or real.relative_to(root).as_posix() not in tracked:
             return path
     return None
 
@@ -132,6 +140,6 @@ def refuse_fork_code_with_secrets(
     if changed is None or changed.returncode != 0:
         raise _refusal(run, f"tracked files differ from HEAD {head[:12]}")
     top = _out(workspace, "rev-parse", "--show-toplevel")
-    outside = _outside_checkout(workspace, top or "", paths) if top else None
-    if outside is not None:
-        raise _refusal(run, f"{outside} does not belong to the checkout at {head[:12]}")
+    untracked = _untracked_eval_file(workspace, top, paths) if top else None
+    if untracked is not None:
+        raise _refusal(run, f"{untracked} is not a file of the checkout at {head[:12]}")
