@@ -13,6 +13,7 @@ from pathlib import Path
 
 from agentv_ci.model.result import TestResult
 from agentv_ci.model.suite import Suite, Test
+from agentv_ci.reporting.plan_check import NO_RESULT
 from agentv_ci.reporting.plan_file import (
     INTERRUPTED,
     Plan,
@@ -81,13 +82,19 @@ class PlanRecorder:
 
 
 def record_not_run(
-    plan: Plan, row_keys: Iterable[tuple[str, str, str]], sink: Callable[[TestResult], None], *, dry_run: bool
+    plan: Plan,
+    row_keys: Iterable[tuple[str, str, str]],
+    sink: Callable[[TestResult], None],
+    *,
+    interrupted: bool,
+    dry_run: bool,
 ) -> int:
-    """An interrupted run: hand `sink` a `not_run` row (reason: interrupted) for each planned job
-    without a row (`row_keys`: every row's key, all read before the first row is handed over);
-    returns how many."""
+    """Hand `sink` a `not_run` row for each planned job without a row (`row_keys`: every row's key,
+    all read before the first row is handed over); returns how many. The reason: the run was
+    interrupted, else it recorded no result (a dataset edited while it ran)."""
+    reason, code = (INTERRUPTED, "interrupted") if interrupted else (NO_RESULT, "no_result")
 
     def missing(job: PlannedJob) -> None:
-        sink(not_run_row(job, INTERRUPTED, code="interrupted", dry_run=dry_run))
+        sink(not_run_row(job, reason, code=code, dry_run=dry_run))
 
     return count_against_plan(plan, row_keys, missing).missing

@@ -311,21 +311,25 @@ def _run_planned(
             progress.finish()
             if recorder is not None:
                 recorder.close()
-    if interrupted:  # each planned job without a row gets a `not_run` one, so every report counts it
+    from agentv_ci.validation.output_formats import render_relative
+
+    changed = False
+    for source in loaded:  # a dataset edited while it ran: what its second reading found wrong
+        runner.warnings.extend(f"changed during the run: {render_relative(d)}" for d in source.problems)
+        changed = changed or bool(source.problems)
+    # Each planned job without a row gets a `not_run` one, so every report counts it. Checked (a
+    # sort of both sides' keys) only when a job may lack its row: one row per job otherwise.
+    if interrupted or changed or tally.results != planned.listed:
         index = output_dir / "index.jsonl"
         stored = StoredResults(index, tally, count=tally.results, unique_keys=keys.unique)
-        with ResultsWriter(output_dir / "index.jsonl") as writer:
+        with ResultsWriter(index) as writer:
 
             def not_run(result: TestResult) -> None:
                 result = writer.append(result)
                 tally.add(result)
                 keys.add(result)
 
-            record_not_run(planned, stored.keys(), not_run, dry_run=request.dry_run)
-    from agentv_ci.validation.output_formats import render_relative
-
-    for source in loaded:  # a dataset edited while it ran: what its second reading found wrong
-        runner.warnings.extend(f"changed during the run: {render_relative(d)}" for d in source.problems)
+            record_not_run(planned, stored.keys(), not_run, interrupted=interrupted, dry_run=request.dry_run)
     results = StoredResults(output_dir / "index.jsonl", tally, count=tally.results, unique_keys=keys.unique)
     summary = RunSummary(
         results=results,
