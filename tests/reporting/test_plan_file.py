@@ -82,3 +82,12 @@ def test_a_missing_shard_counts_the_jobs_the_present_ones_say_it_has(tmp_path: P
         writer.commit()
     plans = [read_plan(tmp_path / str(index)) for index in (1, 3)]
     assert missing_shards([p for p in plans if p is not None]) == (2, ["2/3"])
+
+
+def test_a_secret_in_a_planned_key_is_masked_as_in_the_rows(tmp_path: Path) -> None:
+    from agentv_ci.security.redaction import register_secret
+
+    register_secret("sk-plan-secret-123456")
+    _write(tmp_path, [("s", "uses-sk-plan-secret-123456", "x")])
+    text = (tmp_path / PLAN_NAME).read_text()
+    assert "sk-plan-secret-123456" not in text and "uses-***" in text

@@ -30,6 +30,7 @@ from agentv_ci.errors import LoadError
 from agentv_ci.model.result import TestResult
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.reporting.key_sort import external_sorted
+from agentv_ci.security.redaction import redact_bytes
 
 __all__ = [
     "PLAN_NAME",
@@ -149,7 +150,7 @@ class PlanWriter:
         _ENCODER.encode_into(job, self._buffer, len(self._buffer))
         self._buffer.extend(b"\n")
         if len(self._buffer) > 1 << 20:
-            handle.write(self._buffer)
+            handle.write(redact_bytes(bytes(self._buffer)))  # as index.jsonl: no secret on disk
             self._buffer.clear()
 
     def add_to_shard(self, shard: int) -> None:
@@ -168,7 +169,7 @@ class PlanWriter:
             missing_shards=list(missing_shards),
         )
         self._buffer.extend(_ENCODER.encode(end) + b"\n")
-        handle.write(self._buffer)
+        handle.write(redact_bytes(bytes(self._buffer)))  # as index.jsonl: no secret on disk
         self._buffer.clear()
         handle.flush()
         os.fsync(handle.fileno())
