@@ -86,3 +86,37 @@ def test_importing_the_api_does_not_import_stevedore_or_jsonschema() -> None:
     code = f"import sys, agentv_ci.api; print(sorted(m for m in {heavy} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+class _ScoresAsTold:
+    """A grader plugin that scores whatever its config says (the contract check passes)."""
+
+    api_version = "1.0"
+    config_schema: typing.ClassVar[dict[str, object]] = {"type": "object"}
+
+    def __init__(self, spec: api.GraderSpec, config: dict[str, object], *, base_dir: Path) -> None:
+        self.spec, self.score = spec, config["score"]
+
+    async def grade(self, ctx: api.GradingContext) -> api.GraderResult:
+        return api.GraderResult(name=self.spec.name, type=self.spec.type, score=self.score, verdict="pass")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("score", "problem"),
+    [
+        (7.0, "score 7 is outside [0, 1]"),
+        (-0.5, "score -0.5 is outside [0, 1]"),
+        (float("nan"), "score nan is not a finite number"),
+        (float("inf"), "score inf is not a finite number"),
+        ("0.9", "score '0.9' is not a number"),
+    ],
+)
+def test_grade_answer_refuses_a_score_the_runner_would_refuse(score: object, problem: str) -> None:
+    with pytest.raises(api.GraderError) as caught:
+        api.grade_answer(_ScoresAsTold, "an answer", {"score": score})
+    assert caught.value.message == f"grader '_ScoresAsTold' breaks the scoring contract: {problem}"
+
+
+def test_grade_answer_returns_a_score_in_range() -> None:
+    for score in (0, 0.5, 1):
+        assert api.grade_answer(_ScoresAsTold, "an answer", {"score": score}).score == score

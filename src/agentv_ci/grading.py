@@ -18,6 +18,7 @@ from agentv_ci.model.result import (
     TestResult,
     Verdict,
 )
+from agentv_ci.model.score_range import usage_problem
 from agentv_ci.model.suite import GraderSpec, Test
 from agentv_ci.plugins import GRADERS_NAMESPACE, GraderTargetCaller, GradingContext, load_plugin_class
 from agentv_ci.prompting import render_input
@@ -156,6 +157,17 @@ async def grade_test(
             "evaluator",
             "evaluator_error",
         )
+    usage = response.token_usage
+    counted = usage_problem(usage)
+    if counted is not None:  # a target's impossible count: no row that `report` would refuse
+        error, usage = f"the target reported {counted}", None
+        status, score, verdict, failure_stage, reason = (
+            "execution_error",
+            0.0,
+            "fail",
+            "agent",
+            "provider_error",
+        )
     return TestResult(
         test_id=test.id,
         suite=test.suite,
@@ -168,7 +180,7 @@ async def grade_test(
         error=error,
         failure_stage=failure_stage,
         failure_reason_code=reason,
-        token_usage=response.token_usage,
+        token_usage=usage,
         cost_usd=response.cost_usd,
         duration_ms=response.duration_ms,
         timestamp=now_millis(),

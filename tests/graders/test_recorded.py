@@ -47,6 +47,12 @@ tests:
 """
 
 
+def only(*test_ids: str) -> str:
+    """EVAL with just these tests (a recording that answers all of them is complete)."""
+    head, *blocks = EVAL.split("  - id: ")
+    return head + "".join(f"  - id: {b}" for b in blocks if b.split("\n", 1)[0] in test_ids)
+
+
 def write(tmp_path: Path, *rows: object, eval_text: str = EVAL) -> tuple[Path, Path]:
     eval_path = tmp_path / "EVAL.yaml"
     eval_path.write_text(eval_text, encoding="utf-8")
@@ -83,11 +89,15 @@ def test_grades_recorded_answers_and_writes_index(tmp_path: Path) -> None:
         },
     )
     code, output = grade_cli(str(eval_path), "--responses", str(responses), "-o", str(tmp_path / "out"))
-    assert code == 0, output
+    # Two of the four tests have no recorded answer: not a pass (exit 3), and they are listed.
+    assert code == 3, output
     assert "PASS  france  score=1.00" in output and "PASS  agent  score=1.00" in output
-    assert "2 graded: 2 passed, 0 failed, 0 errors; 2 tests without a recorded answer" in output
+    assert "NOT RUN japan  no recorded answer" in output and "NOT RUN judged  no recorded answer" in output
+    assert "2 graded: 2 passed, 0 failed, 0 errors; 2 test(s) without a recorded answer (not run)" in output
     written = rows(tmp_path / "out")
-    assert [r["test_id"] for r in written] == ["france", "agent"]
+    assert [r["test_id"] for r in written] == ["france", "agent", "japan", "judged"]
+    assert [r["execution_status"] for r in written[2:]] == ["not_run", "not_run"]
+    assert written[2]["error"] == "no recorded answer" and written[2]["threshold"] == 0.5
     assert written[0]["cost_usd"] == 0.001 and written[0]["output"] == "It is Paris."
     assert written[0]["suite"] == "capitals" and written[0]["line"] == 3
 
@@ -100,10 +110,11 @@ def test_a_failing_answer_exits_1_and_honours_the_test_threshold(tmp_path: Path)
     assert code == 1
     assert "FAIL  france  score=0.00 threshold=0.8" in output and "threshold=0.5" in output
     assert 'Output does not contain "Paris"' in output
-    code, _ = grade_cli(
+    code, output = grade_cli(
         str(eval_path), "--responses", str(responses), "-o", str(tmp_path / "o2"), "--threshold", "0"
     )
-    assert code == 0  # the CLI threshold wins over the test's
+    assert code == 3 and "PASS  france" in output  # the CLI threshold wins over the test's...
+    assert "NOT RUN agent" in output  # ...and two tests had no answer: inconclusive, not a pass
 
 
 def test_only_errors_exits_3(tmp_path: Path) -> None:
@@ -139,7 +150,7 @@ def test_bad_responses_are_reported_at_file_line(tmp_path: Path, lines: list[str
 
 
 def test_real_process_exit_codes(tmp_path: Path) -> None:
-    eval_path, responses = write(tmp_path, {"test_id": "france", "output": "Paris"})
+    eval_path, responses = write(tmp_path, {"test_id": "france", "output": "Paris"}, eval_text=only("france"))
     command = [
         sys.executable,
         "-m",
@@ -165,7 +176,9 @@ def test_llm_grader_through_a_grader_target(tmp_path: Path, llm_server: FakeLlmS
     llm_server.responder = lambda call: (
         '{"score": 0.9, "assertions": [{"text": "greets Ada", "passed": true}]}'
     )
-    eval_path, responses = write(tmp_path, {"test_id": "judged", "output": "Hello Ada!"})
+    eval_path, responses = write(
+        tmp_path, {"test_id": "judged", "output": "Hello Ada!"}, eval_text=only("judged")
+    )
     (tmp_path / "targets.yaml").write_text(
         "targets:\n  - name: judge\n    provider: openai\n    model: judge-model\n    api_key: test\n"
         f"    base_url: {llm_server.base_url}\n    max_retries: 0\n"
@@ -188,7 +201,7 @@ def test_llm_grader_through_a_grader_target(tmp_path: Path, llm_server: FakeLlmS
 
 
 def test_three_way_labels(tmp_path: Path) -> None:
-    eval_path, responses = write(tmp_path, {"test_id": "japan", "output": "Tokyo"})
+    eval_path, responses = write(tmp_path, {"test_id": "japan", "output": "Tokyo"}, eval_text=only("japan"))
     code, output = grade_cli(
         str(eval_path), "--responses", str(responses), "-o", str(tmp_path / "o"), "--three-way"
     )

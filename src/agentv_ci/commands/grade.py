@@ -2,7 +2,8 @@
 
 One JSON object per line: `{test_id, output|text, messages?, tool_calls?, token_usage?, cost_usd?,
 duration_ms?, target?}`. Results go to `DIR/index.jsonl`. Exit 0 all passed, 1 a test is below its
-threshold, 2 bad input, 3 graders errored (and nothing failed).
+threshold, 2 bad input, 3 inconclusive: a grader errored or a test of the eval has no recorded answer
+(and nothing failed). A test without an answer gets a `not_run` row.
 """
 
 from __future__ import annotations
@@ -68,6 +69,6 @@ def grade_command(
         typer.echo(line)
     if outcome.any_failed:
         raise SystemExit(int(ExitCode.GATE_FAILED))
-    if outcome.any_errored:
+    if outcome.inconclusive:  # a grader errored, or a test has no recorded answer
         raise SystemExit(int(ExitCode.INCONCLUSIVE))
     raise SystemExit(int(ExitCode.OK))

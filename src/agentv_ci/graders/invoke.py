@@ -13,6 +13,7 @@ import msgspec
 from agentv_ci.errors import AgentvCiError
 from agentv_ci.graders.outcome import errored
 from agentv_ci.model.result import GraderResult
+from agentv_ci.model.score_range import score_problem
 from agentv_ci.model.suite import GraderSpec
 from agentv_ci.plugins import GradingContext, build_grader
 from agentv_ci.scoring import apply_negate
@@ -43,6 +44,10 @@ async def run_grader_spec(spec: GraderSpec, ctx: GradingContext, *, base_dir: Pa
         result = errored(spec, f"{type(exc).__name__}: {exc}")
     if not isinstance(result, GraderResult):
         result = errored(spec, f"grader returned {type(result).__name__}, expected GraderResult")
+    elif result.error is None and (problem := score_problem(result.score)) is not None:
+        # The scoring contract holds for every grader, built-in or plugin: a 7 or a NaN is an
+        # execution error naming the grader, never a stored score (nor a pass).
+        result = errored(spec, f"the {spec.type} grader's {problem} (a score is a finite number in [0, 1])")
     result = msgspec.structs.replace(
         result,
         name=spec.name,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ import msgspec
 
 from agentv_ci.errors import LoadError
 from agentv_ci.model.result import TargetResponse, TestResult, TokenUsage
+from agentv_ci.model.score_range import count_problem, shown_number
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import Message, Suite, Test, ToolCall
 from agentv_ci.plugins import GraderTargetCaller
@@ -80,10 +82,40 @@ def _token_usage(raw: Any, where: SourceLocation) -> TokenUsage | None:
     }
     if counts["input"] is None and counts["output"] is None:
         return None
+    for name, value in counts.items():
+        problem = None if value is None else count_problem(value, f"token_usage.{name}")
+        if problem is not None:  # a row `report` would refuse: refused here, where it was written
+            raise LoadError(f"invalid response: {problem}", location=where)
     try:
         return msgspec.convert({k: v for k, v in counts.items() if v is not None}, TokenUsage)
     except msgspec.ValidationError as exc:
         raise LoadError(f"invalid response: token_usage: {exc}", location=where) from None
+
+
+def _measure(data: dict[str, Any], key: str, where: SourceLocation) -> float | None:
+    """`cost_usd` / `duration_ms`: absent, or a finite number >= 0 (as the results row holds it)."""
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise LoadError(f"invalid response: {key} {shown_number(value)} is not a number", location=where)
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number) or number < 0:
+        raise LoadError(
+            f"invalid response: {key} {shown_number(value)} is not a finite number >= 0", location=where
+        )
+    return number
+
+
+def _call_count(data: dict[str, Any], where: SourceLocation) -> int | None:
+    value = data.get("llm_call_count")
+    problem = None if value is None else count_problem(value, "llm_call_count")
+    if problem is not None:
+        raise LoadError(f"invalid response: {problem}", location=where)
+    return value if isinstance(value, int) else None
 
 
 def _recorded(data: dict[str, Any], where: SourceLocation) -> RecordedResponse:
@@ -105,10 +137,10 @@ def _recorded(data: dict[str, Any], where: SourceLocation) -> RecordedResponse:
         text=text or final_answer(messages),
         messages=messages,
         token_usage=_token_usage(data.get("token_usage"), where),
-        cost_usd=data.get("cost_usd"),
-        duration_ms=data.get("duration_ms"),
+        cost_usd=_measure(data, "cost_usd", where),
+        duration_ms=_measure(data, "duration_ms", where),
         file_changes=data.get("file_changes"),
-        llm_call_count=data.get("llm_call_count"),
+        llm_call_count=_call_count(data, where),
     )
     target = data.get("target")
     return RecordedResponse(test_id, response, where.line, target if isinstance(target, str) else None)
@@ -178,6 +210,11 @@ class OfflineOutcome:
     def any_errored(self) -> bool:
         return any(r.execution_status == "execution_error" for r in self.results)
 
+    @property
+    def inconclusive(self) -> bool:
+        """A grader errored, or a test has no recorded answer: the answers were not all judged."""
+        return self.any_errored or bool(self.unanswered)
+
     def lines(self, *, three_way: bool = False) -> list[str]:
         from agentv_ci.scoring import three_way_verdict
 
@@ -198,7 +235,8 @@ class OfflineOutcome:
         if skipped:
             summary += f", {skipped} skipped"
         if self.unanswered:
-            summary += f"; {len(self.unanswered)} tests without a recorded answer"
+            summary += f"; {len(self.unanswered)} test(s) without a recorded answer (not run)"
+        out.extend(f"NOT RUN {test_id}  no recorded answer" for test_id in self.unanswered)
         out.append(summary)
         out.append(f"results: {self.output_dir / 'index.jsonl'}")
         return out
@@ -276,12 +314,38 @@ async def run_offline_grading(
         from agentv_ci.running.session import timestamp_dir
 
         output = timestamp_dir()
+    answered = {r.test_id for r in recorded}
+    unanswered = [t for t in suite.tests if t.id not in answered]
     with ResultsWriter(output / "index.jsonl") as writer:
         for result in results:
             writer.append(result)
-    answered = {r.test_id for r in recorded}
+        for test in unanswered:  # `report` on these results is inconclusive too, as `grade` is
+            writer.append(_unanswered_row(test, suite, effective_threshold(threshold, test, suite)))
     warnings = [d.render() for d in loaded.diagnostics if d.severity == "warning"]
-    return OfflineOutcome(results, output, [t.id for t in suite.tests if t.id not in answered], warnings)
+    return OfflineOutcome(results, output, [t.id for t in unanswered], warnings)
+
+
+def _unanswered_row(test: Test, suite: Suite, threshold: float) -> TestResult:
+    """A `not_run` row for a test the responses file holds no answer to."""
+    from agentv_ci.clock import now_millis
+    from agentv_ci.grading import relative_eval_path
+
+    return TestResult(
+        test_id=test.id,
+        suite=test.suite or suite.name,
+        target=test.execution.target or suite.execution.target or "recorded",
+        score=0.0,
+        execution_status="not_run",
+        verdict="skip",
+        threshold=threshold,
+        error="no recorded answer",
+        failure_reason_code="not_run",
+        timestamp=now_millis(),
+        eval_path=relative_eval_path(Path(suite.path)),
+        line=test.location.line if test.location and test.location.line > 0 else None,
+        metadata=dict(test.metadata),
+        tags=list(test.tags),
+    )
 
 
 class _GraderCallers:

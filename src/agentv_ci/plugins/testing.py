@@ -11,8 +11,9 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from agentv_ci.errors import ConfigError
+from agentv_ci.errors import ConfigError, GraderError
 from agentv_ci.model.result import GraderResult, TargetResponse
+from agentv_ci.model.score_range import score_problem
 from agentv_ci.model.suite import GraderSpec, Message, Test
 from agentv_ci.plugins.checks import contract_problem
 from agentv_ci.plugins.config import convert_plugin_config
@@ -59,7 +60,8 @@ def grade_answer(
     threshold: float = 0.8,
     base_dir: Path | None = None,
 ) -> GraderResult:
-    """Grade `answer` (the final assistant message) with grader `cls` built from `config`."""
+    """Grade `answer` (the final assistant message) with grader `cls` built from `config`. A score
+    the runner would refuse (outside [0, 1], NaN, infinite, not a number) raises `GraderError`."""
     grader = make_grader(cls, config, base_dir=base_dir)
     directory = base_dir or Path.cwd()
     ctx = GradingContext(
@@ -69,7 +71,16 @@ def grade_answer(
         eval_path=directory / "under-test.eval.yaml",
         target="under-test",
     )
-    result: GraderResult = asyncio.run(grader.grade(ctx))
+    result = asyncio.run(grader.grade(ctx))
+    name = getattr(cls, "__name__", repr(cls))
+    if not isinstance(result, GraderResult):
+        raise GraderError(f"grader {name!r} returned {type(result).__name__}, expected GraderResult")
+    problem = score_problem(result.score) if result.error is None else None
+    if problem is not None:  # what the runner makes an execution error (graders.invoke)
+        raise GraderError(
+            f"grader {name!r} breaks the scoring contract: {problem}",
+            hint="a score is a finite number in [0, 1]; the runner makes any other an execution error",
+        )
     return result
 
 

@@ -1,4 +1,5 @@
-"""The results file (`index.jsonl`): crash-safe writing, tolerant reading, `summary.json`.
+"""The results file (`index.jsonl`): tolerant reading, `summary.json` (the crash-safe writer is
+`reporting.results_writer`, exported here too).
 
 Reading accepts our rows and rows written by AgentV (snake_case, older camelCase aliases such as
 `testId`/`costUsd`, rows without `verdict`, flat rows with top-level `assertions`). A row without a
@@ -10,18 +11,25 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from types import TracebackType
-from typing import IO, Any
+from typing import Any
 
 import msgspec
 
 from agentv_ci.errors import LoadError
 from agentv_ci.json_limits import MAX_JSON_DEPTH, too_deep
 from agentv_ci.model.result import RunSummary, TestResult
+from agentv_ci.model.score_range import (
+    ROW_NUMBER_HINT,
+    RowNumberError,
+    as_float,
+    checked_row,
+    non_finite_literal,
+)
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.reporting.attempts import aggregate_attempts, merge_attempts
 from agentv_ci.reporting.gc_pause import paused_gc
-from agentv_ci.security.redaction import SECRETS, redact_bytes
+from agentv_ci.reporting.results_writer import ResultsWriter
+from agentv_ci.security.redaction import redact_bytes
 
 __all__ = [
     "ResultsWriter",
@@ -44,68 +52,6 @@ _DECODER = msgspec.json.Decoder()
 _CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
 # Keys whose values are user data: never rename keys below them.
 _OPAQUE = frozenset({"metadata", "details", "raw", "raw_request", "input", "output"})
-
-
-class ResultsWriter:
-    """Append `TestResult` rows to `index.jsonl`, one line each, flushed at once (a crash loses nothing
-    finished). Use as a context manager; creates parent directories."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._handle: IO[bytes] | None = None
-        self._buffer = bytearray()
-
-    def __enter__(self) -> ResultsWriter:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._handle = self.path.open("ab")
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
-
-    def append(self, result: TestResult) -> TestResult:
-        """Write `result` as one line; returns the row as written: with every secret the run knows
-        replaced by `***` (security.redaction), so what is kept in memory and reported later (and
-        truncated there) holds no secret either."""
-        if self._handle is None:
-            raise RuntimeError("ResultsWriter used outside its `with` block")
-        self._buffer.clear()
-        try:
-            _ENCODER.encode_into(result, self._buffer)
-        except UnicodeEncodeError:  # a lone surrogate in model text: keep the row, replace the char
-            self._buffer.clear()
-            _ENCODER.encode_into(_scrub(msgspec.to_builtins(result)), self._buffer)
-        if SECRETS and SECRETS.contains_bytes(self._buffer):
-            result = _redacted(result)
-            self._buffer.clear()
-            _ENCODER.encode_into(result, self._buffer)
-        self._buffer.extend(b"\n")
-        self._handle.write(self._buffer)
-        self._handle.flush()
-        return result
-
-    def close(self) -> None:
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
-
-
-def _redacted(result: TestResult) -> TestResult:
-    """`result` with every string in it redacted (answers, error bodies, grader details...)."""
-    tree = SECRETS.redact_tree(_scrub(msgspec.to_builtins(result)))
-    return msgspec.convert(tree, TestResult)
-
-
-def _scrub(value: Any) -> Any:
-    if isinstance(value, str):
-        return value.encode("utf-8", "replace").decode("utf-8")
-    if isinstance(value, dict):
-        return {_scrub(k): _scrub(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_scrub(v) for v in value]
-    return value
 
 
 def _snake(key: str) -> str:
@@ -140,7 +86,9 @@ def _normalise_grader(item: dict[str, Any]) -> dict[str, Any]:
     item.setdefault("name", item.get("type") or "grader")
     item.setdefault("type", item.get("name") or "unknown")
     score = item.get("score")
-    item["score"] = float(score) if isinstance(score, int | float) else 0.0
+    item["score"] = (
+        as_float(score, f"grader {item['name']!r} score") if isinstance(score, int | float) else 0.0
+    )
     if item.get("verdict") not in ("pass", "fail", "skip"):
         item["verdict"] = "pass" if item["score"] >= DEFAULT_THRESHOLD else "fail"
     if "token_usage" in item:
@@ -164,12 +112,12 @@ def normalise_row(row: dict[str, Any], *, parent: dict[str, Any] | None = None) 
         row["suite"] = Path(str(eval_path)).name.split(".")[0] if eval_path else "default"
     row.setdefault("target", "default")
     threshold = row.get("threshold")
-    threshold = float(threshold) if isinstance(threshold, int | float) else DEFAULT_THRESHOLD
+    threshold = as_float(threshold, "threshold") if isinstance(threshold, int | float) else DEFAULT_THRESHOLD
     row["threshold"] = threshold
     score = row.get("score")
     if not isinstance(score, int | float) or isinstance(score, bool):
         raise ValueError(f"`score` must be a number, got {score!r}")
-    row["score"] = float(score)
+    row["score"] = as_float(score, "score")
     if "token_usage" in row:
         row["token_usage"] = _normalise_usage(row["token_usage"])
     scores = [_normalise_grader(s) for s in row.get("scores") or [] if isinstance(s, dict)]
@@ -241,19 +189,24 @@ def _decode_row(raw: bytes, where: SourceLocation) -> TestResult:
         )
     fast = _typed_row(raw)
     if fast is not None:
-        return fast
+        return checked_row(fast, where.file, where.line)
     try:
         data = _DECODER.decode(raw)
     except msgspec.DecodeError as exc:
+        if (literal := non_finite_literal(raw)) is not None:
+            raise LoadError(literal, location=where, hint=ROW_NUMBER_HINT) from None
         raise LoadError(
             f"not valid JSON: {exc}", location=where, hint="each line must be one JSON object"
         ) from None
     if not isinstance(data, dict):
         raise LoadError("a results row must be a JSON object", location=where)
     try:
-        return msgspec.convert(normalise_row(data), TestResult, strict=False)
+        row = msgspec.convert(normalise_row(data), TestResult, strict=False)
+    except RowNumberError as exc:
+        raise LoadError(str(exc), location=where, hint=ROW_NUMBER_HINT) from None
     except (msgspec.ValidationError, ValueError, OverflowError, TypeError) as exc:
         raise LoadError(f"not a results row: {exc}", location=where) from None
+    return checked_row(row, where.file, where.line)
 
 
 def decode_row(raw: bytes, file: str, line: int = 0) -> TestResult:

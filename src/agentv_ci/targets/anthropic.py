@@ -16,7 +16,7 @@ from agentv_ci.plugins import TargetRequest
 from agentv_ci.prompting import content_text
 from agentv_ci.targets.config import MODEL_FIELD_ALIASES
 from agentv_ci.targets.http import client_for
-from agentv_ci.targets.model_reply import reply_response
+from agentv_ci.targets.model_reply import reply_response, reported_usage, require_answer
 from agentv_ci.targets.pricing import Price
 from agentv_ci.targets.system_prompt import with_default_system
 
@@ -66,6 +66,8 @@ def to_anthropic_payload(messages: list[Message]) -> tuple[str | None, list[dict
 
 
 def parse_message(body: Any) -> tuple[str, list[ToolCall], TokenUsage | None]:
+    """Text, tool calls and usage of a Messages API reply. A malformed body, a refusal
+    (`stop_reason: refusal`) and a reply with neither text nor tool use raise TargetError."""
     if not isinstance(body, dict) or not isinstance(body.get("content"), list):
         raise TargetError(f"malformed Anthropic message (no content list): {str(body)[:200]}")
     texts: list[str] = []
@@ -79,15 +81,22 @@ def parse_message(body: Any) -> tuple[str, list[ToolCall], TokenUsage | None]:
             calls.append(
                 ToolCall(tool=str(block.get("name", "")), input=block.get("input"), id=block.get("id"))
             )
+    text = "".join(texts)
+    stop = body.get("stop_reason")
+    shown_stop = f"stop_reason: {stop}" if isinstance(stop, str) else None
+    if stop == "refusal":  # Claude declined: whatever text came first is not the answer
+        require_answer("anthropic", text, calls, stop=shown_stop, refusal=text or shown_stop)
+    require_answer("anthropic", text, calls, stop=shown_stop)
     usage_body = body.get("usage")
     usage = None
     if isinstance(usage_body, dict):
-        usage = TokenUsage(
-            input=int(usage_body.get("input_tokens") or 0),
-            output=int(usage_body.get("output_tokens") or 0),
+        usage = reported_usage(
+            "anthropic",
+            input=usage_body.get("input_tokens"),
+            output=usage_body.get("output_tokens"),
             cached=usage_body.get("cache_read_input_tokens"),
         )
-    return "".join(texts), calls, usage
+    return text, calls, usage
 
 
 class AnthropicTarget:

@@ -23,11 +23,15 @@ from agentv_ci.plugins import TargetRequest
 from agentv_ci.prompting import content_text
 from agentv_ci.targets.config import MODEL_FIELD_ALIASES
 from agentv_ci.targets.http import client_for
-from agentv_ci.targets.model_reply import reply_response
+from agentv_ci.targets.model_reply import reply_response, reported_usage, require_answer
 from agentv_ci.targets.pricing import Price
 from agentv_ci.targets.system_prompt import with_default_system
 
 GEMINI_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
+# finishReason values that mean a filter stopped the answer (Google's FinishReason enum)
+BLOCKED_FINISH_REASONS = frozenset(
+    {"SAFETY", "RECITATION", "LANGUAGE", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"}
+)
 
 
 class GeminiConfig(msgspec.Struct, omit_defaults=True):
@@ -70,7 +74,9 @@ def to_gemini_request(messages: list[Message]) -> dict[str, Any]:
 
 
 def parse_generate_content(body: Any) -> tuple[str, list[ToolCall], TokenUsage | None]:
-    """Text, tool calls and usage of a generateContent reply; a blocked or empty reply is a TargetError."""
+    """Text, tool calls and usage of a generateContent reply. A blocked prompt, a reply stopped by a
+    safety filter (`finishReason: SAFETY` and the like) and one with neither text nor function calls
+    (thought summaries are not the answer) raise TargetError."""
     if not isinstance(body, dict):
         raise TargetError(f"malformed Gemini reply (not an object): {str(body)[:200]}")
     candidates = body.get("candidates")
@@ -80,11 +86,14 @@ def parse_generate_content(body: Any) -> tuple[str, list[ToolCall], TokenUsage |
         detail = f"prompt blocked ({reason})" if reason else f"no candidates: {str(body)[:200]}"
         raise TargetError(f"Gemini returned no answer: {detail}")
     candidate = candidates[0]
+    reason = candidate.get("finishReason")
+    stop = f"finishReason: {reason}" if isinstance(reason, str) else None
+    if reason in BLOCKED_FINISH_REASONS:  # stopped by a safety or policy filter: not an answer
+        require_answer("gemini", "", [], stop=stop, refusal=f"the reply was blocked ({stop})")
     content = candidate.get("content")
     parts = content.get("parts") if isinstance(content, dict) else None
     if not isinstance(parts, list):
-        reason = candidate.get("finishReason", "unknown")
-        raise TargetError(f"Gemini returned no content (finishReason {reason})")
+        raise TargetError(f"gemini: the reply had no content ({stop or 'no finishReason'})")
     texts: list[str] = []
     calls: list[ToolCall] = []
     for part in parts:
@@ -95,19 +104,28 @@ def parse_generate_content(body: Any) -> tuple[str, list[ToolCall], TokenUsage |
         call = part.get("functionCall")
         if isinstance(call, dict):
             calls.append(ToolCall(tool=str(call.get("name", "")), input=call.get("args"), id=call.get("id")))
-    return "".join(texts), calls, _usage(body.get("usageMetadata"))
+    text = "".join(texts)
+    require_answer("gemini", text, calls, stop=stop)
+    return text, calls, _usage(body.get("usageMetadata"))
 
 
 def _usage(metadata: Any) -> TokenUsage | None:
     if not isinstance(metadata, dict):
         return None
     thoughts = metadata.get("thoughtsTokenCount")
-    cached = metadata.get("cachedContentTokenCount")
+    counted = reported_usage(
+        "gemini",
+        input=metadata.get("promptTokenCount"),
+        output=metadata.get("candidatesTokenCount"),
+        cached=metadata.get("cachedContentTokenCount"),
+        reasoning=thoughts,
+    )
+    # Thinking tokens are billed as output: counted there too, and shown as `reasoning`.
     return TokenUsage(
-        input=int(metadata.get("promptTokenCount") or 0),
-        output=int(metadata.get("candidatesTokenCount") or 0) + int(thoughts or 0),
-        cached=int(cached) if isinstance(cached, int) else None,
-        reasoning=int(thoughts) if isinstance(thoughts, int) else None,
+        input=counted.input,
+        output=counted.output + (counted.reasoning or 0),
+        cached=counted.cached,
+        reasoning=counted.reasoning,
     )
 
 

@@ -18,7 +18,7 @@ from agentv_ci.plugins import TargetRequest
 from agentv_ci.prompting import content_text
 from agentv_ci.targets.config import MODEL_FIELD_ALIASES
 from agentv_ci.targets.http import client_for
-from agentv_ci.targets.model_reply import reply_response
+from agentv_ci.targets.model_reply import reply_response, reported_usage, require_answer
 from agentv_ci.targets.pricing import Price
 from agentv_ci.targets.system_prompt import with_default_system
 
@@ -74,10 +74,15 @@ def _parse_arguments(raw: Any) -> Any:
         return raw
 
 
-def parse_chat_completion(body: Any) -> tuple[str, list[ToolCall], TokenUsage | None]:
-    """Text, tool calls and usage of a chat-completions body; malformed bodies raise TargetError."""
+def parse_chat_completion(
+    body: Any, provider: str = "openai"
+) -> tuple[str, list[ToolCall], TokenUsage | None]:
+    """Text, tool calls and usage of a chat-completions body. A malformed body, a refusal (the
+    `refusal` field, or `finish_reason: content_filter`) and a reply with neither content nor tool
+    calls (`content: null`) raise TargetError naming `provider`."""
     try:
-        message = body["choices"][0]["message"]
+        choice = body["choices"][0]
+        message = choice["message"]
     except (KeyError, IndexError, TypeError):
         raise TargetError(f"malformed chat completion (no choices[0].message): {str(body)[:200]}") from None
     if not isinstance(message, dict):
@@ -94,14 +99,26 @@ def parse_chat_completion(body: Any) -> tuple[str, list[ToolCall], TokenUsage | 
         for call in message.get("tool_calls") or []
         if isinstance(call, dict)
     ]
+    finish = choice.get("finish_reason") if isinstance(choice, dict) else None
+    refusal = message.get("refusal")
+    if finish == "content_filter" and not (isinstance(refusal, str) and refusal.strip()):
+        refusal = "the reply was filtered (finish_reason: content_filter)"
+    require_answer(
+        provider,
+        text,
+        calls,
+        stop=f"finish_reason: {finish}" if isinstance(finish, str) else None,
+        refusal=refusal if isinstance(refusal, str) else None,
+    )
     usage_body = body.get("usage") if isinstance(body, dict) else None
     usage = None
     if isinstance(usage_body, dict):
         details = usage_body.get("prompt_tokens_details") or {}
         completion = usage_body.get("completion_tokens_details") or {}
-        usage = TokenUsage(
-            input=int(usage_body.get("prompt_tokens") or 0),
-            output=int(usage_body.get("completion_tokens") or 0),
+        usage = reported_usage(
+            provider,
+            input=usage_body.get("prompt_tokens"),
+            output=usage_body.get("completion_tokens"),
             cached=details.get("cached_tokens") if isinstance(details, dict) else None,
             reasoning=completion.get("reasoning_tokens") if isinstance(completion, dict) else None,
         )
@@ -113,6 +130,7 @@ class OpenAITarget:
 
     Config: ClassVar[type[msgspec.Struct]] = OpenAIConfig
     API_KEY_ENV: ClassVar[str] = "OPENAI_API_KEY"
+    PROVIDER: ClassVar[str] = "openai"  # names the target kind in a reply's errors
     FIELD_ALIASES: ClassVar[Mapping[str, str]] = MODEL_FIELD_ALIASES
 
     def __init__(self, name: str, config: OpenAIConfig, *, base_dir: Path) -> None:
@@ -148,7 +166,7 @@ class OpenAITarget:
         started = time.perf_counter()
         path, params = self._path()
         body = await self._client.post_json(path, self._payload(request), params=params)
-        text, calls, usage = parse_chat_completion(body)
+        text, calls, usage = parse_chat_completion(body, self.PROVIDER)
         model = str((body.get("model") if isinstance(body, dict) else None) or self.model)
         return reply_response(
             text,
@@ -173,6 +191,7 @@ class AzureTarget(OpenAITarget):
 
     Config: ClassVar[type[msgspec.Struct]] = AzureConfig
     API_KEY_ENV: ClassVar[str] = "AZURE_OPENAI_API_KEY"
+    PROVIDER: ClassVar[str] = "azure"
     REQUIRED_FIELDS: ClassVar[tuple[str, ...]] = ("endpoint",)
     FIELD_ALIASES: ClassVar[dict[str, str]] = {
         "resource": "endpoint",

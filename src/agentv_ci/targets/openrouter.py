@@ -31,6 +31,7 @@ class OpenRouterTarget(OpenAITarget):
 
     Config: ClassVar[type[msgspec.Struct]] = OpenRouterConfig
     API_KEY_ENV: ClassVar[str] = "OPENROUTER_API_KEY"
+    PROVIDER: ClassVar[str] = "openrouter"
     REQUIRED_FIELDS: ClassVar[tuple[str, ...]] = ("model",)
     FIELD_ALIASES: ClassVar[dict[str, str]] = {
         **OpenAITarget.FIELD_ALIASES,

@@ -99,6 +99,24 @@ def test_a_failed_run_is_an_execution_error_with_what_the_agent_said(
         invoke(_target(), make_request("hi"))
 
 
+def test_a_run_that_ends_with_no_answer_is_an_execution_error_not_an_empty_answer(
+    agent_log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Exit 0, a success result, but no text and no tool call: nothing to grade.
+    stream_file(
+        tmp_path,
+        [
+            {"type": "system", "subtype": "init"},
+            {"type": "result", "subtype": "success", "is_error": False, "result": ""},
+        ],
+        monkeypatch,
+    )
+    with pytest.raises(
+        TargetError, match=r"^Claude Code: the agent gave no answer \(no text, no tool calls\)$"
+    ):
+        invoke(_target(), make_request("hi"))
+
+
 def test_without_workspace_or_cwd_it_runs_in_a_fresh_directory_removed_after(agent_log: Path) -> None:
     invoke(_target(), make_request("hi"))
     cwd = Path(starts(agent_log)[0]["cwd"])

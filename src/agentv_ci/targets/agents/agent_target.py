@@ -126,7 +126,11 @@ class AgentCliTarget:
                 timeout_s=timeout,
                 agent=self.AGENT,
             )
-            return self.finish(reader, transcript, outcome)
+            response = self.finish(reader, transcript, outcome)
+            if not response.text.strip() and not transcript.tool_calls():
+                # Exited 0 having said and done nothing: no answer, never graded as an empty string.
+                raise TargetError(f"{self.AGENT}: the agent gave no answer (no text, no tool calls)")
+            return response
         finally:
             if temporary is not None:
                 shutil.rmtree(temporary, ignore_errors=True)

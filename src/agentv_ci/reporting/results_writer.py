@@ -1,0 +1,78 @@
+"""Writing `index.jsonl`: one row a line, flushed at once, every secret the run knows redacted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+import msgspec
+
+from agentv_ci.model.result import TestResult
+from agentv_ci.security.redaction import SECRETS
+
+__all__ = ["ResultsWriter"]
+
+_ENCODER = msgspec.json.Encoder()
+
+
+class ResultsWriter:
+    """Append `TestResult` rows to `index.jsonl`, one line each, flushed at once (a crash loses nothing
+    finished). Use as a context manager; creates parent directories."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._handle: IO[bytes] | None = None
+        self._buffer = bytearray()
+
+    def __enter__(self) -> ResultsWriter:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._handle = self.path.open("ab")
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def append(self, result: TestResult) -> TestResult:
+        """Write `result` as one line; returns the row as written: with every secret the run knows
+        replaced by `***` (security.redaction), so what is kept in memory and reported later (and
+        truncated there) holds no secret either."""
+        if self._handle is None:
+            raise RuntimeError("ResultsWriter used outside its `with` block")
+        self._buffer.clear()
+        try:
+            _ENCODER.encode_into(result, self._buffer)
+        except UnicodeEncodeError:  # a lone surrogate in model text: keep the row, replace the char
+            self._buffer.clear()
+            _ENCODER.encode_into(_scrub(msgspec.to_builtins(result)), self._buffer)
+        if SECRETS and SECRETS.contains_bytes(self._buffer):
+            result = _redacted(result)
+            self._buffer.clear()
+            _ENCODER.encode_into(result, self._buffer)
+        self._buffer.extend(b"\n")
+        self._handle.write(self._buffer)
+        self._handle.flush()
+        return result
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+
+def _redacted(result: TestResult) -> TestResult:
+    """`result` with every string in it redacted (answers, error bodies, grader details...)."""
+    tree = SECRETS.redact_tree(_scrub(msgspec.to_builtins(result)))
+    return msgspec.convert(tree, TestResult)
+
+
+def _scrub(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_scrub(k): _scrub(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(v) for v in value]
+    return value
