@@ -281,11 +281,18 @@ def _suite_lines(s: SuiteComparison, comparison: Comparison) -> list[str]:
 
 
 def _render_table(comparison: Comparison) -> str:
-    from agentv_ci.text_safety import clean_text, neutralise_workflow_commands
+    from agentv_ci.text_safety import clean_text, neutralise_workflow_commands, printable
 
     header = ("status", "test", "base", "head", "delta", "detail")
     rows = [
-        (t.status, t.label, _fmt(t.base_score), _fmt(t.head_score), _fmt(t.delta, True), t.describe())
+        (
+            t.status,
+            printable(t.label),
+            _fmt(t.base_score),
+            _fmt(t.head_score),
+            _fmt(t.delta, True),
+            printable(t.describe()),
+        )
         for t in _sorted_rows(comparison)
     ]
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header) - 1)]
@@ -295,7 +302,7 @@ def _render_table(comparison: Comparison) -> str:
     ]
     lines.append("")
     for s in [*comparison.suites, comparison.overall]:
-        lines.extend(_suite_lines(s, comparison))
+        lines.extend(printable(line) for line in _suite_lines(s, comparison))
     return neutralise_workflow_commands(clean_text("\n".join(line.rstrip() for line in lines)))
 
 

@@ -1,9 +1,15 @@
-"""Make untrusted text (model answers, grader evidence) safe for reports and logs.
+"""Make untrusted text (model answers, grader evidence, test ids, file names, YAML keys) safe for
+reports and logs.
 
 Model output may contain lone surrogates, ANSI escapes, XML-illegal control characters, raw HTML,
 `@mentions` that would ping people in a PR comment, and `::` GitHub workflow commands that the
 Actions runner would execute when the text reaches the job log. Every reporter passes model text
 through these functions before writing it.
+
+For the console: `printable` shows one value on one line (every control character, line break and
+bidirectional override as a visible escape such as `\\n` or `\\x1b`); `escape_controls` does the same
+but keeps line breaks and tabs, for text we lay out ourselves. The console streams apply
+`escape_controls` and `neutralise_workflow_commands` to everything printed (security.streams).
 """
 
 from __future__ import annotations
@@ -12,10 +18,12 @@ import re
 
 __all__ = [
     "clean_text",
+    "escape_controls",
     "escape_markdown_inline",
     "excerpt",
     "fenced_block",
     "neutralise_workflow_commands",
+    "printable",
 ]
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
@@ -29,6 +37,15 @@ _MAYBE_COMMAND = re.compile(r":(?::|%3A)|##\[", re.IGNORECASE)
 _NEEDS_CLEANING = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\udfff]")
 _ZWSP = "\u200b"
 _TAG_OPEN = re.compile(r"<(?=[A-Za-z/!?])")
+# What a terminal or the Actions runner could act on: C0 and C1 controls (ESC starts ANSI and OSC
+# sequences, BEL ends OSC, CR moves to the line start, U+009B/U+009D are 8-bit CSI/OSC), DEL, Unicode
+# line and paragraph separators, bidirectional overrides (text that reads differently than it is),
+# and lone surrogates (not encodable).
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNPRINTABLE_BUT_LAYOUT = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def clean_text(text: str) -> str:
@@ -38,6 +55,34 @@ def clean_text(text: str) -> str:
     text = text.encode("utf-8", "replace").decode("utf-8")
     text = _ANSI.sub("", text)
     return _ILLEGAL.sub("", text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    named = _NAMED_ESCAPES.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(value: object) -> str:
+    """`value` as one line of plain text: each control character (CR, LF, TAB, ESC, BEL, ...), line
+    separator and bidirectional override shown as a visible escape (`\\n`, `\\x1b`, `\\u202e`), so a
+    file name or test id can neither add a line, nor move the cursor, nor send a terminal sequence."""
+    text = value if isinstance(value, str) else str(value)
+    if _UNPRINTABLE.search(text) is None:
+        return text
+    return _UNPRINTABLE.sub(_escape, text)
+
+
+def escape_controls(text: str) -> str:
+    """As `printable`, but line feeds and tabs stay (and CRLF becomes LF): for text laid out in lines."""
+    if _UNPRINTABLE_BUT_LAYOUT.search(text) is None:
+        return text
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")
+    return _UNPRINTABLE_BUT_LAYOUT.sub(_escape, text)
 
 
 def excerpt(text: str | None, limit: int) -> str:

@@ -26,6 +26,8 @@ from agentv_ci.model.result import RunSummary
 from agentv_ci.running.session import RunRequest
 from agentv_ci.security.child_env import pass_through
 from agentv_ci.security.redaction import redact, register_secret
+from agentv_ci.security.streams import print_workflow_command
+from agentv_ci.text_safety import printable
 
 Echo = Callable[[str], None]
 
@@ -82,11 +84,14 @@ class ActionRun:
     # -- messages ---------------------------------------------------------------------------------
 
     def notice(self, text: str) -> None:
-        self.echo(workflow_command("notice", text, title="agentv-ci") if self.in_actions else f"note: {text}")
+        if self.in_actions:
+            print_workflow_command(workflow_command("notice", text, title="agentv-ci"))
+        else:
+            self.echo(f"note: {text}")
 
     def warning(self, text: str) -> None:
         if self.in_actions:
-            self.echo(workflow_command("warning", text, title="agentv-ci"))
+            print_workflow_command(workflow_command("warning", text, title="agentv-ci"))
         else:
             self.warn(f"warning: {text}")
 
@@ -119,6 +124,7 @@ class ActionRun:
         if not (self.inputs.changed_only and base and (self.run.is_pull_request or self.inputs.base_ref)):
             return paths, {}, None
         from agentv_ci.selection import changed_files, select_changed_evals
+        from agentv_ci.selection.render import selected_line
 
         changes = changed_files(self.workspace, base, "HEAD")
         self._merge_base = changes.merge_base
@@ -126,7 +132,7 @@ class ActionRun:
             paths, changes, repo_root=self.workspace, env=self.env, select_all_on=self.inputs.select_all_on
         )
         for removed in selection.removed:
-            self.notice(f"eval removed by this change: {removed}")
+            self.notice(f"eval removed by this change: {printable(removed)}")
         if not selection.selected:
             note = (
                 f"No eval is affected by the changes since {changes.merge_base[:12]} "
@@ -135,7 +141,7 @@ class ActionRun:
             return [], {}, note
         self.echo(f"selected {len(selection.selected)} of {selection.total} eval file(s):")
         for chosen in selection.selected:
-            self.echo(f"  {_relative(chosen.path, self.workspace)}: {'; '.join(chosen.reasons)}")
+            self.echo(selected_line(_relative(chosen.path, self.workspace), chosen.reasons))
         return [s.path for s in selection.selected], selection.as_summary_selection(), None
 
     def merge_base(self) -> str | None:
@@ -307,7 +313,7 @@ class ActionRun:
         from agentv_ci.github.annotations import annotations
 
         for line in annotations(summary, decision, repo_root=self.workspace):
-            self.echo(line)
+            print_workflow_command(line)
 
     def comment(
         self, summary: RunSummary, decision: GateDecision, baseline: Baseline, *, note: str | None = None
@@ -375,7 +381,7 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
 
     def failed(exc: AgentvCiError) -> None:
         if in_actions:  # an annotation on the run page; the error boundary prints the rest
-            print(workflow_command("error", exc.message, title="agentv-ci"), flush=True)
+            print_workflow_command(workflow_command("error", exc.message, title="agentv-ci"))
         from agentv_ci.github.outputs import write_outputs
 
         write_outputs({"verdict": "error"}, env=environment)

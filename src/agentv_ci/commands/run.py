@@ -260,7 +260,7 @@ def _changed_selection(
     import os
 
     from agentv_ci.selection.discover import base_ref, discover_changed_evals
-    from agentv_ci.selection.render import headline
+    from agentv_ci.selection.render import headline, selected_line
 
     selection = discover_changed_evals(
         paths,
@@ -272,5 +272,5 @@ def _changed_selection(
     )
     typer.echo(headline(selection), err=bool(selection.selected))
     for picked in selection.selected:
-        typer.echo(f"  {picked.repo_path}: {'; '.join(picked.reasons)}", err=True)
+        typer.echo(selected_line(picked.repo_path, picked.reasons), err=True)
     return selection

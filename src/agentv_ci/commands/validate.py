@@ -45,7 +45,12 @@ def validate_command(
         typer.echo(f"error: --format must be one of {', '.join(FORMATS)}, got {output_format!r}", err=True)
         raise SystemExit(2)
     from agentv_ci.loading.discovery import check_paths_exist
-    from agentv_ci.validation.output_formats import render_github, render_json, render_text
+    from agentv_ci.validation.output_formats import (
+        github_commands,
+        github_conclusion,
+        render_json,
+        render_text,
+    )
     from agentv_ci.validation.sarif_output import render_sarif
     from agentv_ci.validation.validator import validate_paths
 
@@ -58,8 +63,15 @@ def validate_command(
         targets_file=targets_file,
         cli_targets=tuple(target or ()),
     )
-    renderers = {"text": render_text, "json": render_json, "github": render_github, "sarif": render_sarif}
-    typer.echo(renderers[output_format](report))
+    if output_format == "github":
+        from agentv_ci.security.streams import print_workflow_command
+
+        for line in github_commands(report):
+            print_workflow_command(line)
+        typer.echo(github_conclusion(report))
+    else:
+        renderers = {"text": render_text, "json": render_json, "sarif": render_sarif}
+        typer.echo(renderers[output_format](report))
     if not report.files:
         typer.echo(f"error: no eval files found in {', '.join(str(p) for p in targets)}", err=True)
         raise SystemExit(2)

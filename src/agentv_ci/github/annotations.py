@@ -25,11 +25,12 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Literal
 
 from agentv_ci.gating import GateDecision
+from agentv_ci.github.workflow_commands import escape_data, escape_property
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.reporting.details import failing_graders, grader_failure_text, repo_relative, test_label
 from agentv_ci.reporting.stored_results import aggregated
 from agentv_ci.reporting.totals import outcome_of
-from agentv_ci.text_safety import excerpt, neutralise_workflow_commands
+from agentv_ci.text_safety import excerpt, neutralise_workflow_commands, printable
 
 __all__ = ["annotations", "escape_data", "escape_property", "workflow_command"]
 
@@ -37,16 +38,6 @@ Level = Literal["error", "warning", "notice"]
 _MESSAGE_LIMIT = 1000  # characters of message before escaping; the log line stays readable
 _TITLE_LIMIT = 200
 _WORSE_BUT_PASSING = ("regressed", "possible regression")
-
-
-def escape_data(text: str) -> str:
-    """@actions/core `escapeData`: `%`, CR and LF percent-encoded."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    """@actions/core `escapeProperty`: `escapeData` plus `:` and `,`."""
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def _safe(text: str, limit: int) -> str:
@@ -58,10 +49,11 @@ def _safe(text: str, limit: int) -> str:
 def workflow_command(
     level: Level, message: str, *, file: str | None = None, line: int | None = None, title: str | None = None
 ) -> str:
-    """One `::level file=...,line=...,title=...::message` line, every part escaped and made inert."""
+    """One `::level file=...,line=...,title=...::message` line, every part escaped and made inert
+    (print it with security.streams.print_workflow_command)."""
     properties = []
     if file:
-        properties.append(f"file={escape_property(file)}")
+        properties.append(f"file={escape_property(printable(file))}")
         if line is not None and line > 0:
             properties.append(f"line={line}")
     if title:

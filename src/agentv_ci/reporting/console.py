@@ -8,7 +8,7 @@ from agentv_ci.model.result import RunSummary
 from agentv_ci.reporting.plan_check import PLAN_UNKNOWN
 from agentv_ci.reporting.tally import CONSOLE_LISTED, tally_of
 from agentv_ci.reporting.totals import Totals, outcome_of
-from agentv_ci.text_safety import clean_text, neutralise_workflow_commands
+from agentv_ci.text_safety import clean_text, neutralise_workflow_commands, printable
 
 if TYPE_CHECKING:
     from agentv_ci.gating import GateDecision
@@ -60,7 +60,7 @@ def render_console(summary: RunSummary, decision: GateDecision | None) -> str:
     header = ("suite", "tests", "pass", "fail", "error", "rate", "mean", "cost", "tokens", "time")
     rows = [
         (
-            t.name,
+            printable(t.name),
             str(t.tests),
             str(t.passed),
             str(t.failed),
@@ -91,7 +91,8 @@ def render_console(summary: RunSummary, decision: GateDecision | None) -> str:
         for r in listed[:_FAILED_LISTED]:
             kind = "ERROR" if outcome_of(r) == "error" else "FAIL "
             why = r.error or f"score {r.score:.3f} < {r.threshold:.2f}"
-            lines.append(f"  {kind} {r.suite}/{r.test_id} [{r.target}]: {first_line_excerpt(why)}")
+            name = printable(f"{r.suite}/{r.test_id} [{r.target}]")  # ids are data: one line each
+            lines.append(f"  {kind} {name}: {printable(first_line_excerpt(why))}")
         if bad > _FAILED_LISTED:
             lines.append(f"  ... and {bad - _FAILED_LISTED} more")
     if summary.budget_exhausted:
@@ -104,7 +105,7 @@ def render_console(summary: RunSummary, decision: GateDecision | None) -> str:
         lines.append(baseline_log_line(summary.baseline))
     if decision is not None:
         lines.append("")
-        lines.extend(f"  note: {n}" for n in decision.notes[:10])
-        lines.append(f"RESULT: {decision.verdict}")
-        lines.extend(f"  - {reason}" for reason in decision.reasons[1:10])
+        lines.extend(f"  note: {printable(n)}" for n in decision.notes[:10])
+        lines.append(f"RESULT: {printable(decision.verdict)}")
+        lines.extend(f"  - {printable(reason)}" for reason in decision.reasons[1:10])
     return neutralise_workflow_commands(clean_text("\n".join(lines)))

@@ -117,8 +117,9 @@ def _text(text: str) -> str:
 
 def _attr(text: str) -> str:
     """An attribute value escaped as ElementTree escapes it: as text, and quotes, newlines and tabs as
-    references too (a parser normalises raw ones in attributes to spaces)."""
-    text = _text(text)
+    references too (a parser normalises raw ones in attributes to spaces). Workflow commands (`::` at
+    a line start, `##[` anywhere) are broken first: test reporters echo names and messages to the log."""
+    text = _text(neutralise_workflow_commands(text))
     if '"' in text:
         text = text.replace('"', "&quot;")
     if "\n" in text:

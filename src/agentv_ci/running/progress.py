@@ -9,6 +9,7 @@ from typing import TextIO
 
 from agentv_ci.model.result import TestResult
 from agentv_ci.reporting.console import first_line_excerpt
+from agentv_ci.text_safety import printable
 
 _LABELS = {"ok": "PASS", "quality_failure": "FAIL", "execution_error": "ERROR", "not_run": "NOT RUN"}
 
@@ -25,9 +26,10 @@ def result_line(result: TestResult) -> str:
     if result.execution_status == "ok" and result.verdict == "skip":
         label = "SKIP"
     duration = f" {result.duration_ms:.0f}ms" if result.duration_ms is not None else ""
-    line = f"{label:7} {result.suite}/{result.test_id} [{result.target}] score={result.score:.2f}{duration}"
+    name = printable(f"{result.suite}/{result.test_id} [{result.target}]")  # ids are data: one line
+    line = f"{label:7} {name} score={result.score:.2f}{duration}"
     if result.error and result.execution_status != "quality_failure":
-        line += f" - {first_line_excerpt(result.error)}"
+        line += f" - {printable(first_line_excerpt(result.error))}"
     return line
 
 
@@ -62,10 +64,15 @@ class Progress:
         filled = int(width * self.done / self.total) if self.total else width
         bar = "#" * filled + "-" * (width - filled)
         counts = self.counts
-        self.stream.write(
-            f"\r[{bar}] {self.done}/{self.total} pass {counts['ok']} fail {counts['quality_failure']} "
+        text = (
+            f"[{bar}] {self.done}/{self.total} pass {counts['ok']} fail {counts['quality_failure']} "
             f"error {counts['execution_error']}"
         )
+        redraw = getattr(self.stream, "redraw", None)  # the console's own CR (security.streams)
+        if callable(redraw):
+            redraw(text)
+        else:
+            self.stream.write("\r" + text)
         self.stream.flush()
 
     def finish(self) -> None:

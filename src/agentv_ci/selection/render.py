@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agentv_ci.selection.select import Selection
+from agentv_ci.text_safety import printable
 
 
 def compared(selection: Selection) -> str:
@@ -11,7 +12,7 @@ def compared(selection: Selection) -> str:
     head = f"{changes.head} and the work tree" if changes.include_uncommitted else changes.head
     count = len(changes.files)
     return (
-        f"{changes.base} and {head} (merge-base {changes.merge_base[:12]}, "
+        f"{printable(changes.base)} and {printable(head)} (merge-base {changes.merge_base[:12]}, "
         f"{count} changed file{'' if count == 1 else 's'})"
     )
 
@@ -27,14 +28,20 @@ def headline(selection: Selection) -> str:
 
 
 def render_selection(selection: Selection) -> str:
-    """The headline, each selected eval (repo-relative) with its reasons, then the removed evals."""
+    """The headline, each selected eval (repo-relative) with its reasons, then the removed evals.
+    Paths and reasons are data (a file name may hold a line feed): each is printed on one line."""
     lines = [headline(selection)]
     if selection.all_reason is not None:
-        lines.append(selection.all_reason)
-        lines += [picked.repo_path for picked in selection.selected]
+        lines.append(printable(selection.all_reason))
+        lines += [printable(picked.repo_path) for picked in selection.selected]
     else:
         for picked in selection.selected:
-            lines.append(picked.repo_path)
-            lines += [f"  - {reason}" for reason in picked.reasons]
-    lines += [f"removed: {path}" for path in selection.removed]
+            lines.append(printable(picked.repo_path))
+            lines += [f"  - {printable(reason)}" for reason in picked.reasons]
+    lines += [f"removed: {printable(path)}" for path in selection.removed]
     return "\n".join(lines)
+
+
+def selected_line(repo_path: str, reasons: list[str]) -> str:
+    """`  PATH: REASON; REASON` for one selected eval (`run --changed`, the Action), on one line."""
+    return f"  {printable(repo_path)}: {'; '.join(printable(r) for r in reasons)}"

@@ -22,10 +22,15 @@ class Diagnostic(msgspec.Struct, frozen=True, omit_defaults=True):
     hint: str | None = None
 
     def render(self) -> str:
-        where = self.file if self.line <= 0 else f"{self.file}:{self.line}:{self.col or 1}"
-        text = f"{where}: {self.severity}[{self.code}]: {self.message}"
+        """`file:line:col: severity[CODE]: message` and an indented hint line. The message and hint
+        quote user data (YAML keys, names, paths): each is shown on one line, controls escaped."""
+        from agentv_ci.text_safety import printable
+
+        file = printable(self.file)
+        where = file if self.line <= 0 else f"{file}:{self.line}:{self.col or 1}"
+        text = f"{where}: {self.severity}[{self.code}]: {printable(self.message)}"
         if self.hint:
-            text += f"\n  hint: {self.hint}"
+            text += f"\n  hint: {printable(self.hint)}"
         return text
 
 

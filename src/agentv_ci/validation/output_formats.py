@@ -51,23 +51,29 @@ def render_json(report: ValidationReport) -> str:
     return json.dumps(payload, indent=2)
 
 
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+def github_commands(report: ValidationReport) -> list[str]:
+    """GitHub workflow commands, one per diagnostic: `::error file=...,line=...,col=...,title=...::message`
+    (print each with security.streams.print_workflow_command)."""
+    from agentv_ci.github.workflow_commands import escape_data, escape_property
+    from agentv_ci.text_safety import neutralise_workflow_commands, printable
+
+    lines = []
+    for d in report.diagnostics:
+        props = [f"file={escape_property(printable(display_path(d.file)))}"]
+        if d.line > 0:
+            props += [f"line={d.line}", f"col={d.col or 1}"]
+        props.append(f"title={escape_property(printable(d.code))}")
+        message = printable(d.message) + (f"\nhint: {printable(d.hint)}" if d.hint else "")
+        data = escape_data(neutralise_workflow_commands(message))
+        lines.append(f"::{d.severity} {','.join(props)}::{data}")
+    return lines
 
 
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+def github_conclusion(report: ValidationReport) -> str:
+    """The plain last line of `--format github`."""
+    return f"{report.errors} error(s), {report.warnings} warning(s) in {len(report.files)} file(s)"
 
 
 def render_github(report: ValidationReport) -> str:
-    """GitHub workflow commands: `::error file=...,line=...,col=...,title=...::message`."""
-    lines = []
-    for d in report.diagnostics:
-        props = [f"file={_escape_property(display_path(d.file))}"]
-        if d.line > 0:
-            props += [f"line={d.line}", f"col={d.col or 1}"]
-        props.append(f"title={_escape_property(d.code)}")
-        message = d.message + (f"\nhint: {d.hint}" if d.hint else "")
-        lines.append(f"::{d.severity} {','.join(props)}::{_escape_data(message)}")
-    lines.append(f"{report.errors} error(s), {report.warnings} warning(s) in {len(report.files)} file(s)")
-    return "\n".join(lines)
+    """`github_commands` and the conclusion as one text."""
+    return "\n".join([*github_commands(report), github_conclusion(report)])
