@@ -234,6 +234,16 @@ def _distribution(site: Path, name: str, version: str, entry_points: str) -> Non
     (dist / "entry_points.txt").write_text(entry_points)
 
 
+def install_distribution(
+    site: Path, name: str, version: str, *, module: str, source: str, entry_points: str
+) -> Path:
+    """One more distribution in `site`: `module`.py holding `source`, and its entry points."""
+    site.mkdir(parents=True, exist_ok=True)
+    (site / f"{module}.py").write_text(textwrap.dedent(source))
+    _distribution(site, name, version, entry_points)
+    return site
+
+
 def install_fake_plugins(site: Path) -> Path:
     """Both fake distributions in `site`; returns `site`."""
     site.mkdir(parents=True, exist_ok=True)

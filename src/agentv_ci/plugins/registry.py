@@ -5,6 +5,10 @@ for its name, so a broken plugin never disturbs a run that does not use it. When
 fails once per process, with one message naming its entry point, distribution and version and what
 is wrong; later requests get the same `ConfigError`. Two distributions registering one name is an
 error for that name only, naming both.
+
+Built-in names are reserved: a third-party entry point that registers one (a grader `contains`, a
+target `openai`, a reporter `junit`) never takes it. The built-in keeps working; the claimant is
+reported as broken in `agentv-ci plugins` and in one warning on stderr per process.
 """
 
 from __future__ import annotations
@@ -20,12 +24,19 @@ if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
 __all__ = [
+    "CORE_DISTRIBUTION",
     "PluginFailure",
     "PluginInfo",
+    "describe_plugin",
+    "fault_text",
     "list_plugins",
     "load_plugin_class",
+    "plugin_origin",
     "register_for_tests",
+    "reserved_name_problem",
 ]
+
+CORE_DISTRIBUTION = "agentv-ci"
 
 
 @dataclass(frozen=True)
@@ -41,6 +52,16 @@ class PluginInfo:
     @property
     def kind(self) -> str:
         return KINDS[self.namespace]
+
+    @property
+    def builtin(self) -> bool:
+        """Registered by agentv-ci itself."""
+        return self.distribution == CORE_DISTRIBUTION and self.entry_point.startswith("agentv_ci.")
+
+    @property
+    def described(self) -> str:
+        """`grader plugin 'x' from dist 1.0 (entry point mod:Class)`, for messages."""
+        return f"{self.kind} plugin {self.name!r} from {self.origin} (entry point {self.entry_point})"
 
     @property
     def origin(self) -> str:
@@ -84,6 +105,7 @@ class PluginFailure:
 _ENTRY_POINTS: dict[str, dict[str, list[PluginInfo]]] = {}
 _CLASSES: dict[tuple[str, str], type[Any]] = {}
 _FAILURES: dict[tuple[str, str], PluginFailure] = {}
+_ORIGINS: dict[type[Any], PluginInfo] = {}
 
 
 def _registered(namespace: str) -> dict[str, list[PluginInfo]]:
@@ -97,7 +119,42 @@ def _registered(namespace: str) -> dict[str, list[PluginInfo]]:
         for ep in entry_points(group=namespace):
             found.setdefault(ep.name, []).append(_info(namespace, ep, origins))
         _ENTRY_POINTS[namespace] = found
+        _warn_reserved(found)
     return found
+
+
+def reserved_name_problem(info: PluginInfo) -> str | None:
+    """Why `info` is not used: it registers the name of a built-in (None when it does not)."""
+    if info.builtin:
+        return None
+    same_name = _registered(info.namespace).get(info.name, [])
+    if not any(other.builtin for other in same_name):
+        return None
+    return (
+        f"{info.name!r} is the name of a built-in {info.kind}, and built-in names are reserved: "
+        f"this entry point is ignored and the built-in is used (rename the plugin)"
+    )
+
+
+def _warn_reserved(found: dict[str, list[PluginInfo]]) -> None:
+    """One warning per claimant of a built-in name, from the main process only (worker processes
+    read the entry points too)."""
+    import multiprocessing
+
+    if multiprocessing.parent_process() is not None:
+        return
+    for infos in found.values():
+        if not any(i.builtin for i in infos):
+            continue
+        for info in infos:
+            if not info.builtin:
+                import sys
+
+                print(
+                    f"warning: {info.described} is broken: {info.name!r} is the name of a built-in "
+                    f"{info.kind}, and built-in names are reserved; the built-in is used",
+                    file=sys.stderr,
+                )
 
 
 def _info(namespace: str, ep: EntryPoint, origins: dict[int, tuple[str, str]]) -> PluginInfo:
@@ -137,12 +194,30 @@ def load_plugin_class(namespace: str, name: str) -> type[Any] | None:
     infos = _registered(namespace).get(name, [])
     if not infos:
         return None
-    if len({i.distribution for i in infos}) > 1:
-        claimants = tuple(sorted(infos, key=lambda i: i.origin))
-        _fail(key, PluginFailure(infos[0], "claimed twice", claimants))
-    info = infos[0]
+    builtins = [i for i in infos if i.builtin]
+    if builtins and len(infos) > 1:
+        # A reserved name: only the built-in's own entry point is imported, never the claimant's.
+        info = builtins[0]
+        cls = _load_one(key, info)
+    else:
+        if len({i.distribution for i in infos}) > 1:
+            claimants = tuple(sorted(infos, key=lambda i: i.origin))
+            _fail(key, PluginFailure(infos[0], "claimed twice", claimants))
+        info = infos[0]
+        cls = _load_named(key, info)
+    problem = contract_problem(namespace, cls, core_version=_core_version())
+    if problem is not None:
+        _fail(key, PluginFailure(info, problem))
+    _CLASSES[key] = cls
+    _ORIGINS.setdefault(cls, info)
+    return cls  # type: ignore[no-any-return]
+
+
+def _load_named(key: tuple[str, str], info: PluginInfo) -> Any:
+    """The class of the one entry point registered as `key`, through stevedore."""
     from stevedore import NamedExtensionManager
 
+    namespace, name = key
     load_failures: list[BaseException] = []
     # Only the named entry point is imported; an import error is collected, never raised from here.
     manager: Any = NamedExtensionManager(
@@ -158,12 +233,36 @@ def load_plugin_class(namespace: str, name: str) -> type[Any] | None:
     extensions = list(manager.extensions)
     if not extensions:  # listed by importlib.metadata, unseen by stevedore (a stale entry-point cache)
         _fail(key, PluginFailure(info, "stevedore does not see it: delete ~/.cache/python-entrypoints"))
-    cls = extensions[0].plugin
-    problem = contract_problem(namespace, cls, core_version=_core_version())
-    if problem is not None:
-        _fail(key, PluginFailure(info, problem))
-    _CLASSES[key] = cls
-    return cls  # type: ignore[no-any-return]
+    return extensions[0].plugin
+
+
+def _load_one(key: tuple[str, str], info: PluginInfo) -> Any:
+    """The class of exactly the entry point `info` (others registered under its name are not imported)."""
+    from importlib.metadata import EntryPoint
+
+    try:
+        return EntryPoint(info.name, info.entry_point, info.namespace).load()
+    except Exception as exc:
+        _fail(key, PluginFailure(info, f"{type(exc).__name__}: {exc}"))
+
+
+def plugin_origin(cls: type[Any]) -> PluginInfo | None:
+    """The entry point `cls` was loaded from (None for a class registered directly)."""
+    return _ORIGINS.get(cls)
+
+
+def describe_plugin(kind: str, cls: type[Any]) -> str:
+    """`target plugin 'x' from dist 1.0 (entry point mod:Class)` for a loaded plugin class, or
+    `target plugin class mod.Class` for one registered directly."""
+    info = _ORIGINS.get(cls)
+    return info.described if info is not None else f"{kind} plugin class {cls.__module__}.{cls.__qualname__}"
+
+
+def fault_text(exc: BaseException) -> str:
+    """`TypeName: first line of the message` (capped), for a plugin's exception in one line."""
+    text = str(exc).strip()
+    first = text.splitlines()[0][:300] if text else ""
+    return type(exc).__name__ + (f": {first}" if first else "")
 
 
 def _fail(key: tuple[str, str], failure: PluginFailure) -> NoReturn:

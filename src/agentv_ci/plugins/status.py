@@ -8,7 +8,13 @@ from agentv_ci.errors import ConfigError
 from agentv_ci.plugins.checks import declared_api_version, is_builtin
 from agentv_ci.plugins.config import config_style
 from agentv_ci.plugins.contracts import NAMESPACES
-from agentv_ci.plugins.registry import PluginInfo, list_plugins, load_plugin_class, loaded_failure
+from agentv_ci.plugins.registry import (
+    PluginInfo,
+    list_plugins,
+    load_plugin_class,
+    loaded_failure,
+    reserved_name_problem,
+)
 
 __all__ = ["PluginStatus", "PluginsReport", "plugins_report"]
 
@@ -46,8 +52,12 @@ def _status(info: PluginInfo) -> PluginStatus:
         entry_point=info.entry_point,
         distribution=info.distribution,
         version=info.version,
-        builtin=info.distribution == "agentv-ci" or info.entry_point.startswith("agentv_ci."),
+        builtin=info.builtin,
     )
+    reserved = reserved_name_problem(info)
+    if reserved is not None:  # the name loads, but as the built-in: this entry point is never used
+        status.error = reserved
+        return status
     try:
         cls = load_plugin_class(info.namespace, info.name)
     except ConfigError as exc:

@@ -1,7 +1,8 @@
 """Reporters (JUnit, SARIF, Markdown, JSONL, console) and the results file.
 
 Reporters are plugins in the `agentv_ci.reporters` namespace; `write_reports` loads the ones asked
-for by name and hands each the same `RunSummary`.
+for by name and hands each the same `RunSummary`. A third-party reporter that raises is contained:
+it is named on stderr, the reports after it are still written, and the verdict is not changed.
 """
 
 from __future__ import annotations
@@ -10,14 +11,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentv_ci.errors import ConfigError, UsageError
+from agentv_ci.errors import AgentvCiError, ConfigError, UsageError
 from agentv_ci.model.result import RunSummary
 from agentv_ci.security.redaction import redact_file
 
 if TYPE_CHECKING:
     from agentv_ci.gating import GateDecision
 
-__all__ = ["parse_report_options", "reporter_class", "write_report", "write_reports"]
+__all__ = ["ReporterFailure", "parse_report_options", "reporter_class", "write_report", "write_reports"]
+
+
+class ReporterFailure(AgentvCiError):
+    """A third-party reporter raised while writing its report."""
 
 
 def parse_report_options(values: Sequence[str]) -> list[tuple[str, Path]]:
@@ -66,8 +71,15 @@ def write_report(name: str, summary: RunSummary, path: Path, *, repo_root: Path,
     path.parent.mkdir(parents=True, exist_ok=True)
     from agentv_ci.reporting.gc_pause import paused_gc
 
-    with paused_gc():
-        cls().write(summary, options)
+    try:
+        with paused_gc():
+            cls().write(summary, options)
+    except Exception as exc:
+        from agentv_ci.plugins.checks import is_builtin
+
+        if is_builtin(cls):
+            raise  # a bug of agentv-ci's own reporters: exit 4 with the traceback saved
+        raise _failure(cls, path, exc) from exc
     # Whatever a reporter (a third-party one too) wrote passes the redaction layer: its rows were
     # redacted when written, this catches anything else that carried a secret in.
     redact_file(path)
@@ -96,8 +108,21 @@ def write_reports(
         extras["selection"] = selection
     if sarif_category:
         extras["sarif_category"] = sarif_category
-    for name, path in (("jsonl", jsonl), ("junit", junit), ("sarif", sarif), ("markdown", markdown)):
-        if path is not None:
+    builtins = (("jsonl", jsonl), ("junit", junit), ("sarif", sarif), ("markdown", markdown))
+    for name, path in [*((n, p) for n, p in builtins if p is not None), *reports]:
+        try:
             write_report(name, summary, path, repo_root=repo_root, **dict(extras))
-    for name, path in reports:
-        write_report(name, summary, path, repo_root=repo_root, **dict(extras))
+        except ReporterFailure as exc:  # named on stderr; the other reports are still written
+            import sys
+
+            print(exc.render(), file=sys.stderr, flush=True)
+
+
+def _failure(cls: type[Any], path: Path, exc: Exception) -> ReporterFailure:
+    from agentv_ci.plugins.registry import describe_plugin, fault_text
+
+    return ReporterFailure(
+        f"{describe_plugin('reporter', cls)} failed writing {path}: {fault_text(exc)}",
+        hint="the other reports were written and the verdict is unchanged; "
+        "`agentv-ci plugins --check` checks the plugin's contract",
+    )

@@ -28,6 +28,7 @@ from agentv_ci.running.plan import Job
 from agentv_ci.running.rows import unfinished_result
 from agentv_ci.running.workspace import HookError, Lease, WorkspaceManager, workspace_of
 from agentv_ci.targets.config import TargetsConfig, load_targets
+from agentv_ci.targets.plugin_faults import invoke_target
 from agentv_ci.targets.replay import ReplayRecorder
 
 ResultSink = Callable[[TestResult], None]
@@ -204,7 +205,10 @@ class Runner:
         for caller in self._callers.values():
             close = getattr(caller, "aclose", None)
             if close is not None:
-                await close()
+                try:
+                    await close()
+                except Exception as exc:  # a grader target failing to close must not lose results
+                    self.warnings.append(f"closing a grader target failed: {exc}")
         await self.workspaces.close()
 
     # ------------------------------------------------------------------ run
@@ -282,8 +286,8 @@ class Runner:
     async def _call(job: Job, request: TargetRequest, target: TargetPlugin) -> TargetResponse:
         if job.timeout_s:
             async with asyncio.timeout(job.timeout_s):
-                return await target.invoke(request)
-        return await target.invoke(request)
+                return await invoke_target(target, request)
+        return await invoke_target(target, request)
 
     async def _invoke(self, job: Job, request: TargetRequest, target: TargetPlugin) -> TargetResponse:
         cache = self.options.cache if not self.options.dry_run else None

@@ -18,6 +18,7 @@ from agentv_ci.prompting import render_input
 from agentv_ci.targets.config import MAX_ALIAS_DEPTH, TargetsConfig
 from agentv_ci.targets.factory import check_target, create_target
 from agentv_ci.targets.mock import DRY_RUN_ANSWER, MockConfig, MockTarget
+from agentv_ci.targets.plugin_faults import invoke_target
 
 _GRADER_TEST = Test(id="grader-call")
 
@@ -76,7 +77,7 @@ class GraderCaller:
             prompt=render_input(messages),
             eval_path=self.targets.base_dir / "grader-call",
         )
-        response = await target.invoke(call)
+        response = await invoke_target(target, call)
         if self.on_cost is not None:
             self.on_cost(response.cost_usd)
         return response
