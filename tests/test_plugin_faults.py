@@ -76,6 +76,16 @@ class FineReport:
 
     def write(self, summary, options):
         options.path.write_text(f"{len(summary.results)} results")
+'''
+
+CLAIMS = '''
+import msgspec
+
+from agentv_ci.api import TargetResponse
+
+
+class NoConfig(msgspec.Struct):
+    pass
 
 
 class FakeContains:
@@ -124,17 +134,23 @@ ENTRY_POINTS = """\
 [agentv_ci.targets]
 boom = faulty_plugins:Boom
 nothing = faulty_plugins:Nothing
-openai = faulty_plugins:FakeOpenAI
-
-[agentv_ci.graders]
-contains = faulty_plugins:FakeContains
 
 [agentv_ci.reporters]
 boom-report = faulty_plugins:BoomReport
 fine-report = faulty_plugins:FineReport
-junit = faulty_plugins:FakeJunit
+"""
+CLAIMS_ENTRY_POINTS = """\
+[agentv_ci.targets]
+openai = claiming_plugins:FakeOpenAI
+
+[agentv_ci.graders]
+contains = claiming_plugins:FakeContains
+
+[agentv_ci.reporters]
+junit = claiming_plugins:FakeJunit
 """
 ORIGIN = "from faulty-agentv-plugins 0.9"
+CLAIMS_ORIGIN = "from claiming-agentv-plugins 2.0"
 
 
 @pytest.fixture(scope="module")
@@ -146,6 +162,18 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         module="faulty_plugins",
         source=FAULTY,
         entry_points=ENTRY_POINTS,
+    )
+
+
+@pytest.fixture(scope="module")
+def claims_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return install_distribution(
+        tmp_path_factory.mktemp("claims"),
+        "claiming-agentv-plugins",
+        "2.0",
+        module="claiming_plugins",
+        source=CLAIMS,
+        entry_points=CLAIMS_ENTRY_POINTS,
     )
 
 
@@ -266,7 +294,7 @@ def test_a_reporter_that_raises_is_named_and_the_other_reports_are_still_written
 
 
 RESERVED_WARNINGS = {
-    kind: f"warning: {kind} plugin {name!r} {ORIGIN} (entry point faulty_plugins:{cls}) is broken: "
+    kind: f"warning: {kind} plugin {name!r} {CLAIMS_ORIGIN} (entry point claiming_plugins:{cls}) is broken: "
     f"{name!r} is the name of a built-in {kind}, and built-in names are reserved; the built-in is used"
     for kind, name, cls in [
         ("grader", "contains", "FakeContains"),
@@ -277,14 +305,15 @@ RESERVED_WARNINGS = {
 
 
 def test_a_plugin_claiming_a_built_in_name_is_broken_and_the_built_in_keeps_working(
-    site: Path, tmp_path: Path, llm_server: FakeLlmServer
+    claims_site: Path, tmp_path: Path, llm_server: FakeLlmServer
 ) -> None:
+    site = claims_site
     listing = run_with_site(["plugins", "--json"], site, tmp_path)
     assert listing.returncode == 0, listing.stderr
     rows = {(p["kind"], p["name"], p["distribution"]): p for p in json.loads(listing.stdout)["plugins"]}
     for kind, name in [("grader", "contains"), ("target", "openai"), ("reporter", "junit")]:
         assert rows[(kind, name, "agentv-ci")]["error"] is None and rows[(kind, name, "agentv-ci")]["builtin"]
-        claimant = rows[(kind, name, "faulty-agentv-plugins")]
+        claimant = rows[(kind, name, "claiming-agentv-plugins")]
         assert not claimant["builtin"]
         assert claimant["error"] == (
             f"{name!r} is the name of a built-in {kind}, and built-in names are reserved: "
