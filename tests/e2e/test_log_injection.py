@@ -213,3 +213,41 @@ def test_git_sees_the_hostile_name_as_one_file(attacked: Project) -> None:
         check=True,
     ).stdout.split("\0")
     assert f"evals/globbed/{HOSTILE}" in listed
+
+
+def test_in_a_terminal_only_the_progress_bar_moves_the_cursor(tmp_path: Path) -> None:
+    """On a real terminal (a pty): the live bar redraws with its own CR; the test id's ESC, OSC, BEL
+    and CR reach the screen as visible escapes."""
+    import os
+    import pty
+    import sys
+
+    root = _nasty_project(tmp_path / "p")
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "GITHUB_ACTIONS")}
+    env["TERM"] = "xterm"
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentv_ci", "run", ".", "-o", str(tmp_path / "out")],
+        cwd=root,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=slave,
+        stderr=slave,
+    )
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(master)
+    assert proc.wait(timeout=120) == 1
+    screen = b"".join(chunks).decode("utf-8").replace("\r\n", "\n")  # the pty turns LF into CRLF
+    assert "\r[##############################] 1/1 pass 0 fail 1 error 0" in screen  # our own CR
+    assert r"FAIL  nasty/t\x1b]0;owned\x07\x1b[2J\r::warning::forged [default]" in screen
+    assert "\x1b" not in screen and "\x07" not in screen
+    assert screen.count("\r") == 1  # the bar's; no other carriage return
