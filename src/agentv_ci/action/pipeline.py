@@ -85,15 +85,13 @@ class ActionRun:
 
     def notice(self, text: str) -> None:
         if self.in_actions:
-            print_workflow_command(workflow_command("notice", text, title="agentv-ci"))
-        else:
-            self.echo(f"note: {text}")
+            return print_workflow_command(workflow_command("notice", text, title="agentv-ci"))
+        self.echo(f"note: {text}")
 
     def warning(self, text: str) -> None:
         if self.in_actions:
-            print_workflow_command(workflow_command("warning", text, title="agentv-ci"))
-        else:
-            self.warn(f"warning: {text}")
+            return print_workflow_command(workflow_command("warning", text, title="agentv-ci"))
+        self.warn(f"warning: {text}")
 
     # -- stages -----------------------------------------------------------------------------------
 
