@@ -12,7 +12,9 @@ bearer token of `AGENTV_TARGET_PROXY_TOKEN` at `AGENTV_TARGET_PROXY_URL`:
 
 The model is asked through the run's grader-target caller, so the grader target's credentials stay
 in this process (the script never sees an API key), the run budget counts the calls, and under
-`--dry-run` the mock grader answers. Anything but that token gets 401.
+`--dry-run` the mock grader answers. Anything but that token gets 401. Every reply is redacted
+(`security.redaction`) before it is sent: a provider that echoes the request's `Authorization` header,
+or an error message quoting the key, hands the script `***`, never a secret the run knows.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from agentv_ci.errors import AgentvCiError
 from agentv_ci.model.result import TargetResponse, TokenUsage
 from agentv_ci.model.suite import Message
 from agentv_ci.plugins import GraderTargetCaller, GraderTargetRequest
+from agentv_ci.security.redaction import SECRETS
 
 DEFAULT_MAX_CALLS = 50  # as AgentV
 MAX_BODY = 8 * 1024 * 1024
@@ -100,7 +103,8 @@ class TargetProxy:
             status, body = exc.status, {"error": str(exc)}
         except (asyncio.IncompleteReadError, ConnectionError, ValueError):
             status, body = 400, {"error": "malformed request"}
-        payload = b"" if status == 204 else json.dumps(body).encode()
+        # Redacted as a tree, so a mask never lands inside a JSON escape.
+        payload = b"" if status == 204 else json.dumps(SECRETS.redact_tree(body)).encode()
         head = (
             f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\n"
             "Content-Type: application/json\r\n"
