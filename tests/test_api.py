@@ -18,13 +18,15 @@ from agentv_ci.errors import ConfigError
 # the plugin API (a new major PLUGIN_API_VERSION); adding one is a minor change: update both.
 PUBLIC = {
     "GRADERS_NAMESPACE", "GRADER_PASS_BAR", "PLUGIN_API_VERSION", "REPORTERS_NAMESPACE", "TARGETS_NAMESPACE",
-    "AssertionResult", "ConfigError", "GateDecision", "GraderError", "GraderPlugin", "GraderResult",
+    "AssertionResult", "ConfigError", "ConfinedReadError", "GateDecision", "GraderError", "GraderPlugin",
+    "GraderResult",
     "GraderSpec", "GraderTargetRequest", "GradingContext", "Message", "Outcome", "PluginKind",
     "ReportOptions", "ReporterPlugin", "RunSummary", "SourceLocation", "TargetError", "TargetPlugin",
     "TargetInvocation", "TargetProxyClient", "TargetProxyError",
     "TargetRequest", "TargetResponse", "Test", "TestResult", "TokenUsage", "ToolCall", "Totals", "Verdict",
     "answer_text", "call_target", "check_plugin", "content_text", "final_answer", "grade_answer",
-    "make_grader", "outcome_of", "pass_fail_result", "reference_answer", "score_result", "totals_by_suite",
+    "make_grader", "outcome_of", "pass_fail_result", "read_confined_file", "reference_answer", "score_result",
+    "totals_by_suite",
     "totals_of",
 }  # fmt: skip
 

@@ -16,6 +16,8 @@ Groups:
 - errors: `ConfigError` (bad configuration), `GraderError`, `TargetError`
 - helpers: `answer_text` (the final answer of a response), `score_result`, `pass_fail_result`,
   `outcome_of`, `totals_of`, `totals_by_suite` (the numbers every built-in reporter shows)
+- files: `read_confined_file` (a file a plugin's config names, read under the loader's confinement
+  and size cap), `ConfinedReadError`
 - testing: `check_plugin`, `make_grader`, `grade_answer`, `call_target`
 - code-grader scripts: `TargetProxyClient` (AgentV's target proxy: `invoke`, `invoke_batch`,
   `get_info`), `TargetInvocation`, `TargetProxyError`
@@ -56,6 +58,7 @@ from agentv_ci.plugins.testing import call_target, check_plugin, grade_answer, m
 from agentv_ci.plugins.versions import PLUGIN_API_VERSION
 from agentv_ci.prompting import content_text, final_answer, reference_answer
 from agentv_ci.reporting.totals import Outcome, Totals, outcome_of, totals_by_suite, totals_of
+from agentv_ci.security.file_reads import ConfinedReadError, read_confined_file
 from agentv_ci.target_client import TargetInvocation, TargetProxyClient, TargetProxyError
 
 __all__ = [
@@ -66,6 +69,7 @@ __all__ = [
     "TARGETS_NAMESPACE",
     "AssertionResult",
     "ConfigError",
+    "ConfinedReadError",
     "GateDecision",
     "GraderError",
     "GraderPlugin",
@@ -102,6 +106,7 @@ __all__ = [
     "make_grader",
     "outcome_of",
     "pass_fail_result",
+    "read_confined_file",
     "reference_answer",
     "score_result",
     "totals_by_suite",

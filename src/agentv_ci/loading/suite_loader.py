@@ -36,6 +36,7 @@ from agentv_ci.loading.tests_builder import SuiteDefaults, TestBuilder, resolve_
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import ExecutionSpec, GraderSpec, Suite, Test
 from agentv_ci.security.confinement import Confinement
+from agentv_ci.security.file_reads import allow_for_plugins
 from agentv_ci.validation.diagnostics import Diagnostic, sort_key
 
 NAME_PATTERN = re.compile(r"^[a-z0-9-]+$")
@@ -513,6 +514,7 @@ def _context(
     root = repo_root if repo_root is not None else find_repo_root(path.absolute().parent)
     process_env = os.environ if env is None else env
     confinement = Confinement.at(root, allow_outside)
+    allow_for_plugins(allow_outside)  # plugins' own reads (agentv_ci.api.read_confined_file) too
     ctx = LoadContext(root, {}, process_env, build_graders=build_graders, confinement=confinement)
     ctx.env = dotenv_environment(path.absolute().parent, ctx)
     return ctx

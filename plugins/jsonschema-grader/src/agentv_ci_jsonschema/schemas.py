@@ -1,7 +1,8 @@
 """The schema a grader checks against: inline, or a JSON file next to the eval file; compiled once.
 
 `$ref`s to other files resolve next to the schema file (or the eval file, for an inline schema) and
-never outside that directory; nothing is fetched over the network.
+never outside that directory; nothing is fetched over the network. Every file is read with
+`read_confined_file`: inside the repository (symlinks followed), a regular file, at most 64 MiB.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from referencing import Registry, Resource
 from referencing.exceptions import NoSuchResource
 from referencing.jsonschema import DRAFT202012
 
-from agentv_ci.api import ConfigError, SourceLocation
+from agentv_ci.api import ConfigError, ConfinedReadError, SourceLocation, read_confined_file
 
 
 def _retriever(root: Path) -> Any:
@@ -28,7 +29,10 @@ def _retriever(root: Path) -> Any:
         path = Path(uri.removeprefix("file://")).resolve()
         if root not in path.parents:
             raise NoSuchResource(uri)  # outside the schema's directory
-        contents = json.loads(path.read_text(encoding="utf-8"))
+        try:
+            contents = json.loads(read_confined_file(path, base_dir=root).decode("utf-8"))
+        except (ConfigError, ValueError):
+            raise NoSuchResource(uri) from None
         return Resource.from_contents(contents, default_specification=DRAFT202012)
 
     return retrieve
@@ -39,16 +43,12 @@ def load_schema(value: Any, base_dir: Path, location: SourceLocation | None) -> 
     if not isinstance(value, str):
         return value, base_dir
     path = base_dir / value.removeprefix("file://")
+    try:  # confined to the repository, a regular file, size-capped
+        data = read_confined_file(value, base_dir=base_dir, location=location)
+    except ConfinedReadError as exc:
+        raise ConfinedReadError(f"schema {exc.message}", location=location, hint=exc.hint) from None
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(
-            f"schema file not found: {value} ({exc.strerror})",
-            location=location,
-            hint=f"the path is relative to the eval file's directory, {base_dir}",
-        ) from None
-    try:
-        schema = json.loads(text)
+        schema = json.loads(data.decode("utf-8"))
     except ValueError as exc:
         raise ConfigError(f"schema file {value} is not JSON: {exc}", location=location) from None
     if isinstance(schema, dict):
