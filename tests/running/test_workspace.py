@@ -146,19 +146,17 @@ def test_hook_gets_agentv_stdin_payload_and_runs_in_the_eval_directory(tmp_path:
     assert Path(payload["workspace_path"]).name.startswith("agentv-ci-ws-")
 
 
-def test_placeholders_are_substituted_and_shell_quoted_in_strings() -> None:
-    variables = HookContext(Path("/w s"), "t-1", "run", case_input="a 'b'").variables()
-    assert interpolate_command(["cp", "{{workspace_path}}/x", "{{ test_id }}", "{{unknown}}"], variables) == [
-        "cp",
-        "/w s/x",
-        "t-1",
-        "{{unknown}}",
-    ]
-    assert interpolate_command("echo {{case_input}} > {{workspace_path}}/o", variables) == [
-        "sh",
-        "-c",
-        "echo 'a '\"'\"'b'\"'\"'' > '/w s'/o",
-    ]
+def test_placeholders_are_argv_values_or_variables_in_shell_strings() -> None:
+    """An argv gets each value as one argument; a shell string gets data as `"$VAR"` expansions (the
+    value in the child's environment) and the runner-made workspace path as written."""
+    context = HookContext(Path("/w s"), "t-1", "run", case_input="a 'b' $(x)")
+    argv, env = interpolate_command(["cp", "{{workspace_path}}/x", "{{ test_id }}", "{{unknown}}"], context)
+    assert argv == ["cp", "/w s/x", "t-1", "{{unknown}}"]
+    assert env == {}
+    plain = HookContext(Path("/tmp/agentv-ci-ws-1"), "t-1", "run", case_input="a 'b' $(x)")
+    argv, env = interpolate_command("echo {{case_input}} > {{workspace_path}}/o", plain)
+    assert argv == ["sh", "-c", 'echo "$AGENTV_CASE_INPUT" > /tmp/agentv-ci-ws-1/o']
+    assert env == {"AGENTV_CASE_INPUT": "a 'b' $(x)"}
 
 
 def test_cancelling_a_hook_kills_its_process_group(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from agentv_ci.loading.context import LoadContext, Node, type_name
 from agentv_ci.loading.documents import read_document
+from agentv_ci.loading.hook_commands import check_hook_command
 from agentv_ci.loading.keys import WORKSPACE_HOOK_KEYS, WORKSPACE_HOOKS, WORKSPACE_KEYS, WORKSPACE_REPO_KEYS
 from agentv_ci.loading.paths import resolve_reference, safe_resolve
 from agentv_ci.loading.script_checks import check_script_argument
@@ -90,6 +91,7 @@ def _hook(raw: Any, node: Node, ctx: LoadContext, base_dir: Path) -> dict[str, A
     if "command" in hook:
         cwd = Path(hook["cwd"]) if "cwd" in hook else base_dir
         check_script_argument(hook["command"], node.child(key), ctx, cwd, what="hook script")
+        check_hook_command(hook["command"], node.child(key), ctx)
     return hook
 
 

@@ -1,8 +1,11 @@
 """`cli`: run any command as the agent, the portable provider (AgentV-compatible).
 
-`command` placeholders: `{PROMPT}` (shell-quoted input text), `{PROMPT_FILE}`, `{OUTPUT_FILE}` (the
-command must write it; stdout is ignored), `{FILES}` (attached files, each formatted by
-`files_format`, default `{path}`, shell-quoted and space-separated), `{EVAL_ID}`, `{ATTEMPT}` (0-based).
+`command` placeholders: `{PROMPT}` (the input text), `{PROMPT_FILE}`, `{OUTPUT_FILE}` (the command
+must write it; stdout is ignored), `{FILES}` (attached files, each formatted by `files_format`, default
+`{path}`, space-separated), `{EVAL_ID}`, `{ATTEMPT}` (0-based). Data (`{PROMPT}`, `{EVAL_ID}`, the
+files' `{path}`/`{basename}`) reaches the command as `"$AGENTV_..."` expansions of environment
+variables, never as shell code; a template that puts one inside quotes or a nested shell is refused
+(security/shell_values.py). Runner-made paths are plain and substituted as written.
 The output file is JSON with any of `output` (messages, with AgentV `tool_calls`; legacy
 `output_messages`), `text`, `token_usage {input, output, cached}`, `cost_usd`, `duration_ms`;
 anything else is taken as the answer text. A non-zero exit, a timeout or a missing output file is an
@@ -12,10 +15,9 @@ execution error.
 from __future__ import annotations
 
 import asyncio
+import errno
 import re
-import shlex
 import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, ClassVar
@@ -28,10 +30,24 @@ from agentv_ci.model.suite import Message
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.prompting import final_answer
 from agentv_ci.security.child_env import child_environment
+from agentv_ci.security.shell_values import (
+    CommandProblem,
+    Expansion,
+    Template,
+    UnsafePathError,
+    plain_path,
+    plain_temp_dir,
+    variable,
+)
 from agentv_ci.targets.subprocesses import communicate_capped, spawn_stoppable, stop_group
 
 MAX_OUTPUT_FILE_BYTES = 32 * 1024 * 1024  # a larger {OUTPUT_FILE} is an execution error, never read
-PLACEHOLDERS = ("{PROMPT}", "{PROMPT_FILE}", "{OUTPUT_FILE}", "{FILES}", "{EVAL_ID}", "{ATTEMPT}")
+COMMAND = Template(
+    re.compile(r"\{([A-Z_]+)\}"),
+    data=frozenset({"PROMPT", "EVAL_ID", "FILES"}),
+    runner=frozenset({"PROMPT_FILE", "OUTPUT_FILE", "ATTEMPT"}),
+)
+FILES_FORMAT = Template(re.compile(r"\{([a-z]+)\}"), data=frozenset({"path", "basename"}), runner=frozenset())
 
 
 class CliConfig(msgspec.Struct, omit_defaults=True):
@@ -43,21 +59,36 @@ class CliConfig(msgspec.Struct, omit_defaults=True):
     env: dict[str, str] = {}
 
 
-_PLACEHOLDER = re.compile(r"\{[A-Z_]+\}")
+def command_problems(config: CliConfig) -> list[CommandProblem]:
+    """Where `command` (or `files_format`) puts data inside quotes or a nested shell: refused by
+    `validate` and before a run (targets.factory), located at the key."""
+    problems = [
+        CommandProblem(
+            "command", *COMMAND.describe(p, file_hint="{PROMPT_FILE}" if p.name == "PROMPT" else None)
+        )
+        for p in COMMAND.problems(config.command)
+    ]
+    # `files_format` is a piece of the command's arguments: read it after a command name.
+    for problem in FILES_FORMAT.problems("x " + config.files_format):
+        problem.start -= 2
+        problems.append(CommandProblem("files_format", *FILES_FORMAT.describe(problem)))
+    return problems
 
 
-def render_command(template: str, values: dict[str, str]) -> str:
-    """Substitute the placeholders in one pass, as AgentV (values must already be shell-safe): text a
-    value brings in (a prompt mentioning `{OUTPUT_FILE}`) is never substituted; unknown ones stay."""
-    return _PLACEHOLDER.sub(lambda match: values.get(match.group(0), match.group(0)), template)
-
-
-def format_files(files: list[str], template: str) -> str:
-    """`{FILES}`: each file through `files_format` (`{path}`, `{basename}`), shell-quoted, space-joined."""
-    return " ".join(
-        template.replace("{path}", shlex.quote(f)).replace("{basename}", shlex.quote(Path(f).name))
-        for f in files
-    )
+def format_files(files: list[str], template: str) -> Expansion:
+    """`{FILES}`: each file through `files_format` (`{path}`, `{basename}`), space-joined; the names
+    are variables (`AGENTV_FILE_<n>`, `AGENTV_FILE_<n>_NAME`), so no file name is shell code."""
+    words: list[str] = []
+    env: dict[str, str] = {}
+    for number, path in enumerate(files, 1):
+        data = {
+            "path": variable(f"AGENTV_FILE_{number}", path),
+            "basename": variable(f"AGENTV_FILE_{number}_NAME", Path(path).name),
+        }
+        word, used = FILES_FORMAT.render(template, data, {})
+        words.append(word)
+        env.update(used)
+    return Expansion(" ".join(words), env)
 
 
 def parse_output_file(text: str) -> TargetResponse:
@@ -122,6 +153,10 @@ class CliTarget:
     REQUIRED_FIELDS: ClassVar[tuple[str, ...]] = ("command",)
     inline_files: ClassVar[bool] = False  # the agent gets `<file: path="...">` references, as in AgentV
 
+    @staticmethod
+    def command_problems(config: CliConfig) -> list[CommandProblem]:
+        return command_problems(config)
+
     def __init__(self, name: str, config: CliConfig, *, base_dir: Path) -> None:
         if not config.command:
             from agentv_ci.errors import ConfigError
@@ -142,7 +177,10 @@ class CliTarget:
         return request.eval_path.parent
 
     async def invoke(self, request: TargetRequest) -> TargetResponse:
-        temp_dir = Path(tempfile.mkdtemp(prefix="agentv-ci-cli-"))
+        try:
+            temp_dir = plain_temp_dir("agentv-ci-cli-")
+        except UnsafePathError as exc:
+            raise TargetError(f"cli target {self.name!r}: {exc}") from None
         try:
             return await self._run(request, temp_dir)
         finally:
@@ -153,19 +191,28 @@ class CliTarget:
         prompt_file = temp_dir / "prompt.md"
         output_file = temp_dir / "output.json"
         prompt_file.write_text(request.prompt, encoding="utf-8")
-        files = format_files(list(request.files), self.config.files_format)
-        values = {
-            "{PROMPT}": shlex.quote(request.prompt),
-            "{PROMPT_FILE}": shlex.quote(str(prompt_file)),
-            "{OUTPUT_FILE}": shlex.quote(str(output_file)),
-            "{FILES}": files,
-            "{EVAL_ID}": shlex.quote(request.test.id),
-            "{ATTEMPT}": str(request.attempt),
+        problems = command_problems(self.config)  # checked before the run too (targets.factory)
+        if problems:
+            raise TargetError(f"cli target {self.name!r}: {problems[0].message}")
+        data = {
+            "PROMPT": variable("AGENTV_PROMPT", request.prompt),
+            "EVAL_ID": variable("AGENTV_EVAL_ID", request.test.id),
+            "FILES": format_files(list(request.files), self.config.files_format),
         }
-        command = render_command(self.config.command, values)
+        runner = {
+            "PROMPT_FILE": plain_path(prompt_file, "{PROMPT_FILE}"),
+            "OUTPUT_FILE": plain_path(output_file, "{OUTPUT_FILE}"),
+            "ATTEMPT": str(request.attempt),
+        }
+        command, variables = COMMAND.render(self.config.command, data, runner)
         # Scrubbed (security.child_env): the agent gets the variables its `env:` names, not the runner's.
         env = child_environment(
-            {**self.config.env, "AGENTV_EVAL_ID": request.test.id, "AGENTV_ATTEMPT": str(request.attempt)}
+            {
+                **self.config.env,
+                "AGENTV_EVAL_ID": request.test.id,
+                "AGENTV_ATTEMPT": str(request.attempt),
+                **variables,
+            }
         )
         timeout = self.config.timeout_seconds or request.timeout_s
         started = time.perf_counter()
@@ -182,7 +229,13 @@ class CliTarget:
                     start_new_session=True,
                 )
             )
-        except OSError as exc:  # the directory went away (or cannot be entered) since the run began
+        except (OSError, ValueError) as exc:
+            if isinstance(exc, ValueError) or exc.errno == errno.E2BIG:  # a NUL byte, a value over 128 KiB
+                raise TargetError(
+                    f"cli target {self.name!r} could not start: {exc} (pass a long or binary prompt "
+                    "with {PROMPT_FILE})"
+                ) from None
+            # the directory went away (or cannot be entered) since the run began
             raise TargetError(f"cli target {self.name!r} cannot start in {cwd}: {exc.strerror}") from None
         try:
             _, stderr = await asyncio.wait_for(communicate_capped(process), timeout)

@@ -7,6 +7,8 @@ A target class may declare, besides its `Config`:
   from; a real run refuses to start without one.
 - `REQUIRED_FIELDS`: config keys that must be given (`command` of a `cli` target, ...).
 - `FIELD_ALIASES`: AgentV's spelling of a field -> ours.
+- `command_problems(config)`: where a command template would let data run as shell code
+  (security/shell_values.py); a run refuses the target before its first test, `validate` says E501.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from agentv_ci.errors import ConfigError
 from agentv_ci.plugins import TARGETS_NAMESPACE, TargetPlugin, convert_plugin_config, load_plugin_class
 from agentv_ci.plugins.config import config_keys
 from agentv_ci.security.redaction import SECRETS
+from agentv_ci.security.shell_values import CommandProblem
 from agentv_ci.targets.config import TargetDefinition, TargetsConfig, UnsetVariableError
 
 BUILTIN_WITHOUT_CONFIG = frozenset({"mock"})
@@ -64,7 +67,19 @@ def check_target(name: str, targets: TargetsConfig, *, need_api_key: bool = Fals
         location=definition.location,
         key_locations=definition.key_locations,
     )
+    for problem in command_problems(cls, config)[:1]:
+        raise ShellCodeError(
+            f"target {definition.name!r} ({provider}): {problem.message}",
+            location=definition.key_locations.get(problem.key, definition.location),
+            hint=problem.hint,
+        )
     return CheckedTarget(definition, cls, config)
+
+
+def command_problems(cls: Any, config: Any) -> list[CommandProblem]:
+    """The target's `command_problems(config)`, when its class declares one."""
+    finder = getattr(cls, "command_problems", None)
+    return list(finder(config)) if callable(finder) else []
 
 
 def create_target(name: str, targets: TargetsConfig, *, dry_run: bool = False) -> TargetPlugin:
@@ -112,6 +127,10 @@ def provider_fields(fields: dict[str, Any], cls: Any) -> dict[str, Any]:
         if agentv_name in fields and ours not in fields:
             fields[ours] = fields.pop(agentv_name)
     return fields
+
+
+class ShellCodeError(ConfigError):
+    """A command template that puts data where the shell could run it (E501)."""
 
 
 class MissingFieldError(ConfigError):

@@ -48,6 +48,8 @@ CODES: dict[str, tuple[Severity, str]] = {
     # targets named by a suite (the targets file itself: E205-E207)
     "E401": ("error", "unknown target"),
     "E402": ("error", "target defined nowhere: no targets file"),
+    # commands
+    "E501": ("error", "data where the shell could run it"),
     # warnings
     "W101": ("warning", "unknown key"),
     "W102": ("warning", "deprecated form"),

@@ -160,7 +160,29 @@ def _check_definition(definition: Any) -> list[Diagnostic]:
         where = definition.key_locations.get(key, definition.location) if key else definition.location
         message = f"invalid target {definition.name!r} ({provider}): {issue.message}"
         diagnostics.append(_diagnostic("E206", message, where))
+    if not diagnostics:
+        diagnostics.extend(_shell_problems(definition, cls, fields))
     return diagnostics
+
+
+def _shell_problems(definition: Any, cls: Any, fields: dict[str, Any]) -> list[Diagnostic]:
+    """E501: a command template that puts data where the shell could run it."""
+    from agentv_ci.plugins.config import convert_plugin_config
+    from agentv_ci.targets.factory import command_problems
+
+    try:
+        config = convert_plugin_config(cls, fields, what="target", location=definition.location)
+    except ConfigError:
+        return []  # E206, reported above
+    return [
+        _diagnostic(
+            "E501",
+            f"target {definition.name!r} ({definition.provider}): {problem.message}",
+            definition.key_locations.get(problem.key, definition.location),
+            problem.hint,
+        )
+        for problem in command_problems(cls, config)
+    ]
 
 
 DEFAULT_TARGET = "default"
