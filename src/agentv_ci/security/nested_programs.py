@@ -14,15 +14,27 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh", "busybox", "fish"})
-# name, short option letters whose argument is code, long options whose argument is code, options
-# that take an argument that is not code
-_INTERPRETERS: tuple[tuple[re.Pattern[str], str, tuple[str, ...], tuple[str, ...]], ...] = (
-    (re.compile("|".join(sorted(SHELLS))), "c", (), ("-o", "+o", "-O", "+O")),
-    (re.compile(r"(?:python|pypy)[0-9.]*"), "c", (), ("-W", "-X")),
-    (re.compile(r"nodejs|node|bun"), "ep", ("--eval", "--print"), ("-r", "--require", "--import")),
-    (re.compile(r"perl[0-9.]*"), "eE", (), ()),
-    (re.compile(r"ruby[0-9.]*"), "e", (), ("-r", "-I")),
-    (re.compile(r"php[0-9.]*"), "r", (), ("-d", "-c")),
+_FILE_OPTIONS = frozenset({"-f", "--file"})  # awk/sed: the program is read from a file
+
+
+@dataclass(frozen=True)
+class _Rule:
+    names: re.Pattern[str]
+    letters: str  # short options (alone or in a cluster) whose argument is code
+    long: tuple[str, ...] = ()  # long options whose argument is code
+    with_argument: tuple[str, ...] = ()  # options that take an argument that is not code
+    program_operand: bool = False  # the first operand is the program (awk, sed) unless -e/-f gave one
+
+
+_INTERPRETERS = (
+    _Rule(re.compile("|".join(sorted(SHELLS))), "c", with_argument=("-o", "+o", "-O", "+O")),
+    _Rule(re.compile(r"(?:python|pypy)[0-9.]*"), "c", with_argument=("-W", "-X")),
+    _Rule(re.compile(r"nodejs|node|bun"), "ep", ("--eval", "--print"), ("-r", "--require", "--import")),
+    _Rule(re.compile(r"perl[0-9.]*"), "eE"),
+    _Rule(re.compile(r"ruby[0-9.]*"), "e", with_argument=("-r", "-I")),
+    _Rule(re.compile(r"php[0-9.]*"), "r", with_argument=("-d", "-c")),
+    _Rule(re.compile(r"[gmn]?awk"), "e", ("--source",), ("-f", "--file", "-v", "-F"), program_operand=True),
+    _Rule(re.compile(r"g?sed"), "e", ("--expression",), ("-f", "--file", "-l"), program_operand=True),
 )
 
 
@@ -49,32 +61,35 @@ def code_arguments(words: list[str]) -> dict[int, Program]:
     index = 0
     while index < len(words):
         name = PurePosixPath(words[index]).name
-        rule = next((r for r in _INTERPRETERS if r[0].fullmatch(name)), None)
+        rule = next((r for r in _INTERPRETERS if r.names.fullmatch(name)), None)
         index += 1
         if rule is None:
             continue
-        _, letters, long_options, with_argument = rule
         is_shell = name in SHELLS
         pending: str | None = None
+        has_program = False
         while index < len(words):
             word = words[index]
             if pending is not None:
                 code[index] = Program(name, pending)
-                pending = None
+                pending, has_program = None, True
                 index += 1
                 if is_shell:
                     break  # the words after a shell's -c string are $0, $1, ...: arguments
                 continue
-            if word in long_options:
+            if word in rule.long:
                 pending = word
-            elif word in with_argument:
+            elif word in rule.with_argument:
+                has_program = has_program or word in _FILE_OPTIONS
                 index += 1  # the option's argument
             elif word.startswith("--") or word == "-":
                 pass
             elif (len(word) > 1 and word[0] == "-") or (is_shell and len(word) > 1 and word[0] == "+"):
-                if word[0] == "-" and any(letter in word[1:] for letter in letters):
+                if word[0] == "-" and any(letter in word[1:] for letter in rule.letters):
                     pending = word
             else:
+                if rule.program_operand and not has_program:
+                    code[index] = Program(name, "PROGRAM")
                 break  # a script and its arguments: not code
             index += 1
     return code

@@ -10,7 +10,8 @@ named in `data`, says why one stands somewhere else:
   `$` or a backslash, where the expansion would be changed or read again;
 - in a program the command runs as code: the `-c` string of a nested shell (`sh -c "..."`, also
   after `env`, `xargs`, `timeout`...), the code of `python -c`, `node -e`, `perl -e`, `ruby -e`,
-  `php -r`, the arguments of `eval`, arithmetic (`$((...))`, `((...))`, `let`, `[[ ... -eq ... ]]`);
+  `php -r`, the program of `awk`/`sed` (security/nested_programs.py), the arguments of `eval`,
+  `trap`, `.` and `source`, arithmetic (`$((...))`, `((...))`, `let`, `[[ ... -eq ... ]]`);
 - as the command name (the data would choose the program).
 
 Anything the scanner does not understand counts as unsafe: a placeholder it did not reach is
@@ -138,7 +139,8 @@ class _Scanner:
             start = self.i
             delimiter = ""
             while self.i < len(text) and text[self.i] not in _BREAKS:
-                delimiter += self.word_part()
+                if not self.placeholder("in a here-document's delimiter"):
+                    delimiter += self.word_part()
             self.mark(start, self.i, "in a here-document's delimiter", override=True)
             self.heredocs.append((delimiter, strip))
         elif char in "<>":
@@ -180,10 +182,13 @@ class _Scanner:
         self.mark(
             command.start, command.end, "as the command name (it would choose the program)", override=False
         )
-        name = PurePosixPath(command.literal).name
+        name = PurePosixPath(command.literal).name or command.literal
         why = {
             "eval": "an argument of `eval`, which runs it as shell code",
             "let": "an argument of `let` (arithmetic)",
+            "trap": "an argument of `trap`, which runs it as shell code",
+            ".": "an argument of `.`, which runs the file it names as shell code",
+            "source": "an argument of `source`, which runs the file it names as shell code",
         }
         if name == "[[" and any(w.literal in _ARITHMETIC_TESTS for w in arguments):
             why["[["] = "inside `[[ ... ]]` with an arithmetic comparison"
