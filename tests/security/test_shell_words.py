@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -13,6 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agentv_ci.running.hooks import HookContext, run_hook
 from agentv_ci.security.hook_commands import command_problems as hook_problems
 from agentv_ci.security.nested_programs import code_arguments
 from agentv_ci.security.shell_values import UnsafePathError, plain_path, variable
@@ -20,6 +23,7 @@ from agentv_ci.targets.cli import COMMAND
 from tests.properties import property_settings
 
 SHELLS = [s for s in ("sh", "bash") if shutil.which(s)]
+PY = sys.executable
 
 
 @pytest.mark.parametrize(
@@ -124,6 +128,28 @@ def test_runner_paths_must_be_plain() -> None:
     ):
         with pytest.raises(UnsafePathError, match="characters a shell treats specially"):
             plain_path(bad, "x")
+
+
+def test_a_hook_shell_string_never_uses_a_workspace_path_that_is_not_plain(tmp_path: Path) -> None:
+    """A static workspace path with shell characters: an argv still gets it as one argument, a shell
+    string refuses it (the hook fails saying why) and nothing runs."""
+    weird = tmp_path / "my ws $(touch pwned)"
+    weird.mkdir()
+    out = tmp_path / "argv.txt"
+    context = HookContext(weird, "t", "run")
+    argv = [PY, "-c", "import sys; open(sys.argv[1], 'w').write(sys.argv[2])", str(out), "{{workspace_path}}"]
+    assert asyncio.run(run_hook(argv, cwd=tmp_path, context=context, timeout_ms=30_000)).ok
+    assert out.read_text() == str(weird)
+    refused = asyncio.run(
+        run_hook(
+            f"touch {tmp_path}/ran; ls '{{{{workspace_path}}}}'",
+            cwd=tmp_path,
+            context=context,
+            timeout_ms=30_000,
+        )
+    )
+    assert not refused.ok and "characters a shell treats specially" in refused.message
+    assert not (tmp_path / "ran").exists() and not list(tmp_path.rglob("pwned"))
 
 
 # --------------------------------------------------------------------------- soundness, by running
