@@ -387,3 +387,37 @@ def test_grade_refuses_other_impossible_measures(
     )
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert f"answers.jsonl:1:1: error: invalid response: {message}" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "answer", ['"output": null', '"output": ""', '"text": "  "', '"token_usage": {"input": 3}']
+)
+def test_grade_a_recorded_answer_without_content_is_an_execution_error(tmp_path: Path, answer: str) -> None:
+    (tmp_path / "n.eval.yaml").write_text(NEGATED_EVAL)
+    (tmp_path / "answers.jsonl").write_text(f'{{"test_id": "polite", {answer}}}\n')
+    proc = run_cli(
+        "grade", "n.eval.yaml", "--responses", "answers.jsonl", "-o", "out", cwd=tmp_path, timeout=120
+    )
+    assert proc.returncode == 3, proc.stdout + proc.stderr  # the negated grader never saw an empty answer
+    assert (
+        "ERROR polite" in proc.stdout
+        and "the recorded answer has no content (answers.jsonl:1)" in proc.stdout
+    )
+    (row,) = _rows(tmp_path / "out")
+    assert row["execution_status"] == "execution_error" and row["score"] == 0.0 and not row.get("scores")
+    report = run_cli("report", "out", cwd=tmp_path, timeout=120)
+    assert report.returncode == 3, report.stdout + report.stderr
+
+
+def test_grade_a_recorded_answer_of_tool_calls_alone_is_graded(tmp_path: Path) -> None:
+    (tmp_path / "t.eval.yaml").write_text(
+        "tests:\n  - id: look\n    input: look it up\n    assertions:\n      - type: tool-trajectory\n"
+        "        mode: in_order\n        expected:\n          - tool: search\n"
+    )
+    (tmp_path / "answers.jsonl").write_text(
+        '{"test_id": "look", "output": null, "tool_calls": [{"tool": "search"}]}\n'
+    )
+    proc = run_cli(
+        "grade", "t.eval.yaml", "--responses", "answers.jsonl", "-o", "out", cwd=tmp_path, timeout=120
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
