@@ -69,6 +69,10 @@ class TargetError(AgentvCiError):
     exit_code = ExitCode.INCONCLUSIVE
 
 
+class TargetTimeout(TargetError):
+    """A target ran out of time (its wall-clock deadline passed): `failure_reason_code: timeout`."""
+
+
 class GraderError(AgentvCiError):
     """A grader could not produce a score (crash, timeout, unparseable judge output)."""
 

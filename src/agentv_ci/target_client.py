@@ -11,15 +11,19 @@ A code-grader with `target: true` (or `{max_calls: N}`) runs with `AGENTV_TARGET
         answer = client.invoke("Is this correct? ...", system_prompt="Answer yes or no.")
         print(answer.raw_text)
 
-Standard library only: importing it costs a grader script nothing.
+Every call ends within `timeout_s` (default 300 s) by the wall clock, from connect to the last byte
+of the answer. Standard library only: importing it costs a grader script nothing.
 """
 
 from __future__ import annotations
 
+import http.client
+import io
 import json
 import os
-import urllib.error
-import urllib.request
+import socket
+import time
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,24 +81,36 @@ class TargetProxyClient:
 
     def _request(self, method: str, path: str, body: Any = None) -> Any:
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(
-            self.url + path,
-            data=data,
-            method=method,
-            headers={"Content-Type": "application/json", "Authorization": f"Bearer {self.token}"},
+        parts = urllib.parse.urlsplit(self.url + path)
+        if parts.scheme != "http" or not parts.hostname:
+            raise TargetProxyError(f"the target proxy URL must be http://HOST:PORT, got {self.url[:100]!r}")
+        connection = _DeadlineConnection(
+            parts.hostname, parts.port or 80, deadline=time.monotonic() + self.timeout_s
         )
+        headers = {"Content-Type": "application/json", "Authorization": f"Bearer {self.token}"}
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                return json.loads(response.read() or b"null")
-        except urllib.error.HTTPError as exc:
-            text = exc.read().decode("utf-8", errors="replace")
+            connection.request(method, parts.path or "/", body=data, headers=headers)
+            response = connection.getresponse()
+            status, text = response.status, response.read()
+        except TimeoutError:
+            raise TargetProxyError(
+                f"the target proxy call timed out after {self.timeout_s:g}s (wall clock)"
+            ) from None
+        except (OSError, http.client.HTTPException) as exc:
+            raise TargetProxyError(f"the target proxy cannot be reached: {exc}") from None
+        finally:
+            connection.close()
+        if status >= 400:
+            shown = text.decode("utf-8", errors="replace")
             try:
-                message = json.loads(text).get("error") or f"HTTP {exc.code}"
+                message = json.loads(shown).get("error") or f"HTTP {status}"
             except (ValueError, AttributeError):
-                message = text or f"HTTP {exc.code}"
-            raise TargetProxyError(str(message), exc.code) from None
-        except urllib.error.URLError as exc:
-            raise TargetProxyError(f"the target proxy cannot be reached: {exc.reason}") from None
+                message = shown or f"HTTP {status}"
+            raise TargetProxyError(str(message), status)
+        try:
+            return json.loads(text or b"null")
+        except ValueError:
+            raise TargetProxyError("the target proxy answered something that is not JSON", status) from None
 
     @staticmethod
     def _body(
@@ -148,3 +164,61 @@ class TargetProxyClient:
         """`{targetName, maxCalls, callCount, availableTargets}`."""
         info = self._request("GET", "/info")
         return dict(info) if isinstance(info, dict) else {}
+
+
+class _DeadlineReader(io.RawIOBase):
+    """Reads a socket so that no read waits past `deadline` (a timeout per read would let a server
+    that drips bytes go on for ever)."""
+
+    def __init__(self, sock: socket.socket, deadline: float) -> None:
+        self._sock = sock
+        self._raw = sock.makefile("rb", buffering=0)  # holds the socket open until closed, as usual
+        self._deadline = deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int | None:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the wall-clock deadline passed")
+        self._sock.settimeout(left)
+        return self._raw.readinto(buffer)
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+class _DeadlineSocket:
+    """What http.client needs of a socket (`sendall`, `makefile`, `close`), bounded by `deadline`."""
+
+    def __init__(self, sock: socket.socket, deadline: float) -> None:
+        self._sock = sock
+        self._deadline = deadline
+
+    def sendall(self, data: bytes) -> None:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the wall-clock deadline passed")
+        self._sock.settimeout(left)
+        self._sock.sendall(data)
+
+    def makefile(self, mode: str = "rb", *args: Any, **kwargs: Any) -> io.BufferedReader:
+        return io.BufferedReader(_DeadlineReader(self._sock, self._deadline))
+
+    def close(self) -> None:
+        self._sock.close()
+
+
+class _DeadlineConnection(http.client.HTTPConnection):
+    def __init__(self, host: str, port: int, *, deadline: float) -> None:
+        super().__init__(host, port, timeout=max(0.001, deadline - time.monotonic()))
+        self._deadline = deadline
+
+    def connect(self) -> None:
+        self.timeout = self._deadline - time.monotonic()
+        if self.timeout <= 0:
+            raise TimeoutError("the wall-clock deadline passed")
+        super().connect()
+        self.sock = _DeadlineSocket(self.sock, self._deadline)

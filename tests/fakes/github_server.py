@@ -96,9 +96,16 @@ class Fault:
     method: str | None = None
     apply: bool = False
     drop: bool = False
+    drip_s: float = 0.0  # > 0: the true answer, one byte every `drip_s` seconds
+    drip_where: str = "headers"  # "headers": from the status line on; "body": headers at once
+    server: str = "api"
 
-    def matches(self, method: str, path: str) -> bool:
-        return (self.method is None or self.method == method) and (self.path is None or self.path in path)
+    def matches(self, method: str, path: str, server: str = "api") -> bool:
+        return (
+            self.server == server
+            and (self.method is None or self.method == method)
+            and (self.path is None or self.path in path)
+        )
 
 
 def zip_files(files: Mapping[str, bytes | str]) -> bytes:
@@ -134,6 +141,8 @@ class FakeGitHub:
         }
         self.link_base: str | None = None  # where `Link` URLs point (default `base_url`)
         self._faults: list[Fault] = []
+        self._closing = threading.Event()  # ends a drip at shutdown
+        self.dripped: list[int] = []  # bytes each dripped answer sent before the client hung up
         self._next_id = 1000
         self._ticks = 0
         self._lock = threading.RLock()
@@ -160,6 +169,7 @@ class FakeGitHub:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._closing.set()
         for server in (self._api, self._storage):
             server.shutdown()
             server.server_close()
@@ -248,6 +258,14 @@ class FakeGitHub:
             message="You have exceeded a secondary rate limit.",
         )
 
+    def drip_next(
+        self, *, path: str, interval_s: float = 0.5, where: str = "headers", server: str = "api"
+    ) -> None:
+        """The next answer to `path` (on the `api` or the `storage` server) is the true one, sent a
+        byte at a time: from the status line on (`where="headers"`) or after the headers (`"body"`)."""
+        with self._lock:
+            self._faults.append(Fault(0, path=path, drip_s=interval_s, drip_where=where, server=server))
+
     def drop_next(self, *, times: int = 1, path: str | None = None) -> None:
         with self._lock:
             for _ in range(times):
@@ -273,10 +291,10 @@ class FakeGitHub:
         self._ticks += 1
         return (_EPOCH + timedelta(minutes=self._ticks)).isoformat().replace("+00:00", "Z")
 
-    def _take_fault(self, method: str, path: str) -> Fault | None:
+    def _take_fault(self, method: str, path: str, server: str = "api") -> Fault | None:
         with self._lock:
             for index, fault in enumerate(self._faults):
-                if fault.matches(method, path):
+                if fault.matches(method, path, server):
                     return self._faults.pop(index)
         return None
 
@@ -315,10 +333,14 @@ class FakeGitHub:
                 )
                 with fake._lock:
                     fake.requests.append(record)
+                fault = fake._take_fault(method, parts.path, server_name)
+                if fault is not None and fault.drip_s > 0:
+                    answer = fake._storage_answer if server_name == "storage" else fake._api_answer
+                    self._drip(fault, *answer(record))
+                    return
                 if server_name == "storage":
                     self._reply(*fake._storage_answer(record))
                     return
-                fault = fake._take_fault(method, parts.path)
                 if fault is not None and fault.drop:
                     self.close_connection = True
                     self.connection.shutdown(2)
@@ -329,6 +351,30 @@ class FakeGitHub:
                     self._reply(fault.status, {"message": fault.message}, fault.headers)
                     return
                 self._reply(*fake._api_answer(record))
+
+            def _drip(self, fault: Fault, status: int, payload: Any, headers: Mapping[str, str]) -> None:
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+                lines = [f"HTTP/1.1 {status} OK", f"content-length: {len(data)}", "connection: close"]
+                lines += [f"{key}: {value}" for key, value in headers.items()]
+                head = ("\r\n".join(lines) + "\r\n\r\n").encode()
+                raw = head + data
+                start = len(head) if fault.drip_where == "body" else 0
+                with fake._lock:
+                    index = len(fake.dripped)
+                    fake.dripped.append(0)
+                self.close_connection = True
+                try:
+                    self.wfile.write(raw[:start])
+                    self.wfile.flush()
+                    for position in range(start, len(raw)):
+                        if fake._closing.wait(fault.drip_s):
+                            return
+                        self.wfile.write(raw[position : position + 1])
+                        self.wfile.flush()
+                        with fake._lock:
+                            fake.dripped[index] = position + 1 - start
+                except OSError:  # the client hung up
+                    return
 
             def _reply(self, status: int, payload: Any, headers: Mapping[str, str] | None = None) -> None:
                 data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()

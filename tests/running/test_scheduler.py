@@ -42,7 +42,9 @@ def test_per_test_timeout_is_an_execution_error(tmp_path: Path) -> None:
     write_targets(tmp_path, "targets:\n  - name: t\n    provider: counting\n    delay_s: 30\n")
     results = _run([make_suite(tmp_path, "slow", 2)], RunnerOptions(workers=2), PlanOptions(timeout_s=0.1))
     assert [r.execution_status for r in results] == ["execution_error", "execution_error"]
-    assert all(r.error == "timed out after 0.1s" and r.failure_reason_code == "timeout" for r in results)
+    assert all(
+        r.error == "timed out after 0.1s (wall clock)" and r.failure_reason_code == "timeout" for r in results
+    )
 
 
 def test_target_error_does_not_stop_the_run(tmp_path: Path) -> None:

@@ -159,7 +159,9 @@ def _from_artifact(inputs: ActionInputs, run: WorkflowRun) -> Baseline:
     except (GitHubApiError, OSError, ValueError) as exc:
         return _missing(f"baseline: auto: {exc}")
     if found.directory is None or found.summary is None:
-        return _missing(f"baseline: auto: {found.reason}")
+        missing = _missing(f"baseline: auto: {found.reason}")
+        missing.warnings.extend(f"baseline: auto: passed over {line}" for line in found.passed_over)
+        return missing
     source = BaselineSource(
         "artifact",
         name=name,

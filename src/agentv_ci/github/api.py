@@ -5,6 +5,9 @@ Retries (at most `RetryPolicy.max_retries`, and never more than `max_wait_s` of 
 or `x-ratelimit-remaining: 0` with `x-ratelimit-reset`) wait the advised time. When the advised wait
 does not fit in what is left of `max_wait_s`, the client gives up at once rather than sleep in vain.
 
+Each call has a wall-clock deadline (`timeout_s`; `download_timeout_s` for a download, retries
+included) from connect to the last byte (`wall_clock`); a server that drips bytes is not retried.
+
 Every failure is a `GitHubApiError` (status and GitHub's JSON `message`), never an httpx traceback.
 The token is sent only as the `Authorization` header to the API's own origin: it is kept out of
 every exception message, log line and repr, a `Link` to another origin is refused, and redirects to
@@ -25,6 +28,8 @@ from urllib.parse import quote
 import httpx
 
 from agentv_ci import __version__
+from agentv_ci.deadlines import github_timeouts, timed_out
+from agentv_ci.github import wall_clock
 
 __all__ = [
     "DEFAULT_API_URL",
@@ -70,7 +75,8 @@ class GitHubClient:
     """GitHub REST v3 for one repository. Use as a context manager (or call `close`).
 
     `api_url` is `GITHUB_API_URL` (GitHub Enterprise: `https://HOST/api/v3`), `repository` is
-    `owner/name`. `sleep` and `clock` are injectable so tests wait no real time.
+    `owner/name`. `sleep` and `clock` are injectable so tests wait no real time. `timeout_s` /
+    `download_timeout_s` None: `deadlines.github_timeouts()` (30 s / 120 s unless set).
     """
 
     def __init__(
@@ -82,7 +88,8 @@ class GitHubClient:
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
-        timeout_s: float = 30.0,
+        timeout_s: float | None = None,
+        download_timeout_s: float | None = None,
     ) -> None:
         if not token:
             raise ValueError("a GitHub token is required")
@@ -95,6 +102,9 @@ class GitHubClient:
         self._sleep = sleep
         self._clock = clock
         self._origin = httpx.URL(self.api_url)
+        call_s, download_s = github_timeouts()
+        self.timeout_s = timeout_s or call_s
+        self.download_timeout_s = download_timeout_s or download_s
         self._http = httpx.Client(
             base_url=self.api_url + "/",
             headers={
@@ -103,9 +113,10 @@ class GitHubClient:
                 "X-GitHub-Api-Version": API_VERSION,
                 "User-Agent": f"agentv-ci/{__version__}",
             },
-            timeout=httpx.Timeout(timeout_s, connect=10.0),
+            timeout=httpx.Timeout(self.timeout_s, connect=min(10.0, self.timeout_s)),
             follow_redirects=True,  # httpx drops Authorization when a redirect leaves the origin
         )
+        wall_clock.install(self._http)
 
     def __repr__(self) -> str:
         return f"GitHubClient(api_url={self.api_url!r}, repository={self.repository!r})"
@@ -191,11 +202,16 @@ class GitHubClient:
             url, query = next_url, None  # the link carries the query (page, per_page, filters)
         raise GitHubApiError(None, f"more than {max_pages} pages", method="GET", path=path)
 
-    def download(self, path: str, destination: Path, *, max_bytes: int) -> int:
-        """Stream `path` (following redirects) into `destination`; returns its size in bytes.
+    def download(
+        self, path: str, destination: Path, *, max_bytes: int, timeout_s: float | None = None
+    ) -> int:
+        """Stream `path` (following redirects) into `destination`; returns its size in bytes. Raises
+        `GitHubApiError` on a failed answer, a body over `max_bytes`, or past `timeout_s`."""
+        seconds = timeout_s or self.download_timeout_s
+        with wall_clock.deadline(seconds):
+            return self._download(path, destination, max_bytes, seconds)
 
-        Raises `GitHubApiError` on a failed answer or when the body passes `max_bytes`.
-        """
+    def _download(self, path: str, destination: Path, max_bytes: int, seconds: float) -> int:
         waited = 0.0
         for attempt in range(self.retry.max_retries + 1):
             try:
@@ -207,6 +223,10 @@ class GitHubClient:
                     if delay is None:
                         raise self._error(response, "GET", path)
             except httpx.HTTPError as exc:
+                if wall_clock.passed():
+                    raise GitHubApiError(
+                        None, timed_out(seconds), method="GET", path=_shown_path(path)
+                    ) from None
                 delay = self._network_delay(exc, attempt, waited, "GET", path)
             logger.info("GitHub API GET %s: retry %d in %.1f s", path, attempt + 1, delay)
             self._sleep(delay)
@@ -227,9 +247,13 @@ class GitHubClient:
         waited = 0.0
         shown = _shown_path(url)
         for attempt in range(self.retry.max_retries + 1):
+            started = time.monotonic()
             try:
-                response = self._http.request(method, url, params=params, json=json)
+                with wall_clock.deadline(self.timeout_s):  # connect to the last byte of the body
+                    response = self._http.request(method, url, params=params, json=json)
             except httpx.HTTPError as exc:
+                if time.monotonic() - started >= self.timeout_s:  # a server this slow is not retried
+                    raise GitHubApiError(None, timed_out(self.timeout_s), method=method, path=shown) from None
                 if not idempotent and not isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
                     raise self._network_error(exc, method, shown) from None
                 delay = self._network_delay(exc, attempt, waited, method, shown)

@@ -10,6 +10,8 @@ does not count), newest first. For each, at most `max_candidates` of them:
 3. the directory holding `index.jsonl` must also hold `summary.json` of a complete run: not
    interrupted, nothing left unrun, budget not exhausted, not a dry run, at least one result.
 The first candidate that passes is the baseline; otherwise there is none, with the reasons why.
+Each download has the client's wall-clock deadline (120 s), and no candidate is started after the
+search has taken `max_seconds` (300 s), so a storage host that drips bytes cannot stall the Action.
 Nothing here raises for an API or archive failure: the Action runs on without a baseline.
 """
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 import itertools
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +49,7 @@ class ArtifactLimits:
     max_download_bytes: int = 256 * 1024 * 1024
     max_extracted_bytes: int = 1024 * 1024 * 1024
     max_entries: int = 10_000
+    max_seconds: float = 300.0  # the whole search; each download also ends at the client's deadline
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,7 @@ def download_baseline(
     own `artifact-<id>/`; rejected candidates are removed again.
     """
     limits = limits or ArtifactLimits()
+    started = time.monotonic()
     try:
         candidates = _candidates(client, base_branch, name)
     except GitHubApiError as exc:
@@ -93,8 +98,12 @@ def download_baseline(
         run_id = int(artifact["workflow_run"]["id"])
         created = str(artifact.get("created_at") or "")
         label = f"artifact {artifact_id} (run {run_id}, {created or 'undated'})"
+        left = limits.max_seconds - (time.monotonic() - started)
+        if left <= 0:
+            passed_over.append(f"{label}: not tried, the search took its {limits.max_seconds:g} s")
+            break
         try:
-            found = _try_candidate(client, artifact, root, limits)
+            found = _try_candidate(client, artifact, root, limits, min(left, client.download_timeout_s))
         except GitHubApiError as exc:
             found = client.redact(str(exc))
         if isinstance(found, str):
@@ -148,7 +157,7 @@ def _candidates(client: GitHubClient, base_branch: str, name: str) -> list[dict[
 
 
 def _try_candidate(
-    client: GitHubClient, artifact: dict[str, Any], root: Path, limits: ArtifactLimits
+    client: GitHubClient, artifact: dict[str, Any], root: Path, limits: ArtifactLimits, seconds: float
 ) -> tuple[Path, RunSummary] | str:
     """The results directory and its summary, or why this artifact is not a baseline."""
     run = client.get_json(f"{client.repo_path}/actions/runs/{int(artifact['workflow_run']['id'])}")
@@ -170,6 +179,7 @@ def _try_candidate(
             f"{client.repo_path}/actions/artifacts/{artifact_id}/zip",
             archive,
             max_bytes=limits.max_download_bytes,
+            timeout_s=seconds,
         )
         extract_zip(
             archive, target, max_total_bytes=limits.max_extracted_bytes, max_entries=limits.max_entries

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentv_ci.deadlines import timed_out
 from agentv_ci.security.child_env import child_environment
 
 OUTPUT_CAP = 1024 * 1024  # bytes of stdout/stderr kept
@@ -93,8 +94,8 @@ async def run_script(
     task = asyncio.ensure_future(communicate())
     try:
         done, _ = await asyncio.wait({task}, timeout=timeout_s)
-        timed_out = not done
-        if timed_out:
+        expired = not done
+        if expired:
             _kill_group(process)
             done, _ = await asyncio.wait({task}, timeout=_REAP_GRACE_S)
         if not done:  # something outside the group still holds the pipes
@@ -102,15 +103,15 @@ async def run_script(
             transport = getattr(process, "_transport", None)
             if transport is not None:
                 transport.close()
-            raise ScriptFailure(f"timed out after {timeout_s:g}s (process group killed)")
+            raise ScriptFailure(f"{timed_out(timeout_s)}, process group killed")
         (out, overflowed), (err, err_truncated), code = task.result()
     except asyncio.CancelledError:
         _kill_group(process)
         task.cancel()
         raise
     _kill_group(process)  # stray children left in the group
-    if timed_out:
-        raise ScriptFailure(f"timed out after {timeout_s:g}s (process group killed)")
+    if expired:
+        raise ScriptFailure(f"{timed_out(timeout_s)}, process group killed")
     if overflowed:
         raise ScriptFailure(f"wrote more than {OUTPUT_CAP // 1024} KiB to stdout (process group killed)")
     return ScriptRun(

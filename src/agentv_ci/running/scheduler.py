@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentv_ci.clock import now_millis
-from agentv_ci.errors import AgentvCiError, TargetError
+from agentv_ci.deadlines import timed_out
+from agentv_ci.errors import AgentvCiError, TargetError, TargetTimeout
 from agentv_ci.model.result import TargetResponse, TestResult
 from agentv_ci.model.suite import GraderSpec, Message, Test
 from agentv_ci.plugins import GraderTargetCaller, TargetPlugin, TargetRequest
@@ -374,7 +375,7 @@ class Runner:
                 dry_run=dry_run,
             )
         except TimeoutError:
-            error = f"timed out after {job.timeout_s:g}s"
+            error = timed_out(job.timeout_s or 0)
             result = unfinished_result(
                 job, status="execution_error", error=error, stage="agent", reason="timeout", dry_run=dry_run
             )
@@ -384,7 +385,7 @@ class Runner:
                 status="execution_error",
                 error=exc.message,
                 stage="agent",
-                reason="provider_error",
+                reason="timeout" if isinstance(exc, TargetTimeout) else "provider_error",
                 dry_run=dry_run,
             )
         except AgentvCiError as exc:

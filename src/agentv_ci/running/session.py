@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from agentv_ci.clock import now_seconds
+from agentv_ci.deadlines import default_test_timeout_s
 from agentv_ci.errors import ConfigError, InvalidEvalFiles, UsageError
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.suite import Suite, Test
@@ -208,6 +209,7 @@ def execute_run(request: RunRequest) -> RunOutcome:
 def _execute_run(request: RunRequest) -> RunOutcome:
     started = time.perf_counter()
     started_at = now_seconds()
+    default_test_timeout_s()  # a bad AGENTV_CI_DEFAULT_TIMEOUT is exit 2 before anything runs
     if request.selection is not None and not request.paths:
         return _nothing_selected(request, started_at)
     load_warnings: list[str] = []

@@ -9,7 +9,7 @@ variables, never as shell code; a template that puts one inside quotes or a nest
 The output file is JSON with any of `output` (messages, with AgentV `tool_calls`; legacy
 `output_messages`), `text`, `token_usage {input, output, cached}`, `cost_usd`, `duration_ms`;
 anything else is taken as the answer text. A non-zero exit, a timeout or a missing output file is an
-execution error.
+execution error. The timeout is `timeout_seconds`, else the test's, else the default of `deadlines.py`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from agentv_ci.errors import TargetError
+from agentv_ci.deadlines import default_test_timeout_s, timed_out
+from agentv_ci.errors import TargetError, TargetTimeout
 from agentv_ci.model.result import TargetResponse, TokenUsage
 from agentv_ci.model.suite import Message
 from agentv_ci.plugins import TargetRequest
@@ -214,7 +215,7 @@ class CliTarget:
                 **variables,
             }
         )
-        timeout = self.config.timeout_seconds or request.timeout_s
+        timeout = self.config.timeout_seconds or request.timeout_s or default_test_timeout_s()
         started = time.perf_counter()
         cwd = self._cwd(request)
         try:
@@ -243,7 +244,7 @@ class CliTarget:
             await stop_group(process)
             if isinstance(exc, asyncio.CancelledError):
                 raise
-            raise TargetError(f"cli target {self.name!r} timed out after {timeout}s") from None
+            raise TargetTimeout(f"cli target {self.name!r} {timed_out(timeout)}") from None
         elapsed_ms = (time.perf_counter() - started) * 1000
         if process.returncode != 0:
             tail = stderr.decode("utf-8", errors="replace").strip()[-500:]

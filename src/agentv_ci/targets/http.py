@@ -1,5 +1,9 @@
 """The one place that imports httpx: a JSON POST client with timeouts and retries.
 
+`timeout_s` is a wall-clock deadline for each attempt, covering connect, sending, the headers and
+the whole body: a server that drips one byte a second is cut off at the deadline, not kept alive by
+each byte resetting a read timeout (httpx's own timeouts are per phase, and stay as a second bound).
+
 Retries use capped exponential backoff with full jitter on 408/409/429/5xx and on connection
 errors and timeouts, honouring `retry-after` (seconds or an HTTP date) when the server sends it.
 Every failure surfaces as `TargetError` with the status and a short excerpt of the body.
@@ -27,7 +31,8 @@ if importlib.util.find_spec("sniffio") is None:
     # same outcome (httpcore then assumes asyncio, which is what we run on).
     sys.modules.setdefault("sniffio", None)  # type: ignore[arg-type]
 
-from agentv_ci.errors import TargetError
+from agentv_ci.deadlines import timed_out
+from agentv_ci.errors import TargetError, TargetTimeout
 
 POOL_SLICE = 4  # connections per underlying httpx client
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 520, 521, 522, 524, 529})
@@ -161,11 +166,12 @@ class JsonHttpClient:
         index = self._busy.index(min(self._busy))
         self._busy[index] += 1
         try:
-            response = await self._pools[index].handle_async_request(request)
-            try:
-                content = await response.aread()
-            finally:
-                await response.aclose()
+            async with asyncio.timeout(self.timeout_s):  # the whole exchange, body included
+                response = await self._pools[index].handle_async_request(request)
+                try:
+                    content = await response.aread()
+                finally:
+                    await response.aclose()
             return response.status_code, response.headers, content
         finally:
             self._busy[index] -= 1
@@ -173,12 +179,15 @@ class JsonHttpClient:
     async def post_json(self, path: str, payload: Any, *, params: Mapping[str, str] | None = None) -> Any:
         body = _encoder.encode(payload)
         last_error = "no attempt made"
+        timed_out_last = False
         for attempt in range(self.max_retries + 1):
             retry_after: float | None = None
+            timed_out_last = False
             try:
                 status, response_headers, content = await self._post_once(path, body, params)
-            except httpx.TimeoutException:
-                last_error = f"request timed out after {self.timeout_s:g}s"
+            except (httpx.TimeoutException, TimeoutError):
+                last_error = f"request {timed_out(self.timeout_s)}"
+                timed_out_last = True
             except httpx.TransportError as exc:
                 last_error = f"connection error: {type(exc).__name__}: {exc}"
             else:
@@ -194,7 +203,8 @@ class JsonHttpClient:
                         attempt, base_s=self.backoff_base_s, cap_s=self.backoff_cap_s, retry_after=retry_after
                     )
                 )
-        raise TargetError(f"{last_error} (gave up after {self.max_retries + 1} attempts)")
+        error = TargetTimeout if timed_out_last else TargetError
+        raise error(f"{last_error} (gave up after {self.max_retries + 1} attempts)")
 
     @staticmethod
     def _decode(content: bytes) -> Any:

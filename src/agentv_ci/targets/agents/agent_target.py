@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from agentv_ci.deadlines import default_test_timeout_s
 from agentv_ci.errors import TargetError
 from agentv_ci.model.result import TargetResponse
 from agentv_ci.plugins import TargetRequest
@@ -25,8 +26,6 @@ from agentv_ci.security.child_env import child_environment
 from agentv_ci.targets.agents.stream_runner import EventReader, StreamOutcome, run_event_stream
 from agentv_ci.targets.agents.transcript import Transcript
 from agentv_ci.targets.pricing import Price
-
-DEFAULT_TIMEOUT_S = 1800.0  # when neither the target nor the test sets one: a hung agent must not hang CI
 
 
 class AgentConfig(msgspec.Struct, omit_defaults=True):
@@ -116,7 +115,7 @@ class AgentCliTarget:
             reader = self.reader(transcript, request, workdir)
             own = {k: os.environ[k] for k in self.CREDENTIAL_ENV if os.environ.get(k)}
             env = self.environment(child_environment({**own, **self.config.env}))
-            timeout = self.config.timeout_seconds or request.timeout_s or DEFAULT_TIMEOUT_S
+            timeout = self.config.timeout_seconds or request.timeout_s or default_test_timeout_s()
             outcome = await run_event_stream(
                 [*self.command, *self.arguments(request, workdir)],
                 reader,

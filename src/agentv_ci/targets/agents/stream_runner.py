@@ -23,7 +23,8 @@ from typing import Any, Protocol
 
 import msgspec
 
-from agentv_ci.errors import TargetError
+from agentv_ci.deadlines import timed_out
+from agentv_ci.errors import TargetError, TargetTimeout
 from agentv_ci.targets.subprocesses import spawn_stoppable, stop_group
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
@@ -102,7 +103,7 @@ async def run_event_stream(
             await _converse(process, reader, outcome, stdin_text, started)
     except TimeoutError:
         await stop_group(process)
-        raise TargetError(f"{agent} timed out after {timeout_s:g}s") from None
+        raise TargetTimeout(f"{agent} {timed_out(timeout_s or 0)}") from None
     except BaseException:
         await stop_group(process)
         raise
