@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentv_ci.clock import now_millis
-from agentv_ci.deadlines import timed_out
 from agentv_ci.errors import AgentvCiError, TargetError, TargetTimeout
 from agentv_ci.model.result import TargetResponse, TestResult
 from agentv_ci.model.suite import GraderSpec, Message, Test
@@ -375,7 +374,7 @@ class Runner:
                 dry_run=dry_run,
             )
         except TimeoutError:
-            error = timed_out(job.timeout_s or 0)
+            error = f"timed out after {job.timeout_s:g}s (wall clock)"  # as deadlines.timed_out
             result = unfinished_result(
                 job, status="execution_error", error=error, stage="agent", reason="timeout", dry_run=dry_run
             )
