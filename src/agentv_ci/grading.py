@@ -195,4 +195,5 @@ async def grade_test(
         metadata=dict(test.metadata),
         tags=list(test.tags),
         dry_run=dry_run or response.dry_run,
+        notes=list(response.notes),
     )

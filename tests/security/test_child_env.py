@@ -142,12 +142,18 @@ def test_drain_tail_keeps_only_the_last_bytes() -> None:
     assert asyncio.run(feed()) == b"00990099"
 
 
-def test_an_oversized_output_file_is_an_execution_error_not_read(
+def test_an_oversized_output_file_is_read_only_in_part_and_json_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(cli_target, "MAX_OUTPUT_FILE_BYTES", 1000)
     command = f"{PY} -c \"import sys; open(sys.argv[1], 'w').write('y' * 5000)\" {{OUTPUT_FILE}}"
     target = CliTarget("agent", CliConfig(command=command), base_dir=tmp_path)
+    response = asyncio.run(target.invoke(make_request("hi")))
+    assert response.text == "y" * 1000 and response.answer_bytes == 5000  # the runner's cap marks it
+    script = tmp_path / "json_agent.py"
+    script.write_text("import json, sys\njson.dump({'text': 'y' * 5000}, open(sys.argv[1], 'w'))\n")
+    command = f"{PY} {script} {{OUTPUT_FILE}}"
+    target = CliTarget("agent", CliConfig(command=command), base_dir=tmp_path)
     with pytest.raises(TargetError) as caught:
         asyncio.run(target.invoke(make_request("hi")))
-    assert "more than" in caught.value.message
+    assert "bytes of JSON" in caught.value.message and "more than" in caught.value.message

@@ -75,6 +75,15 @@ def run_command(
     budget_usd: Annotated[
         float | None, typer.Option("--budget-usd", metavar="USD", help="Stop after spending this.")
     ] = None,
+    max_answer_bytes: Annotated[
+        int,
+        typer.Option(
+            "--max-answer-bytes",
+            metavar="N",
+            envvar="AGENTV_CI_MAX_ANSWER_BYTES",
+            help="Cut each answer at N bytes, with a marker and a note on the test (default 1 MiB).",
+        ),
+    ] = 1024 * 1024,
     junit: Annotated[Path | None, typer.Option("--junit", metavar="FILE", help="Write JUnit XML.")] = None,
     sarif: Annotated[Path | None, typer.Option("--sarif", metavar="FILE", help="Write SARIF 2.1.0.")] = None,
     sarif_category: Annotated[
@@ -154,6 +163,7 @@ def run_command(
     from agentv_ci.running.plan import PlanOptions
     from agentv_ci.running.session import RunInterrupted, RunRequest, execute_run
     from agentv_ci.running.sharding import parse_shard
+    from agentv_ci.targets.answer_cap import MAX_ANSWER_BYTES_LIMIT
 
     if repeat is not None and repeat < 1:
         raise UsageError("--repeat must be at least 1")
@@ -161,6 +171,10 @@ def run_command(
         raise UsageError(f"--timeout must be a number of seconds greater than 0, got {timeout}")
     if budget_usd is not None and not 0 < budget_usd < float("inf"):
         raise UsageError(f"--budget-usd must be an amount greater than 0, got {budget_usd}")
+    if not 1024 <= max_answer_bytes <= MAX_ANSWER_BYTES_LIMIT:
+        raise UsageError(
+            f"--max-answer-bytes must be between 1024 and {MAX_ANSWER_BYTES_LIMIT}, got {max_answer_bytes}"
+        )
     check_gate_flags(max_regression, baseline is not None)
     from agentv_ci.reporting import parse_report_options
 
@@ -201,6 +215,7 @@ def run_command(
         quiet=quiet,
         selection=selection.as_summary_selection() if selection is not None else None,
         allow_outside=tuple(allow_outside_repo or ()),
+        max_answer_bytes=max_answer_bytes,
     )
     interrupted = False
     try:

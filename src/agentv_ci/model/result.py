@@ -48,6 +48,10 @@ class TargetResponse(msgspec.Struct, omit_defaults=True):
     llm_call_count: int | None = None
     dry_run: bool = False
     raw: Any = None
+    # The size in bytes of what the target answered, when `text` holds only part of it (a target
+    # that read a huge answer partly sets it; the runner's answer cap sets it when it cuts).
+    answer_bytes: int | None = None
+    notes: list[str] = []  # what the runner says about this answer (copied to the row's `notes`)
 
 
 class AssertionResult(msgspec.Struct, omit_defaults=True):
@@ -126,6 +130,8 @@ class TestResult(msgspec.Struct, omit_defaults=True):
     # Hash of the test's definition (input, graders, threshold, target; running/fingerprints.py):
     # compare calls a test whose fingerprint differs from the baseline's `changed`.
     fingerprint: str | None = None
+    # What the runner says about this row, e.g. that the answer was cut at --max-answer-bytes.
+    notes: list[str] = []
 
 
 class RunSummary(msgspec.Struct, omit_defaults=True):

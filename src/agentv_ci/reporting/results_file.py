@@ -145,6 +145,9 @@ def normalise_row(row: dict[str, Any], *, parent: dict[str, Any] | None = None) 
         row["verdict"] = {"ok": "pass", "not_run": "skip"}.get(status, "fail")
     if not isinstance(row.get("fingerprint", ""), str):  # not ours (another tool's field of that name)
         del row["fingerprint"]
+    notes = row.get("notes", [])
+    if not (isinstance(notes, list) and all(isinstance(n, str) for n in notes)):
+        del row["notes"]  # not ours either
     trials = row.get("trials")
     if isinstance(trials, list):
         row["trials"] = [normalise_row(t, parent=row) for t in trials if isinstance(t, dict)]

@@ -27,6 +27,7 @@ from agentv_ci.running.fingerprints import DefinitionFingerprints
 from agentv_ci.running.plan import Job
 from agentv_ci.running.rows import unfinished_result
 from agentv_ci.running.workspace import HookError, Lease, WorkspaceManager, workspace_of
+from agentv_ci.targets.answer_cap import DEFAULT_MAX_ANSWER_BYTES, AnswerCap
 from agentv_ci.targets.config import TargetsConfig, load_targets
 from agentv_ci.targets.plugin_faults import invoke_target
 from agentv_ci.targets.replay import ReplayRecorder
@@ -90,6 +91,7 @@ class RunnerOptions:
     env: Mapping[str, str] | None = None
     run_id: str = ""
     keep_workspaces: bool = False
+    max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES  # --max-answer-bytes (targets.answer_cap)
 
 
 class Runner:
@@ -117,6 +119,7 @@ class Runner:
         self._eval_paths: dict[str, Path] = {}
         self._targets: dict[tuple[Path | None, str], TargetPlugin] = {}
         self._cache_keys = CacheKeys(self.warnings)
+        self.answer_cap = AnswerCap(options.max_answer_bytes, self.warnings)
         self._definitions = DefinitionFingerprints()
         self._callers: dict[tuple[Path | None, str], GraderTargetCaller | None] = {}
         self._limits: dict[int, asyncio.Semaphore] = {}
@@ -302,6 +305,8 @@ class Runner:
             else:
                 response = await self._call(job, request, target)
             self.options.budget.add(response.cost_usd)
+            # Cut before anything keeps it: graders, the cache, --record and the row see the cut answer.
+            response = self.answer_cap.apply(response, f"{request.test.id} [{job.target}]")
             if cache is not None and key is not None:
                 cache.put(key, response)
         if self.options.recorder is not None:  # cached answers too: the recording stays complete

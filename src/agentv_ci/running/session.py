@@ -28,6 +28,7 @@ from agentv_ci.running.plan import Job, PlanOptions, iter_jobs
 from agentv_ci.running.plan_record import PlanRecorder, record_not_run
 from agentv_ci.running.resume import KeyCheck, finished_keys, prepare_index_for_resume, previous_results
 from agentv_ci.running.scheduler import RunNeeds, Runner, RunnerOptions
+from agentv_ci.targets.answer_cap import DEFAULT_MAX_ANSWER_BYTES
 
 if TYPE_CHECKING:
     from agentv_ci.loading.suite_loader import LoadMode
@@ -58,6 +59,7 @@ class RunRequest:
     selection: dict[str, str] | None = None
     # Directories outside the repository that eval files may reference (`--allow-outside-repo`).
     allow_outside: Sequence[Path] = ()
+    max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES  # --max-answer-bytes
 
 
 @dataclass
@@ -278,6 +280,7 @@ def _run_planned(
         recorder=recorder,
         env=request.env,
         run_id=output_dir.name,
+        max_answer_bytes=request.max_answer_bytes,
     )
     progress = Progress(needs.jobs, stream=request.progress_stream or sys.stderr, quiet=request.quiet)
     # No result is kept: each row goes to index.jsonl and into the tally (the figures the gates and
@@ -346,7 +349,8 @@ def _run_planned(
         selection=request.selection or {},
     )
     write_summary_json(output_dir / "summary.json", summary)
-    warnings = [*load_warnings, *runner.warnings]
+    more_cut = runner.answer_cap.summary_warning()
+    warnings = [*load_warnings, *runner.warnings, *([more_cut] if more_cut else [])]
     outcome = RunOutcome(summary, output_dir, warnings, resumed=previous_rows, interrupted=interrupted)
     if interrupted:
         raise RunInterrupted(outcome)

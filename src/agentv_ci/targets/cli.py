@@ -40,9 +40,10 @@ from agentv_ci.security.shell_values import (
     plain_temp_dir,
     variable,
 )
+from agentv_ci.targets.answer_cap import oversized_plain_text
 from agentv_ci.targets.subprocesses import communicate_capped, spawn_stoppable, stop_group
 
-MAX_OUTPUT_FILE_BYTES = 32 * 1024 * 1024  # a larger {OUTPUT_FILE} is an execution error, never read
+MAX_OUTPUT_FILE_BYTES = 32 * 1024 * 1024  # of a larger {OUTPUT_FILE}, only this much is read (JSON: refused)
 COMMAND = Template(
     re.compile(r"\{([A-Z_]+)\}"),
     data=frozenset({"PROMPT", "EVAL_ID", "FILES"}),
@@ -253,12 +254,15 @@ class CliTarget:
         if not output_file.is_file():
             raise TargetError(f"cli target {self.name!r} did not write {{OUTPUT_FILE}} ({output_file.name})")
         size = output_file.stat().st_size
-        if size > MAX_OUTPUT_FILE_BYTES:
-            raise TargetError(
-                f"cli target {self.name!r} wrote {size} bytes to {{OUTPUT_FILE}}, more than "
-                f"{MAX_OUTPUT_FILE_BYTES // (1024 * 1024)} MiB"
-            )
-        response = parse_output_file(output_file.read_text(encoding="utf-8", errors="replace"))
+        if size > MAX_OUTPUT_FILE_BYTES:  # plain text: its head, cut by the answer cap; JSON: refused
+            response = oversized_plain_text(output_file, MAX_OUTPUT_FILE_BYTES, size)
+            if response is None:
+                raise TargetError(
+                    f"cli target {self.name!r} wrote {size} bytes of JSON to {{OUTPUT_FILE}}, more than "
+                    f"{MAX_OUTPUT_FILE_BYTES // (1024 * 1024)} MiB"
+                )
+        else:
+            response = parse_output_file(output_file.read_text(encoding="utf-8", errors="replace"))
         if response.duration_ms is None:
             response = msgspec.structs.replace(response, duration_ms=elapsed_ms)
         return response
