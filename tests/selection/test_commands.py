@@ -75,6 +75,7 @@ def test_discover_json_document(repo: GitRepo) -> None:
             {"path": "evals/refunds.eval.yaml", "reasons": ["evals/cases/refunds.jsonl changed"]},
         ],
         "removed": ["evals/old.eval.yaml"],
+        "unselecting": [],  # every changed file selected an eval or was a removed one
     }
 
 

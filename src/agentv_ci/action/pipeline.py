@@ -27,7 +27,6 @@ from agentv_ci.running.session import RunRequest
 from agentv_ci.security.child_env import pass_through
 from agentv_ci.security.redaction import redact, register_secret
 from agentv_ci.security.streams import print_workflow_command
-from agentv_ci.text_safety import printable
 
 Echo = Callable[[str], None]
 
@@ -80,6 +79,7 @@ class ActionRun:
         self.workspace = (self.run.workspace or Path.cwd()).resolve()
         self.paths = _paths(self.inputs, self.workspace)
         self._merge_base: str | None = None
+        self._unselecting: list[str] = []  # changed files that selected no eval
 
     # -- messages ---------------------------------------------------------------------------------
 
@@ -121,26 +121,22 @@ class ActionRun:
         base = self.inputs.base_ref or (self.run.pull_request.base_sha if self.run.pull_request else "")
         if not (self.inputs.changed_only and base and (self.run.is_pull_request or self.inputs.base_ref)):
             return paths, {}, None
-        from agentv_ci.selection import changed_files, select_changed_evals
-        from agentv_ci.selection.render import selected_line
+        from agentv_ci.action.selecting import select_changed
 
-        changes = changed_files(self.workspace, base, "HEAD")
-        self._merge_base = changes.merge_base
-        selection = select_changed_evals(
-            paths, changes, repo_root=self.workspace, env=self.env, select_all_on=self.inputs.select_all_on
+        found = select_changed(
+            paths,
+            base=base,
+            workspace=self.workspace,
+            env=self.env,
+            targets_file=self._targets_file(),
+            select_all_on=self.inputs.select_all_on,
+            target_names=tuple(self.inputs.target),
+            echo=self.echo,
+            notice=self.notice,
         )
-        for removed in selection.removed:
-            self.notice(f"eval removed by this change: {printable(removed)}")
-        if not selection.selected:
-            note = (
-                f"No eval is affected by the changes since {changes.merge_base[:12]} "
-                f"({len(changes.files)} changed file(s), {selection.total} eval file(s) checked)."
-            )
-            return [], {}, note
-        self.echo(f"selected {len(selection.selected)} of {selection.total} eval file(s):")
-        for chosen in selection.selected:
-            self.echo(selected_line(_relative(chosen.path, self.workspace), chosen.reasons))
-        return [s.path for s in selection.selected], selection.as_summary_selection(), None
+        self._merge_base = found.merge_base
+        self._unselecting = found.unselecting
+        return found.paths, found.reasons, found.note
 
     def merge_base(self) -> str | None:
         if self._merge_base is not None:
@@ -157,10 +153,7 @@ class ActionRun:
         from agentv_ci.running.sharding import parse_shard
 
         inputs = self.inputs
-        targets_file = None
-        if inputs.targets_file:
-            targets_file = Path(inputs.targets_file)
-            targets_file = targets_file if targets_file.is_absolute() else self.workspace / targets_file
+        targets_file = self._targets_file()
         return RunRequest(
             paths=paths,
             output_dir=self.paths.output_dir,
@@ -175,10 +168,17 @@ class ActionRun:
             dry_run=inputs.dry_run,
             budget_usd=inputs.budget_usd,
             selection=selection,
+            unselecting=tuple(self._unselecting),
             allow_outside=tuple(
                 Path(p) if Path(p).is_absolute() else self.workspace / p for p in inputs.allow_outside_repo
             ),
         )
+
+    def _targets_file(self) -> Path | None:
+        if not self.inputs.targets_file:
+            return None
+        path = Path(self.inputs.targets_file)
+        return path if path.is_absolute() else self.workspace / path
 
     def gate_options(self, has_baseline: bool) -> GateOptions:
         inputs = self.inputs

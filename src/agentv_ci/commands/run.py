@@ -186,7 +186,9 @@ def run_command(
     baseline_summary = load_run(baseline) if baseline is not None else None
     selection = None
     if changed or base is not None:
-        selection = _changed_selection(paths, base, head, include_uncommitted, targets_file)
+        selection = _changed_selection(
+            paths, base, head, include_uncommitted, targets_file, tuple(target or ())
+        )
         paths = [picked.path for picked in selection.selected]
     elif head is not None or include_uncommitted:
         raise UsageError("--head and --include-uncommitted need --changed (or --base)")
@@ -214,6 +216,7 @@ def run_command(
         budget_usd=budget_usd,
         quiet=quiet,
         selection=selection.as_summary_selection() if selection is not None else None,
+        unselecting=selection.unselecting if selection is not None else (),
         allow_outside=tuple(allow_outside_repo or ()),
         max_answer_bytes=max_answer_bytes,
     )
@@ -269,13 +272,18 @@ def run_command(
 
 
 def _changed_selection(
-    paths: list[Path], base: str | None, head: str | None, include_uncommitted: bool, targets: Path | None
+    paths: list[Path],
+    base: str | None,
+    head: str | None,
+    include_uncommitted: bool,
+    targets: Path | None,
+    target_names: tuple[str, ...],
 ) -> Selection:
     """The evals under `paths` the changes affect; prints what was selected (or that nothing was)."""
     import os
 
     from agentv_ci.selection.discover import base_ref, discover_changed_evals
-    from agentv_ci.selection.render import headline, selected_line
+    from agentv_ci.selection.render import headline, selected_line, unselecting_lines
 
     selection = discover_changed_evals(
         paths,
@@ -284,8 +292,11 @@ def _changed_selection(
         include_uncommitted=include_uncommitted,
         targets_file=targets,
         checked_out_only=True,
+        target_names=target_names,
     )
     typer.echo(headline(selection), err=bool(selection.selected))
     for picked in selection.selected:
         typer.echo(selected_line(picked.repo_path, picked.reasons), err=True)
+    for line in unselecting_lines(selection):
+        typer.echo(line, err=True)
     return selection

@@ -163,6 +163,14 @@ class _Collector:
                 # directory are tried too (`"$(dirname "$0")/agent.py"` is common).
                 self.shell(text, found.parent, depth + 1)
 
+    def locate(self, word: str, cwd: Path) -> Path:
+        """A script named relative to `cwd`; when it is not there, the same name from the repository
+        root (a directory the command may not really run in: counting it errs towards running)."""
+        path = cwd / word
+        if not path.exists() and not Path(word).is_absolute() and (self.repo_root / word).is_file():
+            return self.repo_root / word
+        return path
+
     def add_argument(self, path: Path) -> None:
         found = self.inside(path)
         if found is not None and found.exists() and found != safe_resolve(self.repo_root):
@@ -217,7 +225,7 @@ class _Collector:
         else:
             position = script_position(words)
             if position is not None and _usable(words[position]):
-                self.add_script(cwd / words[position], depth)
+                self.add_script(self.locate(words[position], cwd), depth)
         for word in words[1:]:
             if _usable(word) and ("/" in word or word.endswith(SCRIPT_SUFFIXES)):
                 self.add_argument(cwd / word)
@@ -238,7 +246,7 @@ class _Collector:
                 index += 1
                 continue
             if _usable(word):
-                self.add_script(cwd / word, depth)  # `sh run.sh`, `bash ./agent.sh`
+                self.add_script(self.locate(word, cwd), depth)  # `sh run.sh`, `bash ./agent.sh`
             return
 
     def python(self, args: list[str], cwd: Path) -> None:
@@ -261,7 +269,7 @@ class _Collector:
                 index += 1
                 continue
             if _usable(arg):
-                self.add_script(cwd / arg, MAX_DEPTH)
+                self.add_script(self.locate(arg, cwd), MAX_DEPTH)
             return
 
     def shell(self, text: str, cwd: Path, depth: int) -> None:

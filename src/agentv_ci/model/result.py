@@ -156,5 +156,6 @@ class RunSummary(msgspec.Struct, omit_defaults=True):
     plan_unknown: bool = False  # read from results with no plan record (AgentV's, older agentv-ci's)
     missing_shards: list[str] = []  # "2/3": shards of a merged run that brought no results
     baseline: BaselineSource | None = None  # what the deltas were measured against (or why none)
+    unselecting: list[str] = []  # changed files that selected no eval (change-based selection)
     tool: str = "agentv-ci"
     version: str = ""

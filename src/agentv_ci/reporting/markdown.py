@@ -167,7 +167,7 @@ def _changes(comparison: Comparison) -> list[str]:
     return lines + (left_out if lines else left_out[1:])
 
 
-def _selection(selection: dict[str, str], repo_root: Path | None) -> list[str]:
+def _selection(selection: dict[str, str], repo_root: Path | None, unselecting: list[str]) -> list[str]:
     lines = [f"#### Why these evals ran ({len(selection)})", ""]
     for path in sorted(selection)[:_MAX_SELECTION]:
         shown = clean_text((repo_relative(path, repo_root) if repo_root is not None else None) or path)
@@ -176,6 +176,14 @@ def _selection(selection: dict[str, str], repo_root: Path | None) -> list[str]:
         lines.append(f"- {name}: {_esc(selection[path])}")
     if len(selection) > _MAX_SELECTION:
         lines.append(f"- … {len(selection) - _MAX_SELECTION} more")
+    if unselecting:
+        # What selection did not consider: a reviewer sees a change that ran nothing.
+        lines += ["", f"Changed files that selected no eval ({len(unselecting)}):", ""]
+        for path in unselecting[:_MAX_SELECTION]:
+            shown = clean_text(path)
+            lines.append(f"- `{shown}`" if _PLAIN_PATH.fullmatch(shown) else f"- {_esc(shown)}")
+        if len(unselecting) > _MAX_SELECTION:
+            lines.append(f"- … {len(unselecting) - _MAX_SELECTION} more")
     return lines
 
 
@@ -243,8 +251,8 @@ def render_markdown(
     if baseline:
         blocks.append("\n".join(baseline))
     chosen = selection if selection is not None else summary.selection
-    if chosen:
-        blocks.append("\n".join(_selection(chosen, repo_root)))
+    if chosen or summary.unselecting:
+        blocks.append("\n".join(_selection(chosen, repo_root, summary.unselecting)))
     # the verdict is never cut: only what follows it is fitted into the space left
     body = verdict + "\n\n" + _fit("\n\n".join(blocks), limit - size(verdict) - 400, size)
     used = size(body)

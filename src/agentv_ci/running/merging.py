@@ -77,6 +77,7 @@ def merge_runs(inputs: list[Path], output_dir: Path) -> MergeOutcome:
         budget_exhausted=any(r.budget_exhausted for r in runs)
         and any(row.execution_status == "not_run" for row in rows.values()),
         selection={k: v for r in runs for k, v in r.selection.items()},
+        unselecting=sorted({path for r in runs for path in r.unselecting}),
         interrupted=any(r.interrupted for r in runs),  # a partial shard makes a partial whole
     )
     summary = apply_plan(summary, output_dir, has_summary=True)

@@ -57,6 +57,7 @@ class RunRequest:
     # Change-based selection (eval path -> why it was selected); `paths` are then the selected evals
     # and may be empty. None: explicit paths.
     selection: dict[str, str] | None = None
+    unselecting: Sequence[str] = ()  # the changed files that selected no eval, for the reports
     # Directories outside the repository that eval files may reference (`--allow-outside-repo`).
     allow_outside: Sequence[Path] = ()
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES  # --max-answer-bytes
@@ -347,6 +348,7 @@ def _run_planned(
         budget_exhausted=options.budget.exhausted and runner.not_run > 0,
         interrupted=interrupted,
         selection=request.selection or {},
+        unselecting=list(request.unselecting),
     )
     write_summary_json(output_dir / "summary.json", summary)
     more_cut = runner.answer_cap.summary_warning()

@@ -37,6 +37,7 @@ def discover_changed_evals(
     env: Mapping[str, str] | None = None,
     targets_file: Path | None = None,
     checked_out_only: bool = False,
+    target_names: Sequence[str] = (),
 ) -> Selection:
     """The evals under `paths` that `base...head` affects. Eval files are read from the work tree when
     `head` is checked out, else from a temporary work tree at `head` (refused with
@@ -46,7 +47,9 @@ def discover_changed_evals(
     repo = repo_toplevel(first.absolute())
     changes = changed_files(repo, base, head, include_uncommitted=include_uncommitted)
     if include_uncommitted or changes.head_sha == commit_of(repo, "HEAD"):
-        return select_changed_evals(paths, changes, repo_root=repo, env=env, targets_file=targets_file)
+        return select_changed_evals(
+            paths, changes, repo_root=repo, env=env, targets_file=targets_file, target_names=target_names
+        )
     if checked_out_only:
         raise UsageError(
             f"--head {head} is not the checked-out commit",
@@ -64,6 +67,8 @@ def discover_changed_evals(
         if forced is not None:
             rel = paths_in_repo.relative(str(forced.absolute()))
             forced = tree / rel if rel is not None else forced
-        found = select_changed_evals(mapped, changes, repo_root=tree, env=env, targets_file=forced)
+        found = select_changed_evals(
+            mapped, changes, repo_root=tree, env=env, targets_file=forced, target_names=target_names
+        )
     selected = [SelectedEval(repo / e.repo_path, e.repo_path, e.reasons) for e in found.selected]
-    return Selection(selected, found.removed, found.total, found.all_reason, found.changes)
+    return Selection(selected, found.removed, found.total, found.all_reason, found.changes, found.unselecting)

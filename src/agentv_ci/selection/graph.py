@@ -1,5 +1,6 @@
 """The dependency graph: each eval file -> every file and directory it reads, as recorded by the same
-loader that runs it (`load_suite`, `LoadResult.dependencies`), plus the targets file that applies.
+loader that runs it (`load_suite`, `LoadResult.dependencies`), plus the targets file that applies
+and the code of the targets it runs on (`target_deps`).
 
 Thousands of eval files load in parallel processes; grader building, which adds diagnostics but never
 dependencies, is skipped (`build_graders=False`)."""
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import msgspec
 
+from agentv_ci.selection.target_deps import TargetDependencies
 from agentv_ci.targets.config import TARGET_FILE_NAMES, find_targets_file
 
 PARALLEL_FROM = 200  # fewer eval files than this load in this process (a pool costs ~50-150 ms)
@@ -106,7 +108,12 @@ class TargetsFiles:
 
 
 def _load_one(
-    path: Path, repo_root: Path, env: Mapping[str, str], paths: RepoPaths, targets: TargetsFiles
+    path: Path,
+    repo_root: Path,
+    env: Mapping[str, str],
+    paths: RepoPaths,
+    targets: TargetsFiles,
+    code: TargetDependencies,
 ) -> EvalDependencies | None:
     from agentv_ci.loading.suite_loader import load_suite
 
@@ -115,17 +122,23 @@ def _load_one(
         return None
     result = load_suite(path, repo_root=repo_root, env=env, build_graders=False)
     failed = result.suite is None or any(d.severity == "error" for d in result.diagnostics)
-    rels = (paths.relative(d) for d in result.dependencies)
+    read = [*result.dependencies, *(code.for_suite(path, result.suite) if result.suite is not None else ())]
+    rels = (paths.relative(d) for d in read)
     found = (r for r in rels if r is not None)
     return EvalDependencies(rel, tuple(dict.fromkeys((*found, *targets.for_eval(path)))), failed)
 
 
 def _load_chunk(
-    files: list[Path], repo_root: Path, env: Mapping[str, str], targets_file: Path | None
+    files: list[Path],
+    repo_root: Path,
+    env: Mapping[str, str],
+    targets_file: Path | None,
+    target_names: tuple[str, ...] = (),
 ) -> list[EvalDependencies | None]:
     paths = RepoPaths(repo_root)
     targets = TargetsFiles(paths, targets_file)
-    return [_load_one(path, repo_root, env, paths, targets) for path in files]
+    code = TargetDependencies(repo_root, env, targets_file, target_names)
+    return [_load_one(path, repo_root, env, paths, targets, code) for path in files]
 
 
 def _usable_cpus() -> int:
@@ -149,21 +162,24 @@ def _load_all(
     env: Mapping[str, str],
     targets_file: Path | None,
     workers: int | None,
+    target_names: tuple[str, ...] = (),
 ) -> list[EvalDependencies | None]:
     count = workers if workers is not None else _usable_cpus()
     if count <= 1 or len(files) < PARALLEL_FROM:
-        return _load_chunk(files, repo_root, env, targets_file)
+        return _load_chunk(files, repo_root, env, targets_file, target_names)
     # Contiguous chunks of the sorted list: neighbours share directories (and the targets memo).
     size = max(1, -(-len(files) // (count * _CHUNKS_PER_WORKER)))
     chunks = [files[i : i + size] for i in range(0, len(files), size)]
     n = len(chunks)
     try:
         with ProcessPoolExecutor(max_workers=count, mp_context=_pool_context()) as pool:
-            parts = pool.map(_load_chunk, chunks, [repo_root] * n, [env] * n, [targets_file] * n)
+            parts = pool.map(
+                _load_chunk, chunks, [repo_root] * n, [env] * n, [targets_file] * n, [target_names] * n
+            )
             return [item for part in parts for item in part]
     except (BrokenProcessPool, OSError):
         # No worker processes here (a sandbox without semaphores, a worker killed): the slow way.
-        return _load_chunk(files, repo_root, env, targets_file)
+        return _load_chunk(files, repo_root, env, targets_file, target_names)
 
 
 def eval_dependencies(
@@ -173,11 +189,14 @@ def eval_dependencies(
     env: Mapping[str, str] | None = None,
     targets_file: Path | None = None,
     workers: int | None = None,
+    target_names: Sequence[str] = (),
 ) -> list[EvalDependencies]:
     """Load each eval file (absolute paths inside `repo_root`; others are left out) and list what it
-    reads: the loader's dependencies plus the targets file that applies (`targets_file` when one is
-    forced). Large sets load in `workers` processes (default: one per usable CPU)."""
+    reads: the loader's dependencies, the targets file that applies (`targets_file` when one is
+    forced) and the code of the targets it runs on (`target_deps`; `target_names`: the `--target`
+    names that replace the eval's own). Large sets load in `workers` processes (default: one per
+    usable CPU)."""
     # One plain copy of the environment: os.environ decodes every key on each read.
     plain_env = dict(os.environ if env is None else env)
-    loaded = _load_all(list(eval_files), repo_root, plain_env, targets_file, workers)
+    loaded = _load_all(list(eval_files), repo_root, plain_env, targets_file, workers, tuple(target_names))
     return [node for node in loaded if node is not None]

@@ -39,9 +39,30 @@ def render_selection(selection: Selection) -> str:
             lines.append(printable(picked.repo_path))
             lines += [f"  - {printable(reason)}" for reason in picked.reasons]
     lines += [f"removed: {printable(path)}" for path in selection.removed]
+    lines += unselecting_lines(selection)
     return "\n".join(lines)
 
 
 def selected_line(repo_path: str, reasons: list[str]) -> str:
     """`  PATH: REASON; REASON` for one selected eval (`run --changed`, the Action), on one line."""
     return f"  {printable(repo_path)}: {'; '.join(printable(r) for r in reasons)}"
+
+
+MAX_UNSELECTING = 50  # listed in the text output; `--json` has them all
+
+
+def unselecting_lines(selection: Selection, limit: int = MAX_UNSELECTING) -> list[str]:
+    """`changed, selected no eval: PATH` for each changed file selection did not consider relevant."""
+    paths = selection.unselecting
+    lines = [f"changed, selected no eval: {printable(path)}" for path in paths[:limit]]
+    if len(paths) > limit:
+        lines.append(f"changed, selected no eval: ... and {len(paths) - limit} more")
+    return lines
+
+
+def unselecting_sentence(paths: list[str], limit: int = 20) -> str:
+    """` Changed files that selected no eval: a, b (+N more).` (empty when there are none)."""
+    if not paths:
+        return ""
+    more = f" (+{len(paths) - limit} more)" if len(paths) > limit else ""
+    return f" Changed files that selected no eval: {', '.join(printable(p) for p in paths[:limit])}{more}."

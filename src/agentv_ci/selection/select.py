@@ -3,6 +3,7 @@ files the change removed."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -40,6 +41,9 @@ class Selection(msgspec.Struct, frozen=True):
     total: int  # eval files under the paths
     all_reason: str | None
     changes: ChangeSet
+    # Changed files that selected no eval (nor were a removed eval): what selection did not consider
+    # relevant, listed so a reviewer sees it (sorted, repo-relative).
+    unselecting: list[str] = []
 
     def as_summary_selection(self) -> dict[str, str]:
         """Repo-relative eval path -> its reasons, for `RunSummary.selection`."""
@@ -60,6 +64,7 @@ class Selection(msgspec.Struct, frozen=True):
             "all_reason": self.all_reason,
             "selected": [{"path": e.repo_path, "reasons": list(e.reasons)} for e in self.selected],
             "removed": list(self.removed),
+            "unselecting": list(self.unselecting),
         }
 
 
@@ -150,7 +155,10 @@ def _match(graph: list[EvalDependencies], changes: ChangeSet) -> _Reasons:
         for dependency in node.dependencies:
             if dependency != node.path:
                 watchers.setdefault(dependency, []).append(index)
+    # Every path read, sorted: a changed submodule (a gitlink: one changed path) selects the evals
+    # reading anything below it.
     own = {node.path: index for index, node in enumerate(graph)}
+    below = sorted({*watchers, *own})
     reasons = _Reasons()
     for change in changes.files:
         if change.path in own:
@@ -164,7 +172,20 @@ def _match(graph: list[EvalDependencies], changes: ChangeSet) -> _Reasons:
             for index in watchers.get(directory, ()):
                 where = f"{directory}/" if directory else "the repository root"
                 reasons.add(index, change.path, f"{change.path} {change.verb} (under {where})")
+        prefix = change.path + "/"
+        for read in _starting_with(below, prefix):
+            readers = [*watchers.get(read, ()), *([own[read]] if read in own else ())]
+            for index in readers:
+                reasons.add(index, change.path, f"submodule {change.path} {change.verb} ({read} is in it)")
     return reasons
+
+
+def _starting_with(paths: list[str], prefix: str) -> list[str]:
+    start = bisect_left(paths, prefix)
+    end = start
+    while end < len(paths) and paths[end].startswith(prefix):
+        end += 1
+    return paths[start:end]
 
 
 def select_changed_evals(
@@ -176,12 +197,15 @@ def select_changed_evals(
     targets_file: Path | None = None,
     workers: int | None = None,
     select_all_on: Sequence[str] = (),
+    target_names: Sequence[str] = (),
 ) -> Selection:
     """The eval files under `paths` (files, directories or globs, as `run` takes them) that `changes`
     affect: the eval file itself changed, or one of its dependencies (a file it reads, or a file below
-    a directory it reads), or global config (then all). The evals are loaded from `repo_root`'s work
-    tree, which must hold `changes.head`. `targets_file` is a forced `--targets` file; a changed file
-    matching a `select_all_on` glob selects every eval too."""
+    a directory it reads, the code of a target it runs on, a submodule holding a file it reads), or
+    global config (then all). The evals are loaded from `repo_root`'s work tree, which must hold
+    `changes.head`. `targets_file` is a forced `--targets` file and `target_names` the `--target`
+    names that replace the evals' own; a changed file matching a `select_all_on` glob selects every
+    eval too. `Selection.unselecting` lists the changed files that selected nothing."""
     repo = RepoPaths(repo_root)
     scope = _scope(paths, repo)
     eval_files = find_eval_files(list(paths))
@@ -202,12 +226,19 @@ def select_changed_evals(
     if not changes.files:
         return Selection([], removed, len(evals), None, changes)
     graph = eval_dependencies(
-        [p for p, _ in evals], repo_root=repo_root, env=env, targets_file=targets_file, workers=workers
+        [p for p, _ in evals],
+        repo_root=repo_root,
+        env=env,
+        targets_file=targets_file,
+        workers=workers,
+        target_names=target_names,
     )
     reasons = _match(graph, changes)
+    used = {changed for by_path in reasons.by_eval.values() for changed in by_path}
+    unselecting = sorted(f.path for f in changes.files if f.path not in used and f.path not in removed)
     by_rel = dict((r, p) for p, r in evals)
     selected = [
         SelectedEval(by_rel[graph[i].path], graph[i].path, reasons.listed(i)) for i in sorted(reasons.by_eval)
     ]
     selected.sort(key=lambda e: e.repo_path)
-    return Selection(selected, removed, len(evals), None, changes)
+    return Selection(selected, removed, len(evals), None, changes, unselecting)
