@@ -80,8 +80,8 @@ def global_config_change(changes: ChangeSet) -> ChangedFile | None:
 
 def select_all_trigger(changes: ChangeSet, patterns: Sequence[str]) -> ChangedFile | None:
     """The first changed file matching one of the user's `select_all_on` globs (repo-relative; `*`
-    also crosses `/`, so `src/*` is everything under `src/`): code the evals exercise but do not
-    read, such as the agent a `cli` target runs."""
+    also crosses `/`, so `src/*` is everything under `src/`): code the evals exercise that the
+    dependency graph cannot see (a binary built from `src/`)."""
     for change in changes.files:
         if any(fnmatchcase(change.path, pattern.strip().lstrip("/")) for pattern in patterns):
             return change
