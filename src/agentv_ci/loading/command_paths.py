@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -133,9 +135,19 @@ class _Collector:
     python_entries: list[tuple[Path, tuple[Path, ...]]] = field(default_factory=list)
     seen_scripts: set[Path] = field(default_factory=set)
 
+    def __post_init__(self) -> None:
+        self.root = safe_resolve(self.repo_root)
+        self._prefix = str(self.root).rstrip(os.sep) + os.sep
+
     def inside(self, path: Path) -> Path | None:
-        resolved = safe_resolve(path)
-        root = safe_resolve(self.repo_root)
+        """`path` made absolute, when it lies in the repository (outside any skipped directory).
+        Without `..` and symlinks (the common case) no `realpath` is needed."""
+        plain = os.path.normpath(os.path.abspath(path))
+        if plain.startswith(self._prefix) and not os.path.islink(plain):
+            resolved = Path(plain)
+        else:
+            resolved = safe_resolve(path)
+        root = self.root
         if resolved != root and root not in resolved.parents:
             return None
         if SKIPPED_PARTS.intersection(resolved.relative_to(root).parts):
@@ -173,7 +185,7 @@ class _Collector:
 
     def add_argument(self, path: Path) -> None:
         found = self.inside(path)
-        if found is not None and found.exists() and found != safe_resolve(self.repo_root):
+        if found is not None and found.exists() and found != self.root:
             self.arguments[found] = None
 
     def module(self, name: str, cwd: Path) -> None:
@@ -321,11 +333,31 @@ def _has_shell_shebang(path: Path) -> bool:
     return line.startswith("#!") and any(line.rstrip().endswith(shell) for shell in SHELLS)
 
 
+_MEMO: dict[tuple[str | tuple[str, ...], Path, Path], CommandFiles] | None = None
+
+
+@contextmanager
+def remembered() -> Iterator[None]:
+    """Within the block, `command_files` answers each (command, cwd, repository) once: selection
+    loads thousands of eval files sharing a few grader commands, and reads files that do not change
+    while it runs."""
+    global _MEMO
+    outer = _MEMO
+    _MEMO = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _MEMO = outer
+
+
 def command_files(command: list[str] | str, cwd: Path, repo_root: Path) -> CommandFiles:
     """The repository files `command` runs in `cwd`: an argv list (run as is) or a string (run by the
     shell). Scripts it names (through interpreters, `uv run`, `sh -c`/`bash -c` strings, shell
     scripts it calls, `cd DIR && ...`), `python -m` modules (from `cwd`, the repo root or `src/`),
     the in-repo modules those Python files import, and the other existing paths it names."""
+    key = (command if isinstance(command, str) else tuple(command), cwd, repo_root)
+    if _MEMO is not None and key in _MEMO:
+        return _MEMO[key]
     collector = _Collector(repo_root=repo_root)
     if isinstance(command, str):
         collector.shell(command, cwd, 0)
@@ -337,4 +369,7 @@ def command_files(command: list[str] | str, cwd: Path, repo_root: Path) -> Comma
     arguments = tuple(
         p for p in collector.arguments if p not in collector.scripts and p not in collector.imports
     )
-    return CommandFiles(scripts=scripts, imports=imports, arguments=arguments)
+    found = CommandFiles(scripts=scripts, imports=imports, arguments=arguments)
+    if _MEMO is not None:
+        _MEMO[key] = found
+    return found

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import msgspec
 
+from agentv_ci.loading.command_paths import remembered
 from agentv_ci.selection.target_deps import TargetDependencies
 from agentv_ci.targets.config import TARGET_FILE_NAMES, find_targets_file
 
@@ -81,6 +82,15 @@ class TargetsFiles:
             return (forced,) if forced is not None else ()
         return self._lookup(eval_file.parent)
 
+    def applying(self, places: tuple[str, ...]) -> Path | None:
+        """The targets file that applies, from `for_eval`'s places (the last one, when it exists)."""
+        if self.explicit is not None:
+            return self.explicit if self.explicit.is_file() else None
+        if not places:
+            return None
+        last = Path(self.paths.root) / places[-1]
+        return last if last.is_file() else None
+
     def _lookup(self, directory: Path) -> tuple[str, ...]:
         known = self._memo.get(directory)
         if known is not None:
@@ -122,10 +132,12 @@ def _load_one(
         return None
     result = load_suite(path, repo_root=repo_root, env=env, build_graders=False)
     failed = result.suite is None or any(d.severity == "error" for d in result.diagnostics)
-    read = [*result.dependencies, *(code.for_suite(path, result.suite) if result.suite is not None else ())]
+    places = targets.for_eval(path)
+    applying = targets.applying(places)
+    read = [*result.dependencies, *(code.for_suite(path, result.suite, applying) if result.suite else ())]
     rels = (paths.relative(d) for d in read)
     found = (r for r in rels if r is not None)
-    return EvalDependencies(rel, tuple(dict.fromkeys((*found, *targets.for_eval(path)))), failed)
+    return EvalDependencies(rel, tuple(dict.fromkeys((*found, *places))), failed)
 
 
 def _load_chunk(
@@ -138,7 +150,8 @@ def _load_chunk(
     paths = RepoPaths(repo_root)
     targets = TargetsFiles(paths, targets_file)
     code = TargetDependencies(repo_root, env, targets_file, target_names)
-    return [_load_one(path, repo_root, env, paths, targets, code) for path in files]
+    with remembered():  # grader commands shared by many eval files are resolved once
+        return [_load_one(path, repo_root, env, paths, targets, code) for path in files]
 
 
 def _usable_cpus() -> int:

@@ -13,7 +13,14 @@ from pathlib import Path
 
 from agentv_ci.errors import ConfigError
 from agentv_ci.model.suite import Suite
-from agentv_ci.targets.config import TargetDefinition, TargetsConfig, load_targets
+from agentv_ci.targets.config import (
+    TargetDefinition,
+    TargetsConfig,
+    load_targets,
+    parse_targets_file,
+    targets_files_above,
+)
+from agentv_ci.targets.environment import build_environment
 from agentv_ci.targets.sources import CODE_PROVIDERS, target_sources
 
 DEFAULT_TARGET = "default"
@@ -66,6 +73,19 @@ def _closure(config: TargetsConfig, names: Iterable[str]) -> tuple[list[TargetDe
     return list(found.values()), unresolved
 
 
+def _file_may_run_code(path: Path, env: Mapping[str, str]) -> bool:
+    """A target of the file runs code, or its provider or alias depends on an unset variable (a
+    nearer `.env` may set it). A file that cannot be parsed: the run reports it; True here."""
+    try:
+        config = parse_targets_file(path, build_environment(path.parent, env=env))
+    except ConfigError:
+        return True
+    return any(
+        runs_code(d) or "provider" in d.missing_vars or "use_target" in d.missing_vars
+        for d in config.targets.values()
+    )
+
+
 class TargetDependencies:
     """Per eval: the absolute paths its targets' code lives in. Targets files are read once per
     eval directory and each target's sources resolved once per directory."""
@@ -82,6 +102,7 @@ class TargetDependencies:
         self.targets_file = targets_file
         self.forced = tuple(forced)
         self._configs: dict[Path, TargetsConfig | None] = {}
+        self._runs_code: dict[Path | None, bool] = {}  # targets file -> may any target run code
         self._sources: dict[tuple[Path, str], tuple[Path, ...]] = {}
 
     def _config(self, eval_path: Path) -> TargetsConfig | None:
@@ -93,7 +114,21 @@ class TargetDependencies:
                 self._configs[directory] = None  # the run reports it (exit 2)
         return self._configs[directory]
 
-    def for_suite(self, eval_path: Path, suite: Suite) -> list[str]:
+    def _may_run_code(self, path: Path | None) -> bool:
+        """Whether the targets file the eval reads (`path`), or one it inherits from, declares a
+        target that may run code: when none does, the eval's targets need not be resolved
+        (thousands of eval directories share a few targets files of model targets)."""
+        if path not in self._runs_code:
+            self._runs_code[path] = path is not None and any(
+                _file_may_run_code(file, self.env) for file in (path, *targets_files_above(path))
+            )
+        return self._runs_code[path]
+
+    def for_suite(self, eval_path: Path, suite: Suite, targets_file: Path | None) -> list[str]:
+        """The paths of the code the suite's targets run; `targets_file` is the one `eval_path`
+        reads (as `find_targets_file` finds it)."""
+        if not self._may_run_code(targets_file):
+            return []
         config = self._config(eval_path)
         if config is None or config.path is None:
             return []

@@ -148,7 +148,7 @@ class TargetsConfig:
         return UnknownTargetError(f"unknown target {name!r}{chain} ({where})", hint=hint)
 
 
-def _targets_files_above(eval_path: Path) -> list[Path]:
+def targets_files_above(eval_path: Path) -> list[Path]:
     """Every targets file from the eval file's directory up to the repo root, then cwd, nearest first."""
     start = (eval_path if eval_path.is_dir() else eval_path.parent).resolve()
     root = find_repo_root(start)
@@ -202,7 +202,7 @@ def load_targets(
     config = parse_targets_file(path, environment)
     config.eval_dir = start.resolve()
     if explicit is None:
-        _inherit(config, _targets_files_above(eval_path), environment)
+        _inherit(config, targets_files_above(eval_path), environment)
     return config
 
 
