@@ -1,0 +1,85 @@
+"""`run --changed` through the CLI on real repositories: a PR that breaks a `python -m` code grader,
+or bumps a git submodule holding a dataset to a version that fails, runs those evals and exits 1,
+as the full run does (both used to select nothing and exit 0)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.cli_helpers import run_cli
+from tests.selection.gitrepo import GitRepo, git
+
+TARGETS = "targets:\n  - name: default\n    provider: mock\n    response: Paris\n"
+GRADE = """\
+import json, sys
+payload = json.load(sys.stdin)
+print(json.dumps({"score": 1.0 if WANTED in payload["output"] else 0.0}))
+"""
+GRADED_EVAL = """\
+tests:
+  - id: capital
+    input: Capital of France?
+    assertions:
+      - type: code-grader
+        command: [python3, -m, checks.grade]
+        cwd: ..
+"""
+OTHER_EVAL = (
+    "tests:\n  - id: x\n    input: hi\n    assertions:\n      - type: contains\n        value: Paris\n"
+)
+
+
+def _runs(repo: GitRepo, tmp_path: Path) -> tuple[int, int, str]:
+    full = run_cli("run", "evals", "-o", str(tmp_path / "full"), cwd=repo.root)
+    changed = run_cli(
+        "run", "evals", "--changed", "--base", "main", "-o", str(tmp_path / "ch"), cwd=repo.root
+    )
+    return full.returncode, changed.returncode, changed.stderr
+
+
+def test_a_broken_python_dash_m_grader_fails_run_changed(tmp_path: Path) -> None:
+    repo = GitRepo.init(tmp_path / "repo")
+    repo.write(".agentv/targets.yaml", TARGETS)
+    repo.write("checks/__init__.py", "")
+    repo.write("checks/grade.py", "WANTED = 'Paris'\n" + GRADE)
+    repo.write("evals/graded.eval.yaml", GRADED_EVAL)
+    repo.write("evals/other.eval.yaml", OTHER_EVAL)
+    repo.commit("base")
+    repo.branch("feature")
+    repo.write("checks/grade.py", "WANTED = 'Lyon'\n" + GRADE)
+    repo.commit("the grader now wants Lyon")
+
+    full, changed, stderr = _runs(repo, tmp_path)
+
+    assert (full, changed) == (1, 1), stderr
+    assert "1 of 2 eval(s) affected" in stderr
+    assert "evals/graded.eval.yaml: checks/grade.py changed" in stderr
+
+
+def test_a_submodule_bump_that_breaks_a_dataset_fails_run_changed(tmp_path: Path) -> None:
+    data = GitRepo.init(tmp_path / "data")
+    row = (
+        '{"id": "capital", "input": "Capital of France?", '
+        '"assertions": [{"type": "contains", "value": "%s"}]}\n'
+    )
+    data.write("cases.jsonl", row % "Paris")
+    data.commit("v1")
+    repo = GitRepo.init(tmp_path / "repo")
+    repo.write(".agentv/targets.yaml", TARGETS)
+    repo.write("evals/dataset.eval.yaml", "tests: ../vendor/data/cases.jsonl\n")
+    repo.write("evals/other.eval.yaml", OTHER_EVAL)
+    allow = ("-c", "protocol.file.allow=always")
+    git(repo.root, *allow, "submodule", "add", "--quiet", str(data.root), "vendor/data")
+    repo.commit("base")
+    repo.branch("feature")
+    data.write("cases.jsonl", row % "Lyon")
+    data.commit("v2")
+    git(repo.root / "vendor/data", *allow, "pull", "--quiet", "origin", "main")
+    repo.commit("bump the dataset")
+
+    full, changed, stderr = _runs(repo, tmp_path)
+
+    assert (full, changed) == (1, 1), stderr
+    assert (
+        "evals/dataset.eval.yaml: submodule vendor/data changed (vendor/data/cases.jsonl is in it)" in stderr
+    )
