@@ -135,3 +135,36 @@ def test_every_message_and_text_block_is_capped_and_warnings_are_bounded() -> No
     )
     small = TargetResponse(text="ok", messages=[Message(role="assistant", content="ok")])
     assert cap.apply(small, "s") is small
+
+
+def _openai_project(tmp_path: Path, base_url: str) -> Path:
+    project = tmp_path / "http-project"
+    (project / ".agentv").mkdir(parents=True)
+    (project / ".git").mkdir()
+    (project / ".agentv" / "targets.yaml").write_text(
+        "targets:\n  - {name: model, provider: openai, model: m, api_key: sk-test-0123456789, "
+        f"base_url: '{base_url}', max_retries: 0}}\n"
+    )
+    eval_file = project / "big.eval.yaml"
+    eval_file.write_text(
+        "execution: {target: model}\ntests:\n  - id: huge\n    input: say a lot\n    assertions:\n"
+        "      - {type: contains, value: '[agentv-ci: answer cut at'}\n"
+    )
+    return eval_file
+
+
+def test_an_http_answer_is_cut_and_a_body_past_32_mib_is_an_execution_error(tmp_path: Path) -> None:
+    from tests.fakes.llm_server import FakeLlmServer, Reply
+
+    answers = iter(["y" * (5 * MIB), Reply(body=b"{" + b" " * (33 * MIB) + b"}")])
+    with FakeLlmServer(lambda call: next(answers)) as server:
+        eval_file = _openai_project(tmp_path, server.base_url)
+        out = tmp_path / "out"
+        done = run_cli("run", str(eval_file), "-o", str(out), "--no-cache", env=_env(tmp_path), timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"the target answered {5 * MIB} bytes, cut at {MIB} bytes" in str(_row(out)["notes"])
+        done = run_cli("run", str(eval_file), "-o", str(out), "--no-cache", env=_env(tmp_path), timeout=120)
+    assert done.returncode == 3, done.stdout + done.stderr
+    row = _row(out)
+    assert row["execution_status"] == "execution_error"
+    assert "the response body is larger than 32 MiB" in str(row["error"])

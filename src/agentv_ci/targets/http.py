@@ -36,6 +36,9 @@ from agentv_ci.errors import TargetError, TargetTimeout
 
 POOL_SLICE = 4  # connections per underlying httpx client
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 520, 521, 522, 524, 529})
+# A larger response body is an execution error, read no further (an answer is cut at the answer cap
+# anyway, targets.answer_cap; a JSON body cannot be parsed in part). As a cli target's output file.
+MAX_RESPONSE_BYTES = 32 * 1024 * 1024
 RETRY_AFTER_CEILING_S = 120.0  # the longest retry-after waited for (a longer one waits this long)
 _encoder = msgspec.json.Encoder()
 
@@ -169,7 +172,7 @@ class JsonHttpClient:
             async with asyncio.timeout(self.timeout_s):  # the whole exchange, body included
                 response = await self._pools[index].handle_async_request(request)
                 try:
-                    content = await response.aread()
+                    content = await _read_capped(response)
                 finally:
                     await response.aclose()
             return response.status_code, response.headers, content
@@ -216,6 +219,22 @@ class JsonHttpClient:
     async def aclose(self) -> None:
         for pool in self._pools:
             await pool.aclose()
+
+
+async def _read_capped(response: httpx.Response) -> bytes:
+    """The body of `response`, refused (TargetError, not retried) past MAX_RESPONSE_BYTES."""
+    too_large = TargetError(f"the response body is larger than {MAX_RESPONSE_BYTES // (1024 * 1024)} MiB")
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and len(declared) < 20 and int(declared) > MAX_RESPONSE_BYTES:
+        raise too_large
+    chunks: list[bytes] = []
+    total = 0
+    async for chunk in response.aiter_bytes():
+        total += len(chunk)
+        if total > MAX_RESPONSE_BYTES:
+            raise too_large
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _excerpt(content: bytes, limit: int = 300) -> str:
