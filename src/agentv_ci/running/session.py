@@ -381,6 +381,7 @@ async def _drive(runner: Runner) -> None:
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     installed = False
+    previous = signal.getsignal(signal.SIGTERM)  # restored after (asyncio would leave SIG_DFL)
     if task is not None:
         try:
             loop.add_signal_handler(signal.SIGTERM, task.cancel)
@@ -392,6 +393,8 @@ async def _drive(runner: Runner) -> None:
     finally:
         if installed:
             loop.remove_signal_handler(signal.SIGTERM)
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
 
 
 __all__ = ["ConfigError", "Job", "RunInterrupted", "RunOutcome", "RunRequest", "execute_run"]

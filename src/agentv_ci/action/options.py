@@ -1,0 +1,63 @@
+"""The Action's inputs as the run request and the gate options `run` would build from flags."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from agentv_ci.action.baseline import Baseline
+from agentv_ci.action.log import ActionLog
+from agentv_ci.action.selecting import PrSelection, targets_file_of
+from agentv_ci.gating import GateOptions, check_gate_flags
+from agentv_ci.github.inputs import ActionInputs
+from agentv_ci.running.session import RunRequest
+
+
+def run_request(
+    inputs: ActionInputs, selected: PrSelection, *, workspace: Path, output_dir: Path
+) -> RunRequest:
+    """The run of the selected evals into `output_dir` (relative input paths inside `workspace`)."""
+    from agentv_ci.running.plan import PlanOptions
+    from agentv_ci.running.sharding import parse_shard
+
+    def inside(text: str) -> Path:
+        return Path(text) if Path(text).is_absolute() else workspace / text
+
+    return RunRequest(
+        paths=selected.paths,
+        output_dir=output_dir,
+        plan=PlanOptions(
+            targets=tuple(inputs.target),
+            shard=parse_shard(inputs.shard) if inputs.shard else None,
+            repeat=inputs.repeat,
+            threshold=inputs.threshold,
+        ),
+        targets_file=targets_file_of(inputs, workspace),
+        workers=inputs.workers,
+        dry_run=inputs.dry_run,
+        budget_usd=inputs.budget_usd,
+        selection=selected.reasons,
+        unselecting=tuple(selected.unselecting),
+        allow_outside=tuple(inside(p) for p in inputs.allow_outside_repo),
+    )
+
+
+def gate_options(inputs: ActionInputs, *, has_baseline: bool) -> GateOptions:
+    """The gates the inputs ask for; `max_regression` without a baseline is bad input."""
+    check_gate_flags(inputs.max_regression, has_baseline)
+    return GateOptions(
+        threshold=inputs.threshold,
+        min_pass_rate=inputs.min_pass_rate,
+        min_mean_score=inputs.min_mean_score,
+        max_regression=inputs.max_regression,
+        fail_on_error=inputs.fail_on_error,
+    )
+
+
+def gate_options_for(inputs: ActionInputs, baseline: Baseline, log: ActionLog) -> GateOptions:
+    """The gates against `baseline`: `max_regression` is dropped, with a warning, when `baseline: auto`
+    found none."""
+    if inputs.max_regression is not None and baseline.summary is None and inputs.baseline == "auto":
+        log.warning("max_regression is not applied: `baseline: auto` found no baseline")
+        return replace(gate_options(inputs, has_baseline=True), max_regression=None)
+    return gate_options(inputs, has_baseline=baseline.summary is not None or bool(inputs.baseline_ref))
