@@ -139,27 +139,31 @@ def rejudge(summary: RunSummary, threshold: float | None) -> RunSummary:
         return summary
     from msgspec.structs import replace
 
-    def one(result: TestResult) -> TestResult:
-        if result.execution_status not in ("ok", "quality_failure") or result.verdict == "skip":
-            return result
-        passed = result.score >= threshold
-        trials = [one(t) for t in result.trials]
-        agg = result.aggregation
-        if trials:
-            passes = sum(1 for t in trials if t.verdict == "pass")
-            agg = replace(agg, passed_attempts=passes) if agg is not None else None
-        elif agg is not None and agg.scores and len(agg.scores) == agg.total_attempts:
-            agg = replace(agg, passed_attempts=sum(1 for x in agg.scores if x >= threshold))
-        return replace(
-            result,
-            threshold=threshold,
-            verdict="pass" if passed else "fail",
-            execution_status="ok" if passed else "quality_failure",
-            trials=trials,
-            aggregation=agg,
-        )
+    return replace(summary, results=[rejudge_result(r, threshold) for r in summary.results])
 
-    return replace(summary, results=[one(r) for r in summary.results])
+
+def rejudge_result(result: TestResult, threshold: float) -> TestResult:
+    """One result re-judged against `threshold` (see `rejudge`)."""
+    from msgspec.structs import replace
+
+    if result.execution_status not in ("ok", "quality_failure") or result.verdict == "skip":
+        return result
+    passed = result.score >= threshold
+    trials = [rejudge_result(t, threshold) for t in result.trials]
+    agg = result.aggregation
+    if trials:
+        passes = sum(1 for t in trials if t.verdict == "pass")
+        agg = replace(agg, passed_attempts=passes) if agg is not None else None
+    elif agg is not None and agg.scores and len(agg.scores) == agg.total_attempts:
+        agg = replace(agg, passed_attempts=sum(1 for x in agg.scores if x >= threshold))
+    return replace(
+        result,
+        threshold=threshold,
+        verdict="pass" if passed else "fail",
+        execution_status="ok" if passed else "quality_failure",
+        trials=trials,
+        aggregation=agg,
+    )
 
 
 def _names(sample: FirstFew[str]) -> str:

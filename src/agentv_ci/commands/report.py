@@ -62,42 +62,50 @@ def report_command(
     ] = None,
 ) -> None:
     """Rebuild JUnit/SARIF/Markdown and apply the gates to a finished run; exit per the gates."""
-    from agentv_ci.gating import GateOptions, check_gate_flags, rejudge
+    import functools
+    import tempfile
+
+    from agentv_ci.gating import GateOptions, check_gate_flags, rejudge_result
     from agentv_ci.reporting.console import render_console
     from agentv_ci.reporting.finish import gate_and_report
     from agentv_ci.reporting.results_file import load_run
+    from agentv_ci.reporting.streamed_run import load_run_streamed
 
     check_gate_flags(max_regression, baseline is not None)
     from agentv_ci.reporting import parse_report_options
 
     reports = parse_report_options(report or [])
-    summary = rejudge(load_run(results), threshold)  # reports agree with --threshold
-    base = load_run(baseline) if baseline is not None else None
-    if baseline is not None:  # the baseline compared here, not the one the run recorded
-        from msgspec.structs import replace as with_fields
+    # The rows are spooled to a temporary copy and read back as the reports need them (flat memory,
+    # as `run`); re-judged against --threshold on the way, so the reports agree with it.
+    with tempfile.TemporaryDirectory(prefix="agentv-ci-report-") as spool:
+        judge = functools.partial(rejudge_result, threshold=threshold) if threshold is not None else None
+        summary = load_run_streamed(results, Path(spool), judge)
+        base = load_run(baseline) if baseline is not None else None
+        if baseline is not None:  # the baseline compared here, not the one the run recorded
+            from msgspec.structs import replace as with_fields
 
-        from agentv_ci.model.baseline import BaselineSource
+            from agentv_ci.model.baseline import BaselineSource
 
-        summary = with_fields(summary, baseline=BaselineSource("path", name=str(baseline)))
-    options = GateOptions(
-        threshold=threshold,
-        min_pass_rate=min_pass_rate,
-        min_mean_score=min_mean_score,
-        max_regression=max_regression,
-        fail_on_error=fail_on_error,
-    )
-    decision = gate_and_report(
-        summary,
-        options,
-        baseline=base,
-        junit=junit,
-        sarif=sarif,
-        markdown=markdown,
-        repo_root=repo_root or Path.cwd(),
-        sarif_category=sarif_category,
-        reports=reports,
-    )
-    typer.echo(render_console(summary, decision))
-    # SystemExit, not typer.Exit: `cli.run_app` runs typer with standalone_mode=False, where typer
-    # turns typer.Exit into a return value and the process would exit 0.
-    raise SystemExit(int(decision.exit_code))
+            summary = with_fields(summary, baseline=BaselineSource("path", name=str(baseline)))
+        options = GateOptions(
+            threshold=threshold,
+            min_pass_rate=min_pass_rate,
+            min_mean_score=min_mean_score,
+            max_regression=max_regression,
+            fail_on_error=fail_on_error,
+        )
+        decision = gate_and_report(
+            summary,
+            options,
+            baseline=base,
+            junit=junit,
+            sarif=sarif,
+            markdown=markdown,
+            repo_root=repo_root or Path.cwd(),
+            sarif_category=sarif_category,
+            reports=reports,
+        )
+        typer.echo(render_console(summary, decision))
+        # SystemExit, not typer.Exit: `cli.run_app` runs typer with standalone_mode=False, where typer
+        # turns typer.Exit into a return value and the process would exit 0.
+        raise SystemExit(int(decision.exit_code))

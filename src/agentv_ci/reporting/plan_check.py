@@ -18,7 +18,7 @@ from agentv_ci.reporting.plan_file import (
     read_plan,
 )
 
-__all__ = ["NO_RESULT", "PLAN_UNKNOWN", "apply_plan", "incomplete_reason"]
+__all__ = ["NO_RESULT", "PLAN_UNKNOWN", "apply_plan", "incomplete_reason", "missing_reason"]
 
 NO_RESULT = "not run: the run recorded no result for this planned test"
 PLAN_UNKNOWN = (
@@ -32,12 +32,7 @@ def apply_plan(summary: RunSummary, directory: Path, *, has_summary: bool) -> Ru
     plan = read_plan(directory)
     if plan is None:
         return msgspec.structs.replace(summary, planned=None, plan_unknown=True, missing_shards=[])
-    if not has_summary:
-        reason, code = STOPPED, "run_stopped"
-    elif summary.interrupted:
-        reason, code = INTERRUPTED, "interrupted"
-    else:
-        reason, code = NO_RESULT, "no_result"
+    reason, code = missing_reason(has_summary=has_summary, interrupted=summary.interrupted)
     dry_run = summary.dry_run or plan.dry_run
     added: list[TestResult] = []
 
@@ -57,6 +52,15 @@ def apply_plan(summary: RunSummary, directory: Path, *, has_summary: bool) -> Ru
         missing_shards=count.missing_shards,
         dry_run=dry_run,
     )
+
+
+def missing_reason(*, has_summary: bool, interrupted: bool) -> tuple[str, str]:
+    """(error, failure_reason_code) of the `not_run` row of a planned job without a row."""
+    if not has_summary:
+        return STOPPED, "run_stopped"
+    if interrupted:
+        return INTERRUPTED, "interrupted"
+    return NO_RESULT, "no_result"
 
 
 def incomplete_reason(summary: RunSummary, not_run: int) -> str:

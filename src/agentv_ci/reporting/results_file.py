@@ -9,7 +9,7 @@ verdict gets one from `execution_status`, else from `score >= threshold` (thresh
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -286,27 +286,52 @@ def load_run(path: Path) -> RunSummary:
     killed = (index.parent / PLAN_NAME).is_file() and not (index.parent / SUMMARY_NAME).is_file()
     with paused_gc():
         results = aggregate_attempts(read_results(index, torn_tail=killed))
-    facts: dict[str, Any] = {}
     summary_file = index.parent / SUMMARY_NAME
-    if summary_file.is_file():
-        data = summary_file.read_bytes()
-        if too_deep(data) is not None:
-            raise LoadError(
-                f"nested more than {MAX_JSON_DEPTH} levels deep",
-                location=SourceLocation(str(summary_file)),
-                hint="this is not a summary.json agentv-ci writes; delete it to read index.jsonl alone",
-            )
-        try:
-            raw = msgspec.json.decode(data)
-        except msgspec.DecodeError as exc:
-            raise LoadError(f"not valid JSON: {exc}", location=SourceLocation(str(summary_file))) from None
-        if isinstance(raw, dict):
-            known = set(RunSummary.__struct_fields__) - {"results"}
-            facts = {k: v for k, v in raw.items() if k in known and _fits(k, v)}
+    facts = summary_facts(index.parent)
     base = msgspec.convert({"results": [], **facts}, RunSummary, strict=False)
     dry_run = base.dry_run or any(r.dry_run for r in results)  # rows keep the marking without summary.json
     summary = msgspec.structs.replace(base, results=results, dry_run=dry_run)
     return apply_plan(summary, index.parent, has_summary=summary_file.is_file())
+
+
+def summary_facts(directory: Path) -> dict[str, Any]:
+    """The run facts of `directory`'s summary.json (none without one); `LoadError` for a hostile one."""
+    summary_file = directory / SUMMARY_NAME
+    if not summary_file.is_file():
+        return {}
+    data = summary_file.read_bytes()
+    if too_deep(data) is not None:
+        raise LoadError(
+            f"nested more than {MAX_JSON_DEPTH} levels deep",
+            location=SourceLocation(str(summary_file)),
+            hint="this is not a summary.json agentv-ci writes; delete it to read index.jsonl alone",
+        )
+    try:
+        raw = msgspec.json.decode(data)
+    except msgspec.DecodeError as exc:
+        raise LoadError(f"not valid JSON: {exc}", location=SourceLocation(str(summary_file))) from None
+    if not isinstance(raw, dict):
+        return {}
+    known = set(RunSummary.__struct_fields__) - {"results"}
+    return {k: v for k, v in raw.items() if k in known and _fits(k, v)}
+
+
+def iter_results(index: Path, *, torn_tail: bool = False) -> Iterator[TestResult]:
+    """`read_results` one row at a time (of an index file, not a directory)."""
+    with index.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if raw.strip():
+                try:
+                    yield _decode_row(raw, SourceLocation(str(index), number, 1))
+                except LoadError:
+                    if torn_tail and not raw.endswith(b"\n"):
+                        continue
+                    raise
+
+
+def index_path(path: Path) -> Path:
+    """The `index.jsonl` of a run directory, or `path` itself; `LoadError` when there is none."""
+    return _index_path(path)
 
 
 def _fits(key: str, value: Any) -> bool:
