@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from agentv_ci.action.baseline import Baseline, resolve_baseline
+from agentv_ci.action.cache_origin import CacheDirectory, action_cache
 from agentv_ci.action.fork_code import refuse_fork_code_with_secrets
 from agentv_ci.action.log import ActionLog
 from agentv_ci.action.options import gate_options, gate_options_for, run_request
@@ -48,6 +49,7 @@ class ActionRun:
         self.paths = action_paths(self.inputs, self.workspace)
         self.publisher = Publisher(self.inputs, self.run, env, self.paths, log)
         self._merge_base: str | None = None
+        self.cache: CacheDirectory | None = None  # `cache: true`: the directory, checked and stamped
 
     def prepare(self) -> None:
         token = self.inputs.github_token
@@ -108,6 +110,8 @@ class ActionRun:
             request = run_request(
                 inputs, selected, workspace=self.workspace, output_dir=self.paths.output_dir
             )
+            # `cache: true`: the run and the baseline re-run answer from (and fill) `cache_dir`
+            self.cache = action_cache(inputs, self.run, self.workspace, request, warn=self.log.warning)
             try:
                 outcome = execute_run(request)
             except RunInterrupted as interrupted:  # not_run rows and summary.json are written
@@ -184,10 +188,10 @@ class ActionRun:
 
     def hand_over_files(self) -> None:
         paths = self.paths
-        hand_over(
-            [paths.output_dir, paths.junit, paths.sarif, self.workspace / ".agentv-ci"],
-            self.workspace,
-        )
+        written = [paths.output_dir, paths.junit, paths.sarif, self.workspace / ".agentv-ci"]
+        if self.cache is not None:
+            written += self.cache.seal()  # a fork's run stamps the cache again, whatever its code did
+        hand_over(written, self.workspace)
 
 
 def run_action(env: Mapping[str, str] | None = None) -> int:

@@ -197,6 +197,18 @@ INPUTS: dict[str, InputSpec] = {
         "defaults, e.g. a key a grader needs (default: none; see docs/security.md).",
         _words,
     ),
+    "cache": InputSpec(
+        "false",
+        "Answer unchanged requests from the response cache in `cache_dir` (the run and the baseline "
+        "re-run); save and restore that directory with actions/cache (see docs/github.md).",
+        _bool,
+    ),
+    "cache_dir": InputSpec(
+        ".agentv-ci/response-cache",
+        "The response cache's directory with `cache: true`, relative to the workspace (git-ignored, "
+        "never committed: a directory git tracks is not used).",
+        _text,
+    ),
 }
 
 
@@ -235,6 +247,8 @@ class ActionInputs:
     allow_outside_repo: list[str] = field(default_factory=list)
     trust_fork_code: bool = False
     pass_env: list[str] = field(default_factory=list)
+    cache: bool = False
+    cache_dir: str | None = ".agentv-ci/response-cache"
 
 
 def _env_name(name: str) -> str:
@@ -265,4 +279,6 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         values["paths"] = ["."]
     if values["output_dir"] is None:
         values["output_dir"] = INPUTS["output_dir"].default
+    if values["cache_dir"] is None:
+        values["cache_dir"] = INPUTS["cache_dir"].default
     return ActionInputs(**values)

@@ -12,6 +12,7 @@ from typing import Any, Literal
 import msgspec
 
 from agentv_ci.model.baseline import BaselineSource
+from agentv_ci.model.cache_use import CacheUse
 from agentv_ci.model.suite import Message
 
 Verdict = Literal["pass", "fail", "skip"]
@@ -157,5 +158,6 @@ class RunSummary(msgspec.Struct, omit_defaults=True):
     missing_shards: list[str] = []  # "2/3": shards of a merged run that brought no results
     baseline: BaselineSource | None = None  # what the deltas were measured against (or why none)
     unselecting: list[str] = []  # changed files that selected no eval (change-based selection)
+    cache: CacheUse | None = None  # the response cache's use (None: the cache was off)
     tool: str = "agentv-ci"
     version: str = ""

@@ -99,6 +99,8 @@ def render_console(summary: RunSummary, decision: GateDecision | None) -> str:
         lines.append(f"budget exhausted: {summary.not_run or overall.not_run} test(s) not run")
     if summary.plan_unknown:
         lines.append(PLAN_UNKNOWN)
+    if summary.cache is not None:
+        lines.append(summary.cache.describe())
     if summary.baseline is not None:
         from agentv_ci.reporting.baseline_report import baseline_log_line
 

@@ -247,6 +247,8 @@ def render_markdown(
         blocks.append(f"Budget exhausted: {summary.not_run} test(s) did not run.")
     if summary.plan_unknown:
         blocks.append(_esc(PLAN_UNKNOWN) + ".")
+    if summary.cache is not None:
+        blocks.append(_esc(summary.cache.describe()))
     baseline = _baseline_lines(summary, comparison)
     if baseline:
         blocks.append("\n".join(baseline))

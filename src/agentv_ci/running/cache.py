@@ -21,6 +21,7 @@ from pathlib import Path
 
 import msgspec
 
+from agentv_ci.model.cache_use import CacheUse
 from agentv_ci.model.result import TargetResponse
 from agentv_ci.security.redaction import redact_bytes
 
@@ -94,6 +95,7 @@ class ResponseCache:
         self.directory = directory or default_cache_dir()
         self.hits = 0
         self.misses = 0
+        self._saved = CacheUse()  # the recorded usage and cost of the answers read back
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
@@ -106,7 +108,30 @@ class ResponseCache:
             self.misses += 1
             return None
         self.hits += 1
+        self._count_saving(response)
         return response
+
+    def _count_saving(self, response: TargetResponse) -> None:
+        saved, usage = self._saved, response.token_usage
+        if usage is not None:
+            saved.saved_input_tokens += usage.input
+            saved.saved_output_tokens += usage.output
+        if response.cost_usd is None:
+            saved.unpriced += 1
+        else:
+            saved.saved_usd += response.cost_usd
+
+    def use(self) -> CacheUse:
+        """How this run used the cache so far (answers read back, requests sent, what was saved)."""
+        saved = self._saved
+        return CacheUse(
+            hits=self.hits,
+            misses=self.misses,
+            saved_input_tokens=saved.saved_input_tokens,
+            saved_output_tokens=saved.saved_output_tokens,
+            saved_usd=round(saved.saved_usd, 6),
+            unpriced=saved.unpriced,
+        )
 
     def put(self, key: str, response: TargetResponse) -> None:
         path = self._path(key)

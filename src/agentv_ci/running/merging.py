@@ -83,6 +83,12 @@ def merge_runs(inputs: list[Path], output_dir: Path) -> MergeOutcome:
     summary = apply_plan(summary, output_dir, has_summary=True)
     if any(run.plan_unknown for run in runs):  # rows of those inputs were not counted against a plan
         summary = msgspec.structs.replace(summary, plan_unknown=True)
+    uses = [run.cache for run in runs if run.cache is not None]
+    if uses:  # the shards' response cache use, added up
+        total = uses[0]
+        for use in uses[1:]:
+            total = total.merged(use)
+        summary = msgspec.structs.replace(summary, cache=total)
     write_summary_json(output_dir / "summary.json", summary)
     return MergeOutcome(rows=len(rows), duplicates=duplicates, summary=summary)
 

@@ -349,6 +349,7 @@ def _run_planned(
         interrupted=interrupted,
         selection=request.selection or {},
         unselecting=list(request.unselecting),
+        cache=cache.use() if cache is not None else None,
     )
     write_summary_json(output_dir / "summary.json", summary)
     more_cut = runner.answer_cap.summary_warning()

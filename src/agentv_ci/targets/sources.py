@@ -78,7 +78,7 @@ class TargetSources:
 
 def _walk(directory: Path) -> Iterator[Path]:
     for root, dirs, files in os.walk(directory):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_PARTS)
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_PARTS and d != ".agentv-ci")  # run output
         base = Path(root)
         for name in files:
             path = base / name
