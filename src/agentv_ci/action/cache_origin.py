@@ -194,10 +194,11 @@ def prepare_cache_dir(
         foreign = found is None or found.fork or found.repository.lower() != origin.repository.lower()
         if entries and foreign:
             who = found.writer if found is not None else f"an unknown run (no {MARKER})"
+            count = sum(1 for entry in entries if entry.name.endswith(".json"))
             warnings.append(
                 f"the response cache in {directory} was written by {who}; {origin.writer} never reads "
-                f"answers a fork's code could have written: its {len(entries)} entr"
-                f"{'y was' if len(entries) == 1 else 'ies were'} removed and the cache starts empty"
+                f"answers a fork's code could have written: its {count} entr"
+                f"{'y was' if count == 1 else 'ies were'} removed and the cache starts empty"
             )
             _remove(entries)
     prepared.stamp()
