@@ -63,7 +63,8 @@ def _project(root: Path, llm: FakeLlmServer) -> Project:
     project.commit(
         {
             ".agentv/targets.yaml": "targets:\n  - name: default\n    provider: openai\n"
-            f"    model: gpt-4o-mini\n    api_key: sk-test\n    base_url: {llm.base_url}\n    max_retries: 0\n",
+            f"    model: gpt-4o-mini\n    api_key: sk-test\n    base_url: {llm.base_url}\n"
+            "    max_retries: 0\n",
             ".gitignore": ".agentv-ci/\n",
             "evals/geo.eval.yaml": GEO,
             "evals/math.eval.yaml": MATH,
@@ -133,6 +134,8 @@ def test_the_second_push_of_a_pr_sends_no_request_for_unchanged_tests(
         assert line in again.stdout  # the log
         assert _summary_json(clone)["cache"] == {
             "hits": 2,
+            "misses": 0,
+            "unpriced": 0,
             "saved_input_tokens": 2000,
             "saved_output_tokens": 400,
             "saved_usd": pytest.approx(0.00054),
@@ -205,7 +208,9 @@ def test_a_cache_written_by_a_fork_pr_is_never_read_by_a_push_run_of_the_base(
         assert json.loads((cache / "origin.json").read_text())["fork"] is True
 
 
-def test_entries_a_pr_commits_into_the_cache_directory_are_never_read(tmp_path: Path, llm: FakeLlmServer) -> None:
+def test_entries_a_pr_commits_into_the_cache_directory_are_never_read(
+    tmp_path: Path, llm: FakeLlmServer
+) -> None:
     with FakeGitHub() as github:
         project = _project(tmp_path, llm)
         env = _env(project, github, project.event())

@@ -12,7 +12,7 @@ import msgspec
 __all__ = ["CacheUse"]
 
 
-class CacheUse(msgspec.Struct, omit_defaults=True):
+class CacheUse(msgspec.Struct):
     """`hits`: answers read from the cache (no request sent); `misses`: cacheable requests sent to a
     target (their answers were then written to the cache). `saved_*`: the recorded token usage and
     cost of the cached answers; `unpriced`: cached answers that recorded no cost (a model with no
