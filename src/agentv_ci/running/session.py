@@ -54,8 +54,7 @@ class RunRequest:
     env: Mapping[str, str] | None = None
     progress_stream: TextIO | None = None
     quiet: bool = False
-    # Change-based selection (eval path -> why it was selected); `paths` are then the selected evals
-    # and may be empty. None: explicit paths.
+    # Change-based selection: eval path -> why it ran (None: explicit paths; `paths` may be empty).
     selection: dict[str, str] | None = None
     unselecting: Sequence[str] = ()  # the changed files that selected no eval, for the reports
     # Directories outside the repository that eval files may reference (`--allow-outside-repo`).
