@@ -48,14 +48,15 @@ class CacheOrigin:
 
 def origin_of(run: WorkflowRun, workspace: Path, *, trust_fork_code: bool, paths: list[Path]) -> CacheOrigin:
     """The origin of this run's cache entries. A `pull_request` from another repository (or a deleted
-    one) is a fork's run. On the events that carry the base's secrets, the Action has already refused
+    or unnamed one) is a fork's run. On the events that carry the base's secrets, the Action has already refused
     a checkout that is not provably the base's code, unless `trust_fork_code`: then the run counts as
     a fork's unless the checkout is proven to be the base's code all the same."""
     repository = run.repository
     pr = run.pull_request
     if run.event_name == "pull_request" and pr is not None:
         whose = f"pull request #{pr.number} from {pr.head_repo or 'an unknown repository'}"
-        return CacheOrigin(repository, pr.is_fork, f"a run of {whose}")
+        # Only a head positively in this repository is not a fork's (a missing head repository is).
+        return CacheOrigin(repository, not pr.same_repository, f"a run of {whose}")
     if run.event_name in SECRET_EVENTS_OUTSIDERS_TRIGGER and trust_fork_code:
         from agentv_ci.action.fork_code import refuse_fork_code_with_secrets
 
