@@ -18,7 +18,6 @@ from typing import Literal
 import msgspec
 
 from agentv_ci.model.result import (
-    AssertionResult,
     AttemptSummary,
     GraderResult,
     TestResult,
@@ -78,15 +77,17 @@ def effective_threshold(cli: float | None, test: Test, suite: Suite | None) -> f
 
 def apply_negate(result: GraderResult) -> GraderResult:
     """AgentV's `negate`: score -> 1 - score, pass <-> fail (skip stays), every assertion flipped with
-    its evidence prefixed `[Negated]`. A grader that errored stays an error (never turned into a pass)."""
+    its evidence prefixed `[Negated]` and its `expected` with `not `. A grader that errored stays an
+    error (never turned into a pass)."""
     if result.error is not None or result.verdict == "skip":
         return result
     flipped: Verdict = "fail" if result.verdict == "pass" else "pass"
     assertions = [
-        AssertionResult(
-            text=a.text,
+        msgspec.structs.replace(
+            a,
             passed=not a.passed,
             evidence=f"[Negated] {a.evidence}" if a.evidence else "[Negated]",
+            expected=f"not {a.expected}" if a.expected is not None else None,
         )
         for a in result.assertions
     ]

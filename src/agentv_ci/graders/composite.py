@@ -72,13 +72,21 @@ def _js_number(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
 
 
+def _assertion_json(assertion: AssertionResult) -> dict[str, Any]:
+    item: dict[str, Any] = {"text": assertion.text, "passed": assertion.passed}
+    if assertion.evidence is not None:
+        item["evidence"] = assertion.evidence
+    return item
+
+
 def _member_json(result: GraderResult) -> dict[str, Any]:
     """A member as AgentV's EvaluationScore for aggregator scripts and prompts (JSON numbers as
     JavaScript prints them: 1, not 1.0)."""
     member: dict[str, Any] = {
         "score": _js_number(result.score),
         "verdict": result.verdict,
-        "assertions": [msgspec.to_builtins(a) for a in result.assertions],
+        # AgentV's assertion fields only: `expected` / `actual` / `path` are for our reports
+        "assertions": [_assertion_json(a) for a in result.assertions],
         "expectedAspectCount": max(1, len(result.assertions)),
     }
     if result.details is not None:
@@ -143,7 +151,7 @@ class Composite:
             errors = "; ".join(f"{r.name}: {r.error}" for r in failed)
             raise GraderError(f"composite {self.spec.name!r}: member grader failed: {errors}")
         assertions = [
-            AssertionResult(f"[{r.name}] {a.text}", a.passed, a.evidence)
+            msgspec.structs.replace(a, text=f"[{r.name}] {a.text}")
             for r in results
             if r.verdict != "skip"
             for a in r.assertions

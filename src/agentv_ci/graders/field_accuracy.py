@@ -22,7 +22,7 @@ from agentv_ci.graders.dates import DEFAULT_DATE_FORMATS, parse_date
 from agentv_ci.graders.js_regex import compile_js_regex
 from agentv_ci.graders.json_values import MISSING, deep_equal, get_path
 from agentv_ci.graders.judge_replies import JudgeReplyError, first_json_object
-from agentv_ci.graders.outcome import answer_text, scored
+from agentv_ci.graders.outcome import answer_text, scored, shown, shown_text
 from agentv_ci.model.result import AssertionResult, GraderResult
 from agentv_ci.model.suite import GraderSpec, Message
 from agentv_ci.plugins import GradingContext
@@ -46,6 +46,9 @@ class FieldOutcome:
     weight: float
     hit: bool
     message: str
+    path: str | None = None
+    expected: str | None = None  # what the field should hold, as shown in reports
+    actual: str | None = None  # what the answer held
 
 
 def _js_type(value: Any) -> str:
@@ -69,6 +72,20 @@ def _number(value: Any) -> float | None:
         except ValueError:
             return None
     return None
+
+
+def _expected_shown(match: str, field: dict[str, Any], want: Any) -> str:
+    """What a field check wanted, as reports show it: the value (JSON), with its tolerance for
+    numeric_tolerance, `/pattern/flags` for regex, `contains "…"` for contains."""
+    if match == "regex":
+        return shown_text(f"/{want}/{field.get('flags') or ''}")
+    if match == "contains":
+        return "contains " + shown(want)
+    if match == "numeric_tolerance":
+        tolerance = field.get("tolerance", 0)
+        relative = " relative" if field.get("relative") else ""
+        return shown(want) + f" (tolerance {shown(tolerance, 20)}{relative})"
+    return shown(want)
 
 
 def expected_object(expected: list[Message]) -> Any:
@@ -137,7 +154,10 @@ class FieldAccuracy:
                 self.spec, 0.0, [AssertionResult("No expected data found in expected_output", False)]
             )
         outcomes = [await self._field(f, candidate, expected or {}) for f in self.fields]
-        assertions = [AssertionResult(o.message, o.hit) for o in outcomes]
+        assertions = [
+            AssertionResult(o.message, o.hit, expected=o.expected, actual=o.actual, path=o.path)
+            for o in outcomes
+        ]
         if self.aggregation == "all_or_nothing":
             score = 1.0 if all(o.hit for o in outcomes) else 0.0
         elif self.aggregation == "minimum":
@@ -167,14 +187,17 @@ class FieldAccuracy:
             else get_path(expected, path)
         )
         have = get_path(candidate, path)
+        where = shown_text(path)
         if want is MISSING:
-            return FieldOutcome(1.0, weight, True, f"{path}: no expected value")
+            return FieldOutcome(1.0, weight, True, f"{path}: no expected value", where)
+        expected = _expected_shown(match, field, want)
         if have is MISSING:
+            gone = "(missing)"
             if required:
-                return FieldOutcome(0.0, weight, False, f"{path} (required, missing)")
-            return FieldOutcome(1.0, 0.0, True, f"{path}: optional field missing")
+                return FieldOutcome(0.0, weight, False, f"{path} (required, missing)", where, expected, gone)
+            return FieldOutcome(1.0, 0.0, True, f"{path}: optional field missing", where, expected, gone)
         hit, message = await self._compare(match, field, path, have, want)
-        return FieldOutcome(1.0 if hit else 0.0, weight, hit, message)
+        return FieldOutcome(1.0 if hit else 0.0, weight, hit, message, where, expected, shown(have))
 
     async def _compare(
         self, match: str, field: dict[str, Any], path: str, have: Any, want: Any

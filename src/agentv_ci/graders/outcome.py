@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
 from agentv_ci.model.result import AssertionResult, GraderResult, TargetResponse, TokenUsage
 from agentv_ci.model.suite import GraderSpec
+from agentv_ci.text_safety import excerpt as capped
+
+SHOWN_CHARS = 300  # the most an `expected` / `actual` value keeps (reporters may cut further)
 
 GRADER_PASS_BAR = 0.8  # AgentV: graders (and composite members) judge their own verdict at 0.8
 
@@ -51,10 +55,41 @@ def scored(
     )
 
 
-def check(spec: GraderSpec, passed: bool, text: str, evidence: str | None = None) -> GraderResult:
+def check(
+    spec: GraderSpec,
+    passed: bool,
+    text: str,
+    evidence: str | None = None,
+    *,
+    expected: str | None = None,
+    actual: str | None = None,
+) -> GraderResult:
     """A one-assertion pass/fail result (score 1 or 0), as AgentV's deterministic assertions."""
-    assertion = AssertionResult(text=text, passed=passed, evidence=evidence)
+    assertion = AssertionResult(text=text, passed=passed, evidence=evidence, expected=expected, actual=actual)
     return scored(spec, 1.0 if passed else 0.0, [assertion])
+
+
+def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
+    """A value as one bounded line for `expected` / `actual`: JSON (a string quoted, its line breaks
+    and control characters escaped), cleaned and cut at `limit` characters with the cut marked."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return capped(text, limit)
+
+
+def shown_text(text: str, limit: int = SHOWN_CHARS) -> str:
+    """Text shown as written (a pattern, a path), cleaned and cut at `limit` characters."""
+    return capped(text, limit)
+
+
+def around(text: str, start: int, end: int, context: int = 40) -> str:
+    """`shown` of the part of `text` from `context` characters before `start` to as many after `end`,
+    with `…` where it was cut: what a search found, in its place."""
+    lo, hi = max(start - context, 0), min(end + context, len(text))
+    part = shown(text[lo:hi])
+    return ("…" if lo > 0 else "") + part + ("…" if hi < len(text) else "")
 
 
 def skipped(spec: GraderSpec, text: str) -> GraderResult:

@@ -14,7 +14,7 @@ import msgspec
 from agentv_ci.errors import ConfigError
 from agentv_ci.graders import regex_search
 from agentv_ci.graders.js_regex import compile_js_regex
-from agentv_ci.graders.outcome import answer_text, check, errored, excerpt
+from agentv_ci.graders.outcome import answer_text, around, check, errored, excerpt, shown, shown_text
 from agentv_ci.model.result import GraderResult
 from agentv_ci.model.suite import GraderSpec
 from agentv_ci.plugins import GradingContext
@@ -82,9 +82,11 @@ class Contains(_TextGrader):
 
     def evaluate(self, output: str) -> GraderResult:
         value = self.values[0]
-        found = value in output
+        at = output.find(value)
+        found = at >= 0
         verb = "contains" if found else "does not contain"
-        return check(self.spec, found, f'Output {verb} "{value}"')
+        actual = around(output, at, at + len(value)) if found else shown(output)
+        return check(self.spec, found, f'Output {verb} "{value}"', expected=shown(value), actual=actual)
 
 
 class IContains(_TextGrader):
@@ -92,9 +94,12 @@ class IContains(_TextGrader):
 
     def evaluate(self, output: str) -> GraderResult:
         value = self.values[0]
-        found = value.lower() in output.lower()
+        at = output.lower().find(value.lower())
+        found = at >= 0
         verb = "contains" if found else "does not contain"
-        return check(self.spec, found, f'Output {verb} "{value}" (case-insensitive)')
+        text = f'Output {verb} "{value}" (case-insensitive)'
+        actual = around(output, at, at + len(value)) if found else shown(output)
+        return check(self.spec, found, text, expected=shown(value), actual=actual)
 
 
 class _ManyGrader(_TextGrader):
@@ -127,7 +132,14 @@ class _ManyGrader(_TextGrader):
                 if passed
                 else f"Output does not contain any of: {quoted}{suffix}"
             )
-        return check(self.spec, passed, text)
+        expected = shown(missing if self.require_all and not passed else self.values)
+        if passed and found:  # what was found, in its place (a negated check fails on it)
+            first = found[0].lower() if self.ignore_case else found[0]
+            at = haystack.find(first)
+            actual = around(output, at, at + len(first))
+        else:
+            actual = shown(output)
+        return check(self.spec, passed, text, expected=expected, actual=actual)
 
 
 class ContainsAny(_ManyGrader):
@@ -160,7 +172,9 @@ class StartsWith(_TextGrader):
         value = self.values[0]
         passed = output.strip().startswith(value.strip())
         verb = "starts" if passed else "does not start"
-        return check(self.spec, passed, f'Output {verb} with "{value}"', None if passed else excerpt(output))
+        text = f'Output {verb} with "{value}"'
+        evidence = None if passed else excerpt(output)
+        return check(self.spec, passed, text, evidence, expected=shown(value), actual=shown(output.strip()))
 
 
 class EndsWith(_TextGrader):
@@ -170,7 +184,9 @@ class EndsWith(_TextGrader):
         value = self.values[0]
         passed = output.strip().endswith(value.strip())
         verb = "ends" if passed else "does not end"
-        return check(self.spec, passed, f'Output {verb} with "{value}"', None if passed else excerpt(output))
+        text = f'Output {verb} with "{value}"'
+        evidence = None if passed else excerpt(output)
+        return check(self.spec, passed, text, evidence, expected=shown(value), actual=shown(output.strip()))
 
 
 class Equals(_TextGrader):
@@ -180,7 +196,10 @@ class Equals(_TextGrader):
         value = self.values[0]
         passed = output.strip() == value.strip()
         verb = "equals" if passed else "does not equal"
-        return check(self.spec, passed, f'Output {verb} "{value}"', None if passed else excerpt(output))
+        text = f'Output {verb} "{value}"'
+        evidence = None if passed else excerpt(output)
+        expected, actual = shown(value.strip()), shown(output.strip())
+        return check(self.spec, passed, text, evidence, expected=expected, actual=actual)
 
 
 class Regex(_TextGrader):
@@ -223,7 +242,11 @@ class Regex(_TextGrader):
 
     def _verdict(self, match: Any, output: str) -> GraderResult:
         flags = self.config.flags or ""
-        shown = f"/{self.values[0]}/{flags}" + (f" (flags: {flags})" if flags else "")
+        described = f"/{self.values[0]}/{flags}" + (f" (flags: {flags})" if flags else "")
+        pattern = shown_text(f"/{self.values[0]}/{flags}")
         if match:
-            return check(self.spec, True, f"Output matches pattern {shown}", excerpt(match.group(0)))
-        return check(self.spec, False, f"Output does not match pattern {shown}", excerpt(output))
+            found = around(output, match.start(), match.end())
+            text = f"Output matches pattern {described}"
+            return check(self.spec, True, text, excerpt(match.group(0)), expected=pattern, actual=found)
+        text = f"Output does not match pattern {described}"
+        return check(self.spec, False, text, excerpt(output), expected=pattern, actual=shown(output))

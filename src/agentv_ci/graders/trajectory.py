@@ -18,7 +18,7 @@ import msgspec
 
 from agentv_ci.errors import ConfigError
 from agentv_ci.graders.json_values import MISSING, deep_equal, get_path
-from agentv_ci.graders.outcome import scored
+from agentv_ci.graders.outcome import scored, shown, shown_text
 from agentv_ci.graders.tool_calls import has_trace, tool_calls_of
 from agentv_ci.model.result import AssertionResult, GraderResult
 from agentv_ci.model.suite import GraderSpec, ToolCall
@@ -65,6 +65,28 @@ def args_match(expected: Any, actual: Any, mode: str | list[str]) -> bool:
     if mode == "subset":
         return all(k in expected and deep_equal(v, expected[k]) for k, v in actual.items())
     return deep_equal(expected, actual)
+
+
+def _wanted(item: Expected) -> str:
+    """An expected call as reports show it: `tool(args)`, `tool(...)` when its args are not checked."""
+    if item.args is None or item.args == "any" or item.args_match == "ignore":
+        return shown_text(f"{item.tool}(...)")
+    return shown_text(f"{item.tool}({shown(item.args)})")
+
+
+def _called(call: ToolCall) -> str:
+    """An actual call as reports show it: `tool(args)`."""
+    return shown_text(f"{call.tool}({shown(call.input) if call.input is not None else ''})")
+
+
+def _miss(text: str, item: Expected, actual: str) -> AssertionResult:
+    return AssertionResult(text, False, expected=_wanted(item), actual=actual)
+
+
+def _rest(calls: list[ToolCall], start: int) -> str:
+    """The calls from `start` on, by name (what was there instead of the expected call)."""
+    names = [call.tool for call in calls[start:]]
+    return shown_text("calls: " + ", ".join(names)) if names else "(no further calls)"
 
 
 def _latency(item: Expected, call: ToolCall) -> tuple[str, str]:
@@ -164,24 +186,25 @@ class ToolTrajectory:
         warnings: list[str] = []
         hits = latency_hits = latency_skips = 0
         if exact and len(calls) != len(self.expected):
-            assertions.append(
-                AssertionResult(f"Expected {len(self.expected)} tool calls, got {len(calls)}", False)
-            )
+            text = f"Expected {len(self.expected)} tool calls, got {len(calls)}"
+            expected = shown_text(", ".join(item.tool for item in self.expected))
+            actual = shown_text(", ".join(call.tool for call in calls) or "(no calls)")
+            assertions.append(AssertionResult(text, False, expected=expected, actual=actual))
         cursor = 0
         for index, item in enumerate(self.expected):
             matched: ToolCall | None = None
             if exact:
                 if index >= len(calls):
-                    assertions.append(
-                        AssertionResult(f"Position {index}: expected {item.tool}, got nothing", False)
-                    )
+                    text = f"Position {index}: expected {item.tool}, got nothing"
+                    assertions.append(_miss(text, item, "(no call)"))
                     continue
                 call = calls[index]
                 if call.tool != item.tool:
                     text = f"Position {index}: expected {item.tool}, got {call.tool}"
-                    assertions.append(AssertionResult(text, False))
+                    assertions.append(_miss(text, item, _called(call)))
                 elif not args_match(item.args, call.input, item.args_match):
-                    assertions.append(AssertionResult(f"Position {index}: {item.tool} args mismatch", False))
+                    text = f"Position {index}: {item.tool} args mismatch"
+                    assertions.append(_miss(text, item, _called(call)))
                 else:
                     assertions.append(AssertionResult(f"Position {index}: {item.tool}", True))
                     matched = call
@@ -190,7 +213,7 @@ class ToolTrajectory:
                     cursor += 1
                 if cursor >= len(calls):
                     text = f"Expected {item.tool} at position {index}, not found in remaining trace"
-                    assertions.append(AssertionResult(text, False))
+                    assertions.append(_miss(text, item, _rest(calls, 0)))
                 elif args_match(item.args, calls[cursor].input, item.args_match):
                     assertions.append(AssertionResult(f"Found {item.tool} at position {cursor}", True))
                     matched = calls[cursor]
@@ -199,7 +222,7 @@ class ToolTrajectory:
                     text = (
                         f"Expected {item.tool} at position {index}: tool found at {cursor} but args mismatch"
                     )
-                    assertions.append(AssertionResult(text, False))
+                    assertions.append(_miss(text, item, _called(calls[cursor])))
                     cursor += 1
             if matched is None:
                 continue
@@ -232,9 +255,8 @@ class ToolTrajectory:
                 (j for j, call in enumerate(calls) if j not in consumed and self._hit(item, call)), None
             )
             if position is None:
-                assertions.append(
-                    AssertionResult(f"Expected {item.tool} not found in actual trajectory", False)
-                )
+                text = f"Expected {item.tool} not found in actual trajectory"
+                assertions.append(_miss(text, item, _rest(calls, 0)))
             else:
                 consumed.add(position)
                 assertions.append(AssertionResult(f"Found {item.tool} at position {position}", True))
@@ -255,7 +277,10 @@ class ToolTrajectory:
                 for item in self.expected
             )
             verb = "is" if allowed else "is not"
-            assertions.append(
-                AssertionResult(f"Position {index}: {call.tool} {verb} in allowed set", allowed)
-            )
+            text = f"Position {index}: {call.tool} {verb} in allowed set"
+            if allowed:
+                assertions.append(AssertionResult(text, True))
+            else:
+                allowed_calls = shown_text(", ".join(_wanted(item) for item in self.expected))
+                assertions.append(AssertionResult(text, False, expected=allowed_calls, actual=_called(call)))
         return self._result(sum(a.passed for a in assertions) / len(calls), assertions)

@@ -56,9 +56,17 @@ class TargetResponse(msgspec.Struct, omit_defaults=True):
 
 
 class AssertionResult(msgspec.Struct, omit_defaults=True):
+    """One check of a grader. `expected` / `actual` are what the check wanted and what came back,
+    as short display text (JSON for values, `/pattern/flags` for patterns; bounded and cleaned by the
+    grader), set where the grader knows both; `path` is the field a field-accuracy check compared.
+    Reporters show them as they are: they never parse `text`."""
+
     text: str
     passed: bool
     evidence: str | None = None
+    expected: str | None = None
+    actual: str | None = None
+    path: str | None = None
 
 
 class GraderResult(msgspec.Struct, omit_defaults=True):

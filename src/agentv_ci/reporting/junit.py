@@ -37,6 +37,7 @@ from agentv_ci.reporting.details import (
     attempt_counts,
     attempts_text,
     failing_graders,
+    failure_headline,
     grader_failure_text,
     repo_relative,
 )
@@ -157,6 +158,9 @@ def _case(result: TestResult, summary: RunSummary, name: str) -> tuple[str, str]
     outcome = outcome_of(result)
     if outcome == "failed":
         message = f"score {result.score:.3f} < threshold {result.threshold:.2f}"
+        headline = failure_headline(result)
+        if headline:
+            message = f"{headline}; {message}"
         extra = attempts_text(result)
         if extra:
             message += f" ({extra})"

@@ -207,8 +207,9 @@ def _detail(result: TestResult) -> str:
         parts += ["Error:", fenced_block(excerpt(result.error, 1000)), ""]
     failing = failing_graders(result)
     if failing:
-        text = "\n".join(grader_failure_text(g, limit=600) for g in failing)
-        parts += ["Failing graders:", fenced_block(excerpt(text, 1500)), ""]
+        # each failed check with what it expected and what came back (values cut at 120 characters)
+        text = "\n".join(grader_failure_text(g, limit=1000, value_limit=120) for g in failing)
+        parts += ["Failing graders:", fenced_block(excerpt(text, 2000)), ""]
     if result.input:
         parts += ["Input:", fenced_block(excerpt(result.input, 500)), ""]
     if result.output:

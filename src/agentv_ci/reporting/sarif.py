@@ -149,7 +149,7 @@ def findings_of(summary: RunSummary, repo_root: Path) -> list[Finding]:
                 )
             )
         for grader in graders:
-            text = f"{label}: {grader_failure_text(grader, limit=_MESSAGE_LIMIT)}"
+            text = f"{label}: {grader_failure_text(grader, limit=_MESSAGE_LIMIT, value_limit=100)}"
             findings.append(
                 Finding(
                     f"agentv/{clean_text(grader.type)}",
