@@ -132,7 +132,15 @@ def _pr(head_repo: str) -> PullRequest:
         # ...unless trust_fork_code: then an unproven checkout (here: not even git) is a fork's.
         (WorkflowRun("pull_request_target", "octo/demo", pull_request=_pr("evil/demo")), True, True),
     ],
-    ids=["fork-pr", "deleted-fork", "unnamed-head", "same-repo-pr", "push", "target-proven", "target-trusted"],
+    ids=[
+        "fork-pr",
+        "deleted-fork",
+        "unnamed-head",
+        "same-repo-pr",
+        "push",
+        "target-proven",
+        "target-trusted",
+    ],
 )
 def test_which_runs_count_as_a_forks(tmp_path: Path, run: WorkflowRun, trust: bool, fork: bool) -> None:
     assert origin_of(run, tmp_path, trust_fork_code=trust, paths=[]).fork is fork

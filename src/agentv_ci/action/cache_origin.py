@@ -48,9 +48,9 @@ class CacheOrigin:
 
 def origin_of(run: WorkflowRun, workspace: Path, *, trust_fork_code: bool, paths: list[Path]) -> CacheOrigin:
     """The origin of this run's cache entries. A `pull_request` from another repository (or a deleted
-    or unnamed one) is a fork's run. On the events that carry the base's secrets, the Action has already refused
-    a checkout that is not provably the base's code, unless `trust_fork_code`: then the run counts as
-    a fork's unless the checkout is proven to be the base's code all the same."""
+    or unnamed one) is a fork's run. On the events that carry the base's secrets, the Action has
+    already refused a checkout that is not provably the base's code, unless `trust_fork_code`: then
+    the run counts as a fork's unless the checkout is proven to be the base's code all the same."""
     repository = run.repository
     pr = run.pull_request
     if run.event_name == "pull_request" and pr is not None:
