@@ -157,6 +157,7 @@ def run_command(
     """Run eval files against their targets, grade the answers, gate the build and write reports."""
     from agentv_ci.errors import ExitCode, UsageError
     from agentv_ci.gating import GateOptions, check_gate_flags
+    from agentv_ci.model.bounds import check_run_flags
     from agentv_ci.reporting.console import render_console
     from agentv_ci.reporting.finish import gate_and_report
     from agentv_ci.reporting.results_file import load_run
@@ -165,8 +166,7 @@ def run_command(
     from agentv_ci.running.sharding import parse_shard
     from agentv_ci.targets.answer_cap import MAX_ANSWER_BYTES_LIMIT
 
-    if repeat is not None and repeat < 1:
-        raise UsageError("--repeat must be at least 1")
+    check_run_flags(repeat=repeat, targets=target or (), workers=workers)
     if timeout is not None and not 0 < timeout < float("inf"):
         raise UsageError(f"--timeout must be a number of seconds greater than 0, got {timeout}")
     if budget_usd is not None and not 0 < budget_usd < float("inf"):

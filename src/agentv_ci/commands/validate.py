@@ -45,6 +45,7 @@ def validate_command(
         typer.echo(f"error: --format must be one of {', '.join(FORMATS)}, got {output_format!r}", err=True)
         raise SystemExit(2)
     from agentv_ci.loading.discovery import check_paths_exist
+    from agentv_ci.model.bounds import check_run_flags
     from agentv_ci.validation.output_formats import (
         github_commands,
         github_conclusion,
@@ -54,6 +55,7 @@ def validate_command(
     from agentv_ci.validation.sarif_output import render_sarif
     from agentv_ci.validation.validator import validate_paths
 
+    check_run_flags(targets=target or ())
     targets = list(paths) if paths else [Path(".")]
     check_paths_exist(targets)
     report = validate_paths(

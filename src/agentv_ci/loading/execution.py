@@ -8,25 +8,36 @@ import msgspec
 
 from agentv_ci.loading.context import LoadContext, Node, type_name
 from agentv_ci.loading.keys import EXECUTION_DEPRECATED, EXECUTION_KEYS, REPEAT_KEYS, REPEAT_STRATEGIES
+from agentv_ci.model.bounds import MAX_ATTEMPTS, MAX_TARGETS
 from agentv_ci.model.suite import ExecutionSpec, RepeatSpec
 
 _NUMBER = (int, float)
 _UNSET_SPEC = ExecutionSpec()
 
 
-def _repeat(raw: Any, node: Node, ctx: LoadContext) -> RepeatSpec | None:
+def _repeat(written: Any, node: Node, ctx: LoadContext, key: str) -> RepeatSpec | None:
+    raw = written
     if isinstance(raw, int) and not isinstance(raw, bool):
-        raw = {"count": raw}
+        raw = {"count": raw}  # `repeat: 3`: located at the number itself
     if not isinstance(raw, dict):
         ctx.error("E101", f"repeat must be a mapping or an integer, got {type_name(raw)}", node)
         return None
     ctx.check_keys(raw, node, REPEAT_KEYS, "repeat/trials")
     spec = RepeatSpec()
     count = raw.get("count", 1)
-    if ctx.expect_type(count, (int,), "count", node.child("count"), "an integer"):
-        if count < 1:
-            ctx.error("E110", f"count must be >= 1, got {count}", node.child("count"))
-        spec.count = count
+    where, what = (node.child("count"), "count") if raw is written else (node, key)
+    if ctx.expect_type(count, (int,), what, where, f"an integer from 1 to {MAX_ATTEMPTS}"):
+        if count > MAX_ATTEMPTS:
+            ctx.error(
+                "E115",
+                f"{what} must be at most {MAX_ATTEMPTS} (the bound on attempts per test), got {count}",
+                where,
+                hint="each attempt is a full run of the test; ask for fewer",
+            )
+        else:
+            if count < 1:
+                ctx.error("E110", f"{what} must be >= 1, got {count}", where)
+            spec.count = count
     strategy = raw.get("strategy", "pass_at_k")
     if strategy not in REPEAT_STRATEGIES:
         ctx.error(
@@ -54,6 +65,14 @@ def _targets(raw: Any, node: Node, ctx: LoadContext) -> list[str] | None:
         return [raw]
     if not isinstance(raw, list):
         ctx.error("E101", f"targets must be a list, got {type_name(raw)}", node)
+        return None
+    if len(raw) > MAX_TARGETS:
+        ctx.error(
+            "E115",
+            f"a test runs against at most {MAX_TARGETS} targets (the bound on the matrix), got {len(raw)}",
+            node.child(MAX_TARGETS),
+            hint="split the matrix across eval files or runs (`--target`)",
+        )
         return None
     names: list[str] = []
     for i, item in enumerate(raw):
@@ -130,7 +149,7 @@ def parse_execution(
         )
     for key in ("trials", "runs", "repeat"):
         if key in raw:
-            spec.repeat = _repeat(raw[key], node.child(key), ctx) or spec.repeat
+            spec.repeat = _repeat(raw[key], node.child(key), ctx, key) or spec.repeat
     if "budget_usd" in raw:
         value = raw["budget_usd"]
         if ctx.expect_type(value, _NUMBER, "budget_usd", node.child("budget_usd"), "a number"):

@@ -17,6 +17,7 @@ from agentv_ci.loading.paths import resolve_reference
 from agentv_ci.loading.rubrics import normalise_rubrics
 from agentv_ci.loading.workspace import merge_workspace, parse_workspace
 from agentv_ci.loading.workspace_resets import check_worktree_reset
+from agentv_ci.model.bounds import MAX_TURNS
 from agentv_ci.model.suite import ExecutionSpec, GraderSpec, Message, Test, Turn
 
 _CONVERSATION_ONLY = ("turns", "aggregation", "on_turn_failure", "window_size")
@@ -389,6 +390,10 @@ class TestBuilder:
         if not isinstance(turns_raw, list):
             self.ctx.error("E101", f"turns must be a list, got {type_name(turns_raw)}", tnode)
             return []
+        if len(turns_raw) > MAX_TURNS:
+            message = f"a conversation has at most {MAX_TURNS} turns (their bound), got {len(turns_raw)}"
+            self.ctx.error("E115", message, tnode.child(MAX_TURNS), hint="split it into several tests")
+            turns_raw = turns_raw[:MAX_TURNS]  # the rest is not built (nor reported)
         turns: list[Turn] = []
         for i, turn in enumerate(turns_raw):
             child = tnode.child(i)

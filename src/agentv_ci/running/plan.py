@@ -6,10 +6,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
+from agentv_ci.model.matrix import DEFAULT_TARGET, targets_for
 from agentv_ci.model.suite import Suite, Test
 from agentv_ci.running.sharding import shard_of
 
-DEFAULT_TARGET = "default"
+__all__ = ["DEFAULT_TARGET", "Job", "PlanOptions", "iter_jobs", "plan_jobs", "selected", "targets_for"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,18 +40,6 @@ class PlanOptions:
     repeat: int | None = None
     threshold: float | None = None
     timeout_s: float | None = None
-
-
-def targets_for(test: Test, suite: Suite, cli_targets: Sequence[str]) -> list[str]:
-    """--target > test `execution.targets`/`target` > suite `execution.targets`/`target` > "default"."""
-    if cli_targets:
-        return list(dict.fromkeys(cli_targets))
-    for execution in (test.execution, suite.execution):
-        if execution.targets:
-            return list(dict.fromkeys(execution.targets))
-        if execution.target:
-            return [execution.target]
-    return [DEFAULT_TARGET]
 
 
 def selected(test: Test, suite: Suite, options: PlanOptions) -> bool:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
+from agentv_ci.model.matrix import MATRIX_HINT, MatrixCount
 from agentv_ci.model.result import TestResult
 from agentv_ci.model.suite import Suite, Test
 from agentv_ci.reporting.plan_check import NO_RESULT
@@ -22,8 +23,8 @@ from agentv_ci.reporting.plan_file import (
     count_against_plan,
     not_run_row,
 )
+from agentv_ci.running.needs import RunNeeds
 from agentv_ci.running.plan import PlanOptions, selected, targets_for
-from agentv_ci.running.scheduler import RunNeeds
 from agentv_ci.running.sharding import shard_of
 
 __all__ = ["PlanRecorder", "record_not_run"]
@@ -49,6 +50,7 @@ class PlanRecorder:
         self.finished = finished
         self.needs = needs
         self._eval_paths: dict[str, str] = {}
+        self.matrix = MatrixCount()
 
     def _eval_path(self, suite_path: str) -> str:
         path = self._eval_paths.get(suite_path)
@@ -60,9 +62,16 @@ class PlanRecorder:
 
     def __call__(self, suite: Suite, test: Test) -> None:
         options = self.options
+        targets = targets_for(test, suite, options.targets)
+        over = self.matrix.add(len(targets))  # every test counts, as `validate` counts them
+        if over is not None:
+            from agentv_ci.errors import InvalidEvalFiles
+            from agentv_ci.validation.diagnostics import at_test
+            from agentv_ci.validation.output_formats import render_relative
+
+            raise InvalidEvalFiles([render_relative(at_test("E115", over, test, suite, MATRIX_HINT))])
         if not selected(test, suite, self._unsharded):
             return
-        targets = targets_for(test, suite, options.targets)
         name = test.suite or suite.name
         if options.shard is not None:
             index, count = options.shard

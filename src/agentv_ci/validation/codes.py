@@ -30,6 +30,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "E112": ("error", "test has nothing to grade"),
     "E113": ("error", "conflicting fields"),
     "E114": ("error", "not supported by agentv-ci"),
+    "E115": ("error", "over a documented bound on the work of a run"),
     # graders
     "E201": ("error", "unknown grader type"),
     "E202": ("error", "invalid grader configuration"),

@@ -7,6 +7,9 @@ from typing import Literal
 import msgspec
 import msgspec.structs
 
+from agentv_ci.model.source import SourceLocation
+from agentv_ci.model.suite import Suite, Test
+
 Severity = Literal["error", "warning"]
 
 
@@ -32,6 +35,14 @@ class Diagnostic(msgspec.Struct, frozen=True, omit_defaults=True):
         if self.hint:
             text += f"\n  hint: {printable(self.hint)}"
         return text
+
+
+def at_test(code: str, message: str, test: Test, suite: Suite, hint: str | None = None) -> Diagnostic:
+    """A diagnostic where `test` was written (its suite's file when that is not known)."""
+    from agentv_ci.validation.codes import severity_of
+
+    where = test.location or SourceLocation(suite.path)
+    return Diagnostic(severity_of(code), code, message, where.file, where.line, where.col, hint)
 
 
 def sort_key(d: Diagnostic) -> tuple[str, int, int, str]:

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import msgspec
 
+from agentv_ci.model.matrix import MATRIX_HINT, MatrixCount, targets_for
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import Suite, Test
 from agentv_ci.validation.codes import STRICT_PROMOTED
-from agentv_ci.validation.diagnostics import Diagnostic, merge_repeated, sort_key
+from agentv_ci.validation.diagnostics import Diagnostic, at_test, merge_repeated, sort_key
 
 
 class ValidationReport(msgspec.Struct):
@@ -61,6 +62,7 @@ def validate_paths(
     diagnostics: list[Diagnostic] = []
     tests = 0
     targets = TargetChecker(targets_file=targets_file, env=env, cli_targets=cli_targets)
+    matrix = MatrixCount()  # tests x targets of all the files, as `run` counts them
     for path in files:
         # Tests are checked one at a time and not held (a dataset of any size costs no memory).
         used: dict[str, SourceLocation | None] = {}
@@ -70,6 +72,9 @@ def validate_paths(
             suite: Suite, test: Test, used: dict[str, SourceLocation | None] = used, built: list[int] = built
         ) -> None:
             built[0] += 1
+            over = matrix.add(len(targets_for(test, suite, cli_targets)))
+            if over is not None:
+                diagnostics.append(at_test("E115", over, test, suite, MATRIX_HINT))
             if check_targets:
                 targets.note(suite, test, used)
 
