@@ -7,7 +7,11 @@ imports what it needs, so `agentv-ci --help` stays fast.
 from __future__ import annotations
 
 import os
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
 from typing import Annotated
 
 import typer
@@ -91,8 +95,27 @@ def run_app(argv: list[str] | None = None) -> None:
     are registered (and announced with `::add-mask::` in GitHub Actions) before anything is printed."""
     from agentv_ci.security.streams import protected_console
 
-    with protected_console(os.environ):
+    with protected_console(os.environ), _sigterm_as_interrupt():
         _run_app(argv)
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM stops a command as Ctrl-C does, in every stage: `KeyboardInterrupt`, exit 130 (a
+    run's tests: running/interrupts.py). The default would end the process at once, exit 143."""
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread (in-process callers): leave it alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 def _run_app(argv: list[str] | None) -> None:

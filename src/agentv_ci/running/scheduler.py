@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentv_ci.clock import now_millis
 from agentv_ci.errors import AgentvCiError, TargetError, TargetTimeout
 from agentv_ci.model.result import TargetResponse, TestResult
-from agentv_ci.model.suite import GraderSpec, Message, Test
+from agentv_ci.model.suite import Message, Test
 from agentv_ci.plugins import GraderTargetCaller, TargetPlugin, TargetRequest
 from agentv_ci.prompting import render_input
 from agentv_ci.running.budget import Budget
@@ -24,6 +24,7 @@ from agentv_ci.running.cache import ResponseCache
 from agentv_ci.running.cache_keys import CacheKeys
 from agentv_ci.running.conversation import run_conversation
 from agentv_ci.running.fingerprints import DefinitionFingerprints
+from agentv_ci.running.needs import RunNeeds
 from agentv_ci.running.plan import Job
 from agentv_ci.running.rows import unfinished_result
 from agentv_ci.running.workspace import HookError, Lease, WorkspaceManager, workspace_of
@@ -33,50 +34,6 @@ from agentv_ci.targets.plugin_faults import invoke_target
 from agentv_ci.targets.replay import ReplayRecorder
 
 ResultSink = Callable[[TestResult], None]
-MODEL_GRADERS = frozenset({"llm-grader", "rubrics"})  # graders that ask a grader target
-
-# ("target", eval path, target) or ("grader", eval path, target, the model grader's own `target`)
-Need = tuple[str, str, str] | tuple[str, str, str, str | None]
-
-
-class RunNeeds:
-    """How many jobs a run has and what they need before the first one starts: the targets to create
-    and the grader targets their model graders ask (each once, in the order the jobs first need it,
-    so a missing one is reported as a run over the jobs themselves reports it)."""
-
-    def __init__(self) -> None:
-        self.jobs = 0
-        self._needs: dict[Need, None] = {}
-
-    def add(self, job: Job) -> None:
-        self.add_test(job.suite.path, job.target, job.test)
-
-    def add_test(self, eval_path: str, target: str, test: Test) -> None:
-        """One job: `test` of the eval file `eval_path` against `target`."""
-        from agentv_ci.grading import graders_for
-
-        self.jobs += 1
-        needs = self._needs
-        needs.setdefault(("target", eval_path, target))
-        specs = graders_for(test) if not test.turns else [*graders_for(test), *_turn_graders(test)]
-        for spec in specs:
-            if spec.type in MODEL_GRADERS:
-                own = spec.config.get("target")
-                needs.setdefault(("grader", eval_path, target, own if isinstance(own, str) and own else None))
-
-    def __iter__(self) -> Iterator[Need]:
-        return iter(self._needs)
-
-    @classmethod
-    def of(cls, jobs: Iterable[Job]) -> RunNeeds:
-        needs = cls()
-        for job in jobs:
-            needs.add(job)
-        return needs
-
-
-def _turn_graders(test: Test) -> list[GraderSpec]:
-    return [g for turn in test.turns for g in turn.graders]
 
 
 @dataclass
@@ -244,7 +201,9 @@ class Runner:
             total = self.needs.jobs if self.needs is not None else self.options.workers
             count = max(1, min(self.options.workers, total))
             await asyncio.gather(*(worker() for _ in range(count)))
-            for job in itertools.chain(skipped, pending):
+            for number, job in enumerate(itertools.chain(skipped, pending)):
+                if number % 256 == 255:
+                    await asyncio.sleep(0)  # many rows to write: a stop signal is still heard
                 reason, error = self._stop_reason() or ("not_run", "not run")
                 self.not_run += 1
                 self.sink(
@@ -269,6 +228,9 @@ class Runner:
         spent = 0.0
         fingerprint = self.definition_fingerprint(job)  # once per job: its attempts share it
         for attempt in range(job.attempts):
+            # Wait once per attempt even when the target answers at once (a mock, a cached answer):
+            # Ctrl-C / SIGTERM cancel the run at a task's next wait, and other tests get their turn.
+            await asyncio.sleep(0)
             result = await self.run_attempt(job, attempt, fingerprint)
             attempts.append(result)
             spent += result.cost_usd or 0.0

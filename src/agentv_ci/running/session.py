@@ -1,14 +1,14 @@
 """One `agentv-ci run`: load -> plan -> run (streaming to index.jsonl) -> summary -> reports -> gate.
 
 Stages never print; `on_line` receives the progress lines the CLI shows. Ctrl-C or SIGTERM stops
-scheduling, cancels tests in flight and leaves every finished result (and a summary.json) on disk.
+scheduling, cancels tests in flight and leaves every finished result (and a summary.json) on disk
+(running/interrupts.py); before the tests run they stop loading and planning at once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
-import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -21,13 +21,16 @@ from typing import TYPE_CHECKING, TextIO
 from agentv_ci.clock import now_seconds
 from agentv_ci.deadlines import default_test_timeout_s
 from agentv_ci.errors import ConfigError, InvalidEvalFiles, UsageError
+from agentv_ci.model.bounds import check_run_flags
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.suite import Suite, Test
 from agentv_ci.running.budget import Budget
+from agentv_ci.running.interrupts import StopSignals
+from agentv_ci.running.needs import RunNeeds
 from agentv_ci.running.plan import Job, PlanOptions, iter_jobs
 from agentv_ci.running.plan_record import PlanRecorder, record_not_run
 from agentv_ci.running.resume import KeyCheck, finished_keys, prepare_index_for_resume, previous_results
-from agentv_ci.running.scheduler import RunNeeds, Runner, RunnerOptions
+from agentv_ci.running.scheduler import Runner, RunnerOptions
 from agentv_ci.targets.answer_cap import DEFAULT_MAX_ANSWER_BYTES
 
 if TYPE_CHECKING:
@@ -212,6 +215,8 @@ def _execute_run(request: RunRequest) -> RunOutcome:
     started = time.perf_counter()
     started_at = now_seconds()
     default_test_timeout_s()  # a bad AGENTV_CI_DEFAULT_TIMEOUT is exit 2 before anything runs
+    plan = request.plan
+    check_run_flags(repeat=plan.repeat, targets=plan.targets, workers=request.workers)
     if request.selection is not None and not request.paths:
         return _nothing_selected(request, started_at)
     load_warnings: list[str] = []
@@ -222,7 +227,6 @@ def _execute_run(request: RunRequest) -> RunOutcome:
             raise UsageError("--resume found no previous run", hint="pass -o DIR of the run to resume")
     output_dir = output_dir or timestamp_dir()
     finished = finished_keys(output_dir) if request.resume else set()
-    plan = request.plan
     needs = RunNeeds()
     # iter_jobs' selection and targets, without building the jobs (they are planned again later):
     # each job is written to the plan (plan.jsonl, committed before anything runs) and counted
@@ -255,10 +259,11 @@ def _run_planned(
     paths, env, outside = request.paths, request.env, request.allow_outside
     loaded = check_selected_suites(paths, env, load_warnings, outside, recording)
     suites = [source.suite for source in loaded]
+    stops = StopSignals()  # a dataset's second reading stops at once on SIGINT/SIGTERM
     jobs: Iterator[Job] = (
         job
         for source in loaded
-        for job in iter_jobs(source.suite, source.tests(), plan)
+        for job in iter_jobs(source.suite, stops.until_stopped(source.tests()), plan)
         if job.key not in finished
     )
     previous: list[TestResult] = []
@@ -309,7 +314,8 @@ def _run_planned(
 
         runner.sink = sink
         try:
-            asyncio.run(_drive(runner))
+            with stops.installed():
+                asyncio.run(_drive(runner, stops))
         except (KeyboardInterrupt, asyncio.CancelledError):
             interrupted = True
         finally:
@@ -376,25 +382,10 @@ def _nothing_selected(request: RunRequest, started_at: str) -> RunOutcome:
     return RunOutcome(summary, output_dir, [])
 
 
-async def _drive(runner: Runner) -> None:
-    """Run with SIGTERM mapped to cancellation (SIGINT is handled by asyncio.run)."""
-    loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-    installed = False
-    previous = signal.getsignal(signal.SIGTERM)  # restored after (asyncio would leave SIG_DFL)
-    if task is not None:
-        try:
-            loop.add_signal_handler(signal.SIGTERM, task.cancel)
-            installed = True
-        except (NotImplementedError, RuntimeError, ValueError):
-            installed = False
-    try:
-        await runner.run()
-    finally:
-        if installed:
-            loop.remove_signal_handler(signal.SIGTERM)
-            if previous is not None:
-                signal.signal(signal.SIGTERM, previous)
+async def _drive(runner: Runner, stops: StopSignals) -> None:
+    """Run the tests; SIGINT or SIGTERM cancels this task (running/interrupts.py)."""
+    stops.attach()
+    await runner.run()
 
 
 __all__ = ["ConfigError", "Job", "RunInterrupted", "RunOutcome", "RunRequest", "execute_run"]
