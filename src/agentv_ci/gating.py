@@ -38,7 +38,7 @@ from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.reporting.tally import FirstFew, tally_of
 from agentv_ci.reporting.totals import Totals
 
-__all__ = ["GateDecision", "GateOptions", "decide", "regression_reasons", "rejudge"]
+__all__ = ["GateDecision", "GateOptions", "cost_gate", "decide", "regression_reasons", "rejudge"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,9 @@ class GateOptions:
     - `max_regression` [--max-regression X]: largest score drop tolerated vs the baseline (see module
       doc). None: baseline deltas are reported, not gated.
     - `fail_on_error` [--fail-on-error/--no-fail-on-error]: execution errors make the run inconclusive (3).
+    - `max_cost_usd` [--max-cost-usd USD]: the most the run may have cost (targets and grader models;
+      summary.json `spent_usd`, else the rows' costs). Over it: exit 1; unknown (answers with no
+      price, no cost recorded) while not over it: inconclusive (3).
     - `fail_on_test_failure`: any failing test fails the run. None (default) means "yes, unless
       `min_pass_rate` is set" (then the pass-rate gate decides how many failures are tolerated).
     """
@@ -62,6 +65,7 @@ class GateOptions:
     max_regression: float | None = None
     fail_on_error: bool = True
     fail_on_test_failure: bool | None = None
+    max_cost_usd: float | None = None
 
 
 @dataclass
@@ -186,6 +190,24 @@ def _rate_gates(groups: list[Totals], options: GateOptions) -> list[str]:
     return reasons
 
 
+def cost_gate(summary: RunSummary, overall: Totals, limit: float) -> tuple[list[str], list[str]]:
+    """(gate failures, inconclusive reasons) of `max_cost_usd`: the run's actual cost over `limit`
+    fails; a cost not fully known (answers without a price) cannot pass."""
+    from agentv_ci.reporting.estimate_text import usd
+
+    cost = summary.spent_usd if summary.spent_usd is not None else overall.cost_usd
+    if cost is not None and cost > limit:
+        return [f"cost {usd(cost)} > max cost {usd(limit)}"], []
+    if cost is None:
+        return [], [f"max cost {usd(limit)} not checked: the run recorded no cost"]
+    if summary.unpriced:
+        return [], [
+            f"max cost {usd(limit)} not checked: {summary.unpriced} answer(s) came with no price, "
+            f"so {usd(cost)} is only a floor"
+        ]
+    return [], []
+
+
 def regression_reasons(comparison: Comparison, max_regression: float | None) -> tuple[list[str], list[str]]:
     """(gate failures, notes) from a baseline comparison.
 
@@ -255,6 +277,10 @@ def _decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | No
         failed, notes = regression_reasons(comparison, options.max_regression)
         quality.extend(failed)
 
+    if options.max_cost_usd is not None and not summary.dry_run:
+        over, unknown = cost_gate(summary, overall, options.max_cost_usd)
+        quality.extend(over)
+        inconclusive.extend(unknown)
     errored = tally.errored
     not_run = max(overall.not_run, summary.not_run)
     incomplete = summary.planned is not None and not_run > 0 and not summary.budget_exhausted

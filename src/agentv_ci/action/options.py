@@ -14,9 +14,16 @@ from agentv_ci.running.session import RunRequest
 
 
 def run_request(
-    inputs: ActionInputs, selected: PrSelection, *, workspace: Path, output_dir: Path
+    inputs: ActionInputs,
+    selected: PrSelection,
+    *,
+    workspace: Path,
+    output_dir: Path,
+    log: ActionLog | None = None,
 ) -> RunRequest:
-    """The run of the selected evals into `output_dir` (relative input paths inside `workspace`)."""
+    """The run of the selected evals into `output_dir` (relative input paths inside `workspace`); the
+    cost estimate goes to `log` before anything runs."""
+    from agentv_ci.reporting.estimate_text import estimate_table
     from agentv_ci.running.plan import PlanOptions
     from agentv_ci.running.sharding import parse_shard
 
@@ -36,6 +43,7 @@ def run_request(
         workers=inputs.workers,
         dry_run=inputs.dry_run,
         budget_usd=inputs.budget_usd,
+        on_estimate=(lambda estimate: log.echo("\n".join(estimate_table(estimate)))) if log else None,
         selection=selected.reasons,
         unselecting=tuple(selected.unselecting),
         allow_outside=tuple(inside(p) for p in inputs.allow_outside_repo),
@@ -51,6 +59,7 @@ def gate_options(inputs: ActionInputs, *, has_baseline: bool) -> GateOptions:
         min_mean_score=inputs.min_mean_score,
         max_regression=inputs.max_regression,
         fail_on_error=inputs.fail_on_error,
+        max_cost_usd=inputs.max_cost_usd,
     )
 
 

@@ -108,7 +108,7 @@ class ActionRun:
                 return self.publisher.finish_without_evals(selected.note)
             paths = selected.paths
             request = run_request(
-                inputs, selected, workspace=self.workspace, output_dir=self.paths.output_dir
+                inputs, selected, workspace=self.workspace, output_dir=self.paths.output_dir, log=self.log
             )
             # `cache: true`: the run and the baseline re-run answer from (and fill) `cache_dir`
             self.cache = action_cache(inputs, self.run, self.workspace, request, warn=self.log.warning)

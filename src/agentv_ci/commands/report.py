@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from agentv_ci.commands.common_options import MaxCostUsd, check_max_cost
+
 _RATE = {"min": 0.0, "max": 1.0}
 
 
@@ -60,6 +62,7 @@ def report_command(
         Path | None,
         typer.Option("--repo-root", help="Root for repo-relative paths (default: current directory)."),
     ] = None,
+    max_cost_usd: MaxCostUsd = None,
 ) -> None:
     """Rebuild JUnit/SARIF/Markdown and apply the gates to a finished run; exit per the gates."""
     import functools
@@ -72,6 +75,7 @@ def report_command(
     from agentv_ci.reporting.streamed_run import load_run_streamed
 
     check_gate_flags(max_regression, baseline is not None)
+    check_max_cost(max_cost_usd)
     from agentv_ci.reporting import parse_report_options
 
     reports = parse_report_options(report or [])
@@ -93,6 +97,7 @@ def report_command(
             min_mean_score=min_mean_score,
             max_regression=max_regression,
             fail_on_error=fail_on_error,
+            max_cost_usd=max_cost_usd,
         )
         decision = gate_and_report(
             summary,

@@ -7,9 +7,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agentv_ci.commands.common_options import AllowOutsideRepo
+from agentv_ci.commands.common_options import AllowOutsideRepo, MaxCostUsd, check_max_cost
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from agentv_ci.model.estimate import CostEstimate
     from agentv_ci.selection.select import Selection
 
 # SystemExit, not typer.Exit: `cli.run_app` runs typer with standalone_mode=False, where typer.Exit
@@ -119,8 +122,14 @@ def run_command(
         float | None,
         typer.Option("--max-regression", min=0.0, max=1.0, help="Gate: largest score drop vs --baseline."),
     ] = None,
+    max_cost_usd: MaxCostUsd = None,
     baseline: Annotated[
-        Path | None, typer.Option("--baseline", metavar="RESULTS", help="Baseline index.jsonl or run dir.")
+        Path | None,
+        typer.Option(
+            "--baseline",
+            metavar="RESULTS",
+            help="Baseline index.jsonl or run dir (its recorded usage also sharpens the cost estimate).",
+        ),
     ] = None,
     fail_on_error: Annotated[
         bool,
@@ -162,6 +171,7 @@ def run_command(
     from agentv_ci.reporting.finish import gate_and_report
     from agentv_ci.reporting.results_file import load_run
     from agentv_ci.running.plan import PlanOptions
+    from agentv_ci.running.recorded_usage import RecordedUsage
     from agentv_ci.running.session import RunInterrupted, RunRequest, execute_run
     from agentv_ci.running.sharding import parse_shard
     from agentv_ci.targets.answer_cap import MAX_ANSWER_BYTES_LIMIT
@@ -176,6 +186,7 @@ def run_command(
             f"--max-answer-bytes must be between 1024 and {MAX_ANSWER_BYTES_LIMIT}, got {max_answer_bytes}"
         )
     check_gate_flags(max_regression, baseline is not None)
+    check_max_cost(max_cost_usd)
     from agentv_ci.reporting import parse_report_options
 
     reports = parse_report_options(report or [])
@@ -219,6 +230,8 @@ def run_command(
         unselecting=selection.unselecting if selection is not None else (),
         allow_outside=tuple(allow_outside_repo or ()),
         max_answer_bytes=max_answer_bytes,
+        recorded_usage=RecordedUsage.of(baseline_summary.results) if baseline_summary is not None else None,
+        on_estimate=_estimate_printer(dry_run=dry_run, quiet=quiet),
     )
     interrupted = False
     try:
@@ -248,6 +261,7 @@ def run_command(
         min_mean_score=min_mean_score,
         max_regression=max_regression,
         fail_on_error=fail_on_error,
+        max_cost_usd=max_cost_usd,
     )
     decision = gate_and_report(
         summary,
@@ -269,6 +283,21 @@ def run_command(
     if no_fail:
         raise SystemExit(int(ExitCode.OK))
     raise SystemExit(int(decision.exit_code))
+
+
+def _estimate_printer(*, dry_run: bool, quiet: bool) -> Callable[[CostEstimate], None]:
+    """What the CLI shows of the cost estimate before anything runs: the whole table on a dry run
+    (stdout), else the total (stderr; none with --quiet)."""
+
+    def show(estimate: CostEstimate) -> None:
+        from agentv_ci.reporting.estimate_text import estimate_table, estimate_total
+
+        if dry_run:
+            typer.echo("\n".join(estimate_table(estimate)))
+        elif not quiet:
+            typer.echo(f"estimated cost: {estimate_total(estimate)}", err=True)
+
+    return show
 
 
 def _changed_selection(

@@ -145,7 +145,15 @@ INPUTS: dict[str, InputSpec] = {
     ),
     "repeat": InputSpec("", "Independent attempts per test.", _count),
     "workers": InputSpec("", "Tests in flight at once.", _count),
-    "budget_usd": InputSpec("", "Stop scheduling tests after spending this many US dollars.", _positive),
+    "budget_usd": InputSpec(
+        "",
+        "Stop scheduling tests after spending this many US dollars; refuse to start when even the low "
+        "end of the cost estimate is over it.",
+        _positive,
+    ),
+    "max_cost_usd": InputSpec(
+        "", "Gate: fail when the run actually cost more than this many US dollars.", _positive
+    ),
     "shard": InputSpec("", "Run one stable shard of the tests, as i/n (e.g. 2/4).", _shard),
     "dry_run": InputSpec(
         "false",
@@ -232,6 +240,7 @@ class ActionInputs:
     repeat: int | None = None
     workers: int | None = None
     budget_usd: float | None = None
+    max_cost_usd: float | None = None
     shard: str | None = None
     dry_run: bool = False
     results: list[str] = field(default_factory=list)

@@ -29,8 +29,8 @@ from agentv_ci.graders.preprocessing import (
     resolve_commands,
 )
 from agentv_ci.graders.rubric_items import normalise_rubrics, score_checklist, score_ranges
-from agentv_ci.model.result import GraderResult, TokenUsage
-from agentv_ci.model.suite import GraderSpec
+from agentv_ci.model.result import GraderResult, TargetResponse, TokenUsage
+from agentv_ci.model.suite import GraderSpec, Test
 from agentv_ci.plugins import GradingContext
 
 
@@ -154,14 +154,22 @@ class LlmGrader:
         return config.rubrics  # type: ignore[no-any-return]
 
     async def _prompt(self, ctx: GradingContext) -> tuple[str, str]:
-        values = prompts.template_variables(ctx.test, ctx.response, self.rubrics)
-        system = {
+        if self.prompt_script is not None:
+            return await self.prompt_script.render(ctx, self.spec.name), self.system_prompt()
+        return self.prompt_for(ctx.test, ctx.response)
+
+    def system_prompt(self) -> str:
+        return {
             "freeform": prompts.FREEFORM_SYSTEM,
             "checklist": prompts.CHECKLIST_SYSTEM,
             "score_ranges": prompts.SCORE_RANGE_SYSTEM,
         }[self.mode]
-        if self.prompt_script is not None:
-            return await self.prompt_script.render(ctx, self.spec.name), system
+
+    def prompt_for(self, test: Test, response: TargetResponse) -> tuple[str, str]:
+        """(prompt, system) the grader model is asked about `response` (a prompt script's output is
+        not known before it runs: the default template stands in for it; the cost estimate uses this)."""
+        values = prompts.template_variables(test, response, self.rubrics)
+        system = self.system_prompt()
         if self.template is not None:
             return prompts.render_template(self.template, values), system
         if self.mode == "freeform":

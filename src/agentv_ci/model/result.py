@@ -13,6 +13,7 @@ import msgspec
 
 from agentv_ci.model.baseline import BaselineSource
 from agentv_ci.model.cache_use import CacheUse
+from agentv_ci.model.estimate import CostEstimate
 from agentv_ci.model.suite import Message
 
 Verdict = Literal["pass", "fail", "skip"]
@@ -167,5 +168,10 @@ class RunSummary(msgspec.Struct, omit_defaults=True):
     baseline: BaselineSource | None = None  # what the deltas were measured against (or why none)
     unselecting: list[str] = []  # changed files that selected no eval (change-based selection)
     cache: CacheUse | None = None  # the response cache's use (None: the cache was off)
+    # Cost: the estimate made before the run (running/estimate.py), and what it actually paid (targets
+    # and grader models, cached answers free; `unpriced`: answers with no known cost, so a floor).
+    estimate: CostEstimate | None = None
+    spent_usd: float | None = None
+    unpriced: int = 0
     tool: str = "agentv-ci"
     version: str = ""

@@ -101,6 +101,10 @@ def render_console(summary: RunSummary, decision: GateDecision | None) -> str:
         lines.append(PLAN_UNKNOWN)
     if summary.cache is not None:
         lines.append(summary.cache.describe())
+    from agentv_ci.reporting.estimate_text import cost_line
+
+    if (cost := cost_line(summary)) is not None:
+        lines.append(cost)
     if summary.baseline is not None:
         from agentv_ci.reporting.baseline_report import baseline_log_line
 

@@ -23,6 +23,7 @@ from agentv_ci.reporting.plan_file import (
     count_against_plan,
     not_run_row,
 )
+from agentv_ci.running.estimate import CostEstimator
 from agentv_ci.running.needs import RunNeeds
 from agentv_ci.running.plan import PlanOptions, selected, targets_for
 from agentv_ci.running.sharding import shard_of
@@ -49,6 +50,7 @@ class PlanRecorder:
         self._unsharded = replace(options, shard=None)
         self.finished = finished
         self.needs = needs
+        self.estimator: CostEstimator | None = None  # told each job to run (the cost estimate)
         self._eval_paths: dict[str, str] = {}
         self.matrix = MatrixCount()
 
@@ -88,6 +90,10 @@ class PlanRecorder:
             self.writer.add(PlannedJob(name, test.id, target, attempts, eval_path, line))
             if (name, test.id, target) not in self.finished:
                 self.needs.add_test(suite.path, target, test)
+                if self.estimator is not None:
+                    self.estimator.add(
+                        suite, test, target, attempts, repeat.strategy if repeat else "pass_at_k"
+                    )
 
 
 def record_not_run(

@@ -8,11 +8,9 @@ scheduling, cancels tests in flight and leaves every finished result (and a summ
 from __future__ import annotations
 
 import asyncio
-import gc
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,6 +23,8 @@ from agentv_ci.model.bounds import check_run_flags
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.suite import Suite, Test
 from agentv_ci.running.budget import Budget
+from agentv_ci.running.estimate import CostEstimator, settle_estimate
+from agentv_ci.running.gc_tuning import fewer_gc_passes
 from agentv_ci.running.interrupts import StopSignals
 from agentv_ci.running.needs import RunNeeds
 from agentv_ci.running.plan import Job, PlanOptions, iter_jobs
@@ -35,6 +35,8 @@ from agentv_ci.targets.answer_cap import DEFAULT_MAX_ANSWER_BYTES
 
 if TYPE_CHECKING:
     from agentv_ci.loading.suite_loader import LoadMode
+    from agentv_ci.model.estimate import CostEstimate
+    from agentv_ci.running.recorded_usage import RecordedUsage
     from agentv_ci.validation.diagnostics import Diagnostic
 
 DEFAULT_RUNS_DIR = Path(".agentv-ci") / "runs"
@@ -63,6 +65,8 @@ class RunRequest:
     # Directories outside the repository that eval files may reference (`--allow-outside-repo`).
     allow_outside: Sequence[Path] = ()
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES  # --max-answer-bytes
+    recorded_usage: RecordedUsage | None = None  # the baseline's output tokens (the cost estimate)
+    on_estimate: Callable[[CostEstimate], None] | None = None  # told the estimate before anything runs
 
 
 @dataclass
@@ -188,26 +192,11 @@ def _budget(request: RunRequest, suites: list[Suite]) -> Budget:
     return Budget(min(declared) if declared else None)
 
 
-RUN_GC_THRESHOLD = (100_000, 50, 100)  # a run allocates millions of short-lived objects, few cycles
-
-
-@contextmanager
-def _fewer_gc_passes() -> Iterator[None]:
-    """Cyclic GC tuned for a run: the default gen-0 threshold (700) triggers thousands of collections
-    that each walk the loaded suites; this cuts ~10% of the CPU of a 10k-test run. Restored after."""
-    previous = gc.get_threshold()
-    gc.set_threshold(*RUN_GC_THRESHOLD)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*previous)
-
-
 def execute_run(request: RunRequest) -> RunOutcome:
     """Run everything `request` selects. Raises `LoadError`/`ConfigError`/`UsageError` before any
     test runs on bad input; `RunInterrupted` (a `KeyboardInterrupt`) after writing what finished,
     and a `not_run` row for each planned job that did not, when interrupted."""
-    with _fewer_gc_passes():
+    with fewer_gc_passes():
         return _execute_run(request)
 
 
@@ -230,7 +219,11 @@ def _execute_run(request: RunRequest) -> RunOutcome:
     needs = RunNeeds()
     # iter_jobs' selection and targets, without building the jobs (they are planned again later):
     # each job is written to the plan (plan.jsonl, committed before anything runs) and counted
+    estimator = CostEstimator(
+        request.targets_file, request.env, request.grader_target, request.recorded_usage
+    )
     recording = PlanRecorder(output_dir, plan, finished=finished, needs=needs, dry_run=request.dry_run)
+    recording.estimator = estimator  # told each job too: the cost estimate
     try:
         return _run_planned(request, output_dir, recording, finished, load_warnings, started, started_at)
     finally:
@@ -301,6 +294,10 @@ def _run_planned(
     written = (output_dir, cache.directory if cache is not None else None, request.record)
     runner.workspaces.protected = tuple(p.absolute() for p in written if p is not None)  # never reset
     runner.prepare()  # unknown targets / missing API keys fail here, before anything runs or is written
+    budget = options.budget  # a budget below the estimate's low end refuses the run (exit 2)
+    estimate = settle_estimate(
+        recording.estimator, budget_usd=budget.limit_usd, on_estimate=request.on_estimate
+    )
     (output_dir / "summary.json").unlink(missing_ok=True)  # written again at the end: none if killed
     planned = recording.writer.commit()  # durable before anything is spent
     interrupted = False
@@ -355,6 +352,9 @@ def _run_planned(
         selection=request.selection or {},
         unselecting=list(request.unselecting),
         cache=cache.use() if cache is not None else None,
+        estimate=estimate,
+        spent_usd=None if request.dry_run else round(budget.spent_usd, 6),
+        unpriced=0 if request.dry_run else budget.unpriced,
     )
     write_summary_json(output_dir / "summary.json", summary)
     more_cut = runner.answer_cap.summary_warning()

@@ -104,6 +104,7 @@ class AnthropicTarget:
 
     Config: ClassVar[type[msgspec.Struct]] = AnthropicConfig
     API_KEY_ENV: ClassVar[str] = "ANTHROPIC_API_KEY"
+    PRICED_BY_TOKENS: ClassVar[bool] = True  # the cost estimate prices its prompts (running/estimate.py)
     FIELD_ALIASES: ClassVar[Mapping[str, str]] = MODEL_FIELD_ALIASES
 
     def __init__(self, name: str, config: AnthropicConfig, *, base_dir: Path) -> None:

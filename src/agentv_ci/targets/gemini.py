@@ -134,6 +134,7 @@ class GeminiTarget:
     `GOOGLE_GENERATIVE_AI_API_KEY` and `GOOGLE_API_KEY`), `base_url`, `temperature`, `max_tokens`."""
 
     Config: ClassVar[type[msgspec.Struct]] = GeminiConfig
+    PRICED_BY_TOKENS: ClassVar[bool] = True  # the cost estimate prices its prompts (running/estimate.py)
     API_KEY_ENV: ClassVar[tuple[str, ...]] = (
         "GEMINI_API_KEY",
         "GOOGLE_GENERATIVE_AI_API_KEY",

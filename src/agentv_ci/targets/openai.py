@@ -131,6 +131,7 @@ class OpenAITarget:
     Config: ClassVar[type[msgspec.Struct]] = OpenAIConfig
     API_KEY_ENV: ClassVar[str] = "OPENAI_API_KEY"
     PROVIDER: ClassVar[str] = "openai"  # names the target kind in a reply's errors
+    PRICED_BY_TOKENS: ClassVar[bool] = True  # the cost estimate prices its prompts (running/estimate.py)
     FIELD_ALIASES: ClassVar[Mapping[str, str]] = MODEL_FIELD_ALIASES
 
     def __init__(self, name: str, config: OpenAIConfig, *, base_dir: Path) -> None:

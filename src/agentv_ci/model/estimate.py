@@ -1,0 +1,49 @@
+"""A run's cost estimate, made before anything is spent (running/estimate.py computes it; docs/running.md
+says how and how accurate it is). Recorded in summary.json and shown next to the actual cost."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+__all__ = ["CostEstimate", "EstimateLine", "Span"]
+
+
+class Span(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A figure as a range: the low end, the expected value and the high end."""
+
+    low: float = 0.0
+    expected: float = 0.0
+    high: float = 0.0
+
+    def __add__(self, other: Span) -> Span:
+        return Span(self.low + other.low, self.expected + other.expected, self.high + other.high)
+
+    def times(self, low: float, expected: float, high: float) -> Span:
+        return Span(self.low * low, self.expected * expected, self.high * high)
+
+
+class EstimateLine(msgspec.Struct, omit_defaults=True):
+    """One target (`role: target`) or grader target (`role: grader`, the llm-graders' judge): how
+    many requests it will get, their input and output tokens, and what they cost (None: no price)."""
+
+    role: Literal["target", "grader"]
+    target: str
+    requests: Span
+    input_tokens: Span
+    output_tokens: Span
+    model: str | None = None
+    cost_usd: Span | None = None
+    # why the cost is unknown or nil: "no price for model x", "not a model API (cli)", "mock (free)"
+    note: str | None = None
+
+
+class CostEstimate(msgspec.Struct, omit_defaults=True):
+    """Every line of the estimate and the total cost range (over the lines with a price)."""
+
+    lines: list[EstimateLine]
+    cost_usd: Span
+    tokenizer: str  # how input tokens were counted: "tiktoken o200k_base" or "chars/4"
+    output_source: str  # where expected output tokens came from: the baseline, max_tokens, defaults
+    unpriced: list[str] = []  # targets whose cost the estimate leaves out (no price known)

@@ -1,0 +1,315 @@
+"""Cost before spending, end to end: `run --dry-run` prints the estimate per target and grader
+target; a real run against a fake OpenAI-compatible server (127.0.0.1, reporting usage as its own
+tokenizer counts it) lands inside the printed ranges; the real run as `--baseline` narrows them;
+`--budget-usd` below the low end refuses to start (exit 2, nothing sent); `--max-cost-usd` below
+the actual cost fails the run (exit 1); the Action prints the estimate before it runs and its PR
+comment shows the estimate next to the actual cost."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from agentv_ci.reporting.estimate_text import usd
+from tests.cli_helpers import run_cli
+from tests.e2e.test_action import Project, run_action
+from tests.fakes.github_server import FakeGitHub
+from tests.fakes.llm_server import Call, FakeLlmServer, Reply
+
+TARGETS = """\
+targets:
+  - name: bot
+    provider: openai
+    model: gpt-4o-mini
+    base_url: ${{ FAKE_URL }}
+    api_key: sk-test
+    max_tokens: 300
+    grader_target: judge
+  - name: judge
+    provider: openai
+    model: gpt-4o
+    base_url: ${{ FAKE_URL }}
+    api_key: sk-test
+"""
+EVAL = """\
+execution:
+  target: bot
+tests:
+  - id: capital
+    input: What is the capital of France? Answer in one sentence.
+    expected_output: Paris is the capital of France.
+    assertions:
+      - type: contains
+        value: Paris
+      - type: llm-grader
+        prompt: "Is this answer right? Answer: {{output}} Reference: {{expected_output}}"
+  - id: sum
+    input: What is 2 + 2? Show the arithmetic.
+    expected_output: 2 + 2 = 4
+    criteria: The answer is 4 and shows the sum.
+  - id: greeting
+    input: Say hello to Ada in French.
+    assertions:
+      - type: contains
+        value: Bonjour
+"""
+ANSWERS = {
+    "capital": "Paris is the capital of France, and has been for centuries.",
+    "2 + 2": "2 + 2 = 4. Adding two and two gives four.",
+    "hello": "Bonjour, Ada ! Je suis ravi de vous rencontrer.",
+    "add of France": "Paris, I believe.",  # the Action project's math eval (tests/e2e/test_action.py)
+}
+VERDICT = json.dumps({"score": 1, "assertions": [{"text": "the answer is right", "passed": True}]})
+PRICES = {"gpt-4o-mini": (0.15, 0.60), "gpt-4o": (2.50, 10.00)}  # targets/pricing.py, USD per M tokens
+
+
+def server_tokens(text: str) -> int:
+    """The fake provider's own tokenizer (words and punctuation marks), not the estimator's."""
+    return len(re.findall(r"\w+|[^\w\s]", text))
+
+
+def answer(call: Call) -> Reply:
+    messages = call.body["messages"]
+    prompt_tokens = 3 + sum(4 + server_tokens(m.get("content") or "") for m in messages)
+    if call.body["model"] == "gpt-4o":
+        text = VERDICT
+    else:
+        question = call.last_user_text()
+        text = next((a for key, a in ANSWERS.items() if key in question), "I do not know.")
+    return Reply(text=text, usage=(prompt_tokens, server_tokens(text)))
+
+
+@dataclass(frozen=True)
+class Printed:
+    requests: tuple[int, int]
+    input_tokens: tuple[int, int]
+    output_tokens: tuple[int, int]
+    cost: tuple[float, float]
+
+    def holds(self, requests: int, input_tokens: int, output_tokens: int, cost: float) -> bool:
+        return (
+            self.requests[0] <= requests <= self.requests[1]
+            and self.input_tokens[0] <= input_tokens <= self.input_tokens[1]
+            and self.output_tokens[0] <= output_tokens <= self.output_tokens[1]
+            and self.cost[0] <= cost <= self.cost[1]
+        )
+
+
+LINE = re.compile(
+    r"^  (?P<role>target|grader target) (?P<name>\S+) \((?P<model>[^)]*)\): "
+    r"(?P<r0>[\d,]+)(?:-(?P<r1>[\d,]+))? request\(s\), "
+    r"input tokens (?P<i0>[\d,]+)-(?P<i1>[\d,]+) \(~[\d,]+\), "
+    r"output tokens (?P<o0>[\d,]+)-(?P<o1>[\d,]+) \(~[\d,]+\), "
+    r"cost \$(?P<c0>[\d.]+)-\$(?P<c1>[\d.]+) ",
+    re.M,
+)
+TOTAL = re.compile(r"^  total: \$(?P<c0>[\d.]+)-\$(?P<c1>[\d.]+) \(expected ~\$[\d.]+\)$", re.M)
+
+
+def printed_estimate(stdout: str) -> tuple[dict[str, Printed], tuple[float, float]]:
+    def number(text: str | None) -> int:
+        return int((text or "0").replace(",", ""))
+
+    lines = {}
+    for m in LINE.finditer(stdout):
+        requests = (number(m["r0"]), number(m["r1"] or m["r0"]))
+        lines[f"{m['role']} {m['name']}"] = Printed(
+            requests,
+            (number(m["i0"]), number(m["i1"])),
+            (number(m["o0"]), number(m["o1"])),
+            (float(m["c0"]), float(m["c1"])),
+        )
+    total = TOTAL.search(stdout)
+    assert total is not None, stdout
+    return lines, (float(total["c0"]), float(total["c1"]))
+
+
+@dataclass
+class Actual:
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def cost(self, model: str) -> float:
+        rate_in, rate_out = PRICES[model]
+        return (self.input_tokens * rate_in + self.output_tokens * rate_out) / 1_000_000
+
+
+def actual_usage(run_dir: Path, server: FakeLlmServer) -> dict[str, Actual]:
+    """What the real run recorded (index.jsonl rows and their judges' usage), and the requests the
+    server received per model."""
+    target, judge = Actual(), Actual()
+    for line in (run_dir / "index.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        for attempt in row.get("trials") or [row]:
+            usage = attempt.get("token_usage") or {}
+            target.input_tokens += usage.get("input", 0)
+            target.output_tokens += usage.get("output", 0)
+            for grader in attempt.get("scores", []):
+                if grader["type"] == "llm-grader":
+                    judge.input_tokens += grader["token_usage"]["input"]
+                    judge.output_tokens += grader["token_usage"]["output"]
+    target.requests = sum(1 for c in server.calls if c.body["model"] == "gpt-4o-mini")
+    judge.requests = sum(1 for c in server.calls if c.body["model"] == "gpt-4o")
+    return {"target bot": target, "grader target judge": judge}
+
+
+@pytest.fixture
+def server() -> Iterator[FakeLlmServer]:
+    with FakeLlmServer(answer) as fake:
+        yield fake
+
+
+@pytest.fixture
+def project(tmp_path: Path, server: FakeLlmServer) -> tuple[Path, dict[str, str]]:
+    import os
+
+    (tmp_path / ".agentv").mkdir()
+    (tmp_path / ".agentv" / "targets.yaml").write_text(TARGETS, encoding="utf-8")
+    (tmp_path / "qa.eval.yaml").write_text(EVAL, encoding="utf-8")
+    env = {**os.environ, "FAKE_URL": server.base_url}
+    env.pop("OPENAI_API_KEY", None)
+    return tmp_path, env
+
+
+def test_the_dry_run_estimate_holds_the_real_run_and_the_baseline_narrows_it(
+    project: tuple[Path, dict[str, str]], server: FakeLlmServer
+) -> None:
+    root, env = project
+
+    dry = run_cli("run", ".", "--dry-run", "--repeat", "2", "-o", "dry", cwd=root, env=env, timeout=120)
+
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    assert server.calls == []  # a dry run sends nothing
+    lines, total = printed_estimate(dry.stdout)
+    assert set(lines) == {"target bot", "grader target judge"}, dry.stdout
+    # 3 tests x up to 2 attempts (pass_at_k may stop at the first pass); 2 of them have a judge
+    assert lines["target bot"].requests == (3, 6)
+    assert lines["grader target judge"].requests == (2, 4)
+    recorded = json.loads((root / "dry" / "summary.json").read_text())["estimate"]
+    # the printed ends are rounded outwards from summary.json's
+    assert total[0] <= recorded["cost_usd"]["low"] < total[0] + 1e-4
+    assert total[1] - 1e-4 < recorded["cost_usd"]["high"] <= total[1]
+
+    real = run_cli("run", ".", "--repeat", "2", "-o", "real", cwd=root, env=env, timeout=120)
+
+    assert real.returncode == 0, real.stdout + real.stderr
+    assert "estimated cost: $" in real.stderr  # told before anything was spent
+    actual = actual_usage(root / "real", server)
+    assert actual["target bot"].requests == 3 and actual["grader target judge"].requests == 2
+    for name, model in (("target bot", "gpt-4o-mini"), ("grader target judge", "gpt-4o")):
+        used = actual[name]
+        assert lines[name].holds(used.requests, used.input_tokens, used.output_tokens, used.cost(model)), (
+            name,
+            used,
+            lines[name],
+        )
+    summary = json.loads((root / "real" / "summary.json").read_text())
+    spent = summary["spent_usd"]
+    assert spent == pytest.approx(
+        actual["target bot"].cost("gpt-4o-mini") + actual["grader target judge"].cost("gpt-4o"), abs=1e-6
+    )  # targets and grader models, to the micro-dollar
+    assert total[0] <= spent <= total[1]
+    assert summary["estimate"]["cost_usd"] == recorded["cost_usd"]  # the same estimate, made again
+    assert f"Cost: {usd(spent)} spent (estimated before the run: {usd(total[0])}-" in real.stdout
+
+    sent = len(server.calls)
+    again = run_cli(
+        "run",
+        ".",
+        "--dry-run",
+        "--repeat",
+        "2",
+        "--baseline",
+        "real",
+        "-o",
+        "dry2",
+        cwd=root,
+        env=env,
+        timeout=120,
+    )
+
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert len(server.calls) == sent
+    assert "output tokens from the baseline's recorded usage" in again.stdout
+    narrower, narrower_total = printed_estimate(again.stdout)
+    for name, model in (("target bot", "gpt-4o-mini"), ("grader target judge", "gpt-4o")):
+        before, after = lines[name].output_tokens, narrower[name].output_tokens
+        assert after[1] - after[0] < (before[1] - before[0]) / 4, (name, before, after)
+        used = actual[name]
+        assert narrower[name].holds(used.requests, used.input_tokens, used.output_tokens, used.cost(model))
+    assert narrower_total[1] - narrower_total[0] < (total[1] - total[0]) / 2
+    assert narrower_total[0] <= spent <= narrower_total[1]
+
+
+def test_a_budget_below_the_estimate_refuses_to_start_and_sends_nothing(
+    project: tuple[Path, dict[str, str]], server: FakeLlmServer
+) -> None:
+    root, env = project
+    dry = run_cli("run", ".", "--dry-run", "-o", "dry", cwd=root, env=env, timeout=120)
+    _, (low, _) = printed_estimate(dry.stdout)
+    budget = low / 2
+
+    refused = run_cli(
+        "run", ".", "--budget-usd", f"{budget:.8f}", "-o", "out", cwd=root, env=env, timeout=120
+    )
+
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert server.calls == []
+    assert "over the budget of $" in refused.stderr
+    assert f"even its low end, {usd(low)}, is" in refused.stderr
+    assert "target bot (gpt-4o-mini) $" in refused.stderr
+    assert "grader target judge (gpt-4o) $" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert not (root / "out" / "index.jsonl").exists()
+
+
+def test_max_cost_usd_fails_a_run_that_cost_more(
+    project: tuple[Path, dict[str, str]], server: FakeLlmServer
+) -> None:
+    root, env = project
+
+    over = run_cli("run", ".", "--max-cost-usd", "0.0000001", "-o", "out", cwd=root, env=env, timeout=120)
+
+    assert over.returncode == 1, over.stdout + over.stderr
+    spent = json.loads((root / "out" / "summary.json").read_text())["spent_usd"]
+    assert spent > 0 and len(server.calls) == 5
+    assert f"cost {usd(spent)} > max cost $0.000000" in over.stdout
+    # the same gate from the results, with a limit the run stayed under, passes
+    under = run_cli("report", "out", "--max-cost-usd", "1", cwd=root, env=env, timeout=120)
+    assert under.returncode == 0, under.stdout + under.stderr
+    bad = run_cli("report", "out", "--max-cost-usd", "-1", cwd=root, env=env, timeout=120)
+    assert bad.returncode == 2 and "--max-cost-usd must be an amount greater than 0" in bad.stderr
+
+
+def test_the_action_prints_the_estimate_and_comments_it_next_to_the_actual_cost(
+    tmp_path: Path, server: FakeLlmServer, github_server: FakeGitHub
+) -> None:
+    project = Project(tmp_path)
+    project.commit({".agentv/targets.yaml": TARGETS, "evals/geo.eval.yaml": EVAL}, "a model target")
+    env = project.env(github_server, project.event(), max_cost_usd="0.0000001", target="bot")
+    env["FAKE_URL"] = server.base_url
+    env.pop("OPENAI_API_KEY", None)
+
+    done = run_action(env, project.root)
+
+    assert done.returncode == 1, done.stdout + done.stderr
+    estimate_at = done.stdout.index("cost estimate (before anything is spent):")
+    assert "  target bot (gpt-4o-mini): 4 request(s)" in done.stdout  # geo's 3 tests and math's one
+    assert estimate_at < done.stdout.index("RESULT:")
+    summary = json.loads((project.repo / ".agentv-ci" / "results" / "summary.json").read_text())
+    spent, estimate = summary["spent_usd"], summary["estimate"]["cost_usd"]
+    assert estimate["low"] <= spent <= estimate["high"]
+    [comment] = github_server.comments_on(7)
+    low = usd(estimate["low"], "down")
+    assert f"Cost: {usd(spent)} spent (estimated before the run: {low}-" in comment.body
+    # the only gate that failed: the cost
+    assert (
+        f"agentv-ci: FAILED: 4/4 tests passed, mean score 1.000 - cost {usd(spent)} &gt; max cost $0.000000"
+        in (comment.body)
+    ), comment.body
