@@ -273,3 +273,35 @@ def test_a_changed_definition_is_never_a_regression_however_far_it_fell() -> Non
     assert gated.exit_code == ExitCode.GATE_FAILED
     assert "s/a [m]: regressed vs baseline (1.000 -> 0.810)" in gated.reasons
     assert any(r.startswith("suite s: mean score fell") for r in gated.reasons)
+
+
+def test_max_cost_fails_a_run_that_spent_more_and_passes_one_that_spent_less() -> None:
+    over = decide(run(ok("a"), spent_usd=0.25), GateOptions(max_cost_usd=0.2))
+    assert over.exit_code == ExitCode.GATE_FAILED
+    assert over.reasons == ["cost $0.2500 > max cost $0.2000"]
+    under = decide(run(ok("a"), spent_usd=0.15), GateOptions(max_cost_usd=0.2))
+    assert under.exit_code == ExitCode.OK and under.reasons == []
+
+
+def test_max_cost_falls_back_on_the_rows_costs_without_a_recorded_spend() -> None:
+    decision = decide(run(ok("a", cost_usd=0.3), ok("b", cost_usd=0.3)), GateOptions(max_cost_usd=0.5))
+    assert decision.exit_code == ExitCode.GATE_FAILED
+    assert decision.reasons == ["cost $0.6000 > max cost $0.5000"]
+
+
+def test_a_cost_that_is_not_known_cannot_pass_max_cost() -> None:
+    """No cost recorded, or answers without a price under the limit: inconclusive, never a pass."""
+    nothing = decide(run(ok("a")), GateOptions(max_cost_usd=1.0))
+    assert nothing.exit_code == ExitCode.INCONCLUSIVE
+    assert nothing.reasons == ["max cost $1.00 not checked: the run recorded no cost"]
+    floor = decide(run(ok("a"), spent_usd=0.1, unpriced=2), GateOptions(max_cost_usd=1.0))
+    assert floor.exit_code == ExitCode.INCONCLUSIVE
+    assert "2 answer(s) came with no price, so $0.1000 is only a floor" in floor.reasons[0]
+    # over the limit already: known to be red whatever the unpriced answers cost
+    over = decide(run(ok("a"), spent_usd=2.0, unpriced=2), GateOptions(max_cost_usd=1.0))
+    assert over.exit_code == ExitCode.GATE_FAILED
+
+
+def test_a_dry_run_does_not_gate_on_cost() -> None:
+    decision = decide(run(ok("a", dry_run=True), dry_run=True), GateOptions(max_cost_usd=0.01))
+    assert decision.exit_code == ExitCode.OK

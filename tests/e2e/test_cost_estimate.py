@@ -245,6 +245,9 @@ def test_the_dry_run_estimate_holds_the_real_run_and_the_baseline_narrows_it(
         assert narrower[name].holds(used.requests, used.input_tokens, used.output_tokens, used.cost(model))
     assert narrower_total[1] - narrower_total[0] < (total[1] - total[0]) / 2
     assert narrower_total[0] <= spent <= narrower_total[1]
+    # with the usage recorded, the expected value is close (docs/running.md gives the figures)
+    expected = json.loads((root / "dry2" / "summary.json").read_text())["estimate"]["cost_usd"]["expected"]
+    assert expected == pytest.approx(spent, rel=0.25)
 
 
 def test_a_budget_below_the_estimate_refuses_to_start_and_sends_nothing(
@@ -254,6 +257,8 @@ def test_a_budget_below_the_estimate_refuses_to_start_and_sends_nothing(
     dry = run_cli("run", ".", "--dry-run", "-o", "dry", cwd=root, env=env, timeout=120)
     _, (low, _) = printed_estimate(dry.stdout)
     budget = low / 2
+    (root / "out").mkdir()
+    (root / "out" / "index.jsonl").write_text('{"earlier": "results"}\n', encoding="utf-8")
 
     refused = run_cli(
         "run", ".", "--budget-usd", f"{budget:.8f}", "-o", "out", cwd=root, env=env, timeout=120
@@ -266,7 +271,9 @@ def test_a_budget_below_the_estimate_refuses_to_start_and_sends_nothing(
     assert "target bot (gpt-4o-mini) $" in refused.stderr
     assert "grader target judge (gpt-4o) $" in refused.stderr
     assert "Traceback" not in refused.stderr
-    assert not (root / "out" / "index.jsonl").exists()
+    # refused before anything was written: the results already in the directory are left as they were
+    assert (root / "out" / "index.jsonl").read_text(encoding="utf-8") == '{"earlier": "results"}\n'
+    assert not (root / "out" / "plan.jsonl").exists()
 
 
 def test_max_cost_usd_fails_a_run_that_cost_more(

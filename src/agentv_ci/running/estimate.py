@@ -16,7 +16,8 @@ Output tokens per request:
   `DEFAULT_MAX_JUDGE_TOKENS`).
 A judge reads the answer, so its input is the judge prompt (the grader's template rendered for the
 test with an empty answer) plus the answer's output tokens (low, expected, high).
-Attempts multiply; `pass_at_k` may stop at the first pass, so its low end counts one attempt.
+Attempts multiply; `pass_at_k` may stop at the first pass, so its low end and its expected value
+count one attempt.
 """
 
 from __future__ import annotations
@@ -81,8 +82,9 @@ class CostEstimator:
     def add(self, suite: Suite, test: Test, target: str, attempts: int, strategy: str) -> None:
         """One job: `test` of `suite` against `target`, `attempts` times."""
         facts = self.targets.target(suite.path, target)
-        low_attempts = 1 if strategy == "pass_at_k" else attempts
-        scale = (low_attempts, attempts, attempts)
+        # pass_at_k stops at the first pass: one attempt at the low end and, most tests passing, expected
+        early = 1 if strategy == "pass_at_k" else attempts
+        scale = (early, early, attempts)
         recorded = self.recorded.get((test.suite or suite.name, test.id, target)) if self.recorded else None
         requests = len(test.turns) if test.mode == "conversation" and test.turns else 1
         line = self._line("target", facts)

@@ -252,6 +252,10 @@ def _run_planned(
     paths, env, outside = request.paths, request.env, request.allow_outside
     loaded = check_selected_suites(paths, env, load_warnings, outside, recording)
     suites = [source.suite for source in loaded]
+    budget = _budget(request, suites)  # below the estimate's low end: refused, before any file changes
+    estimate = settle_estimate(
+        recording.estimator, budget_usd=budget.limit_usd, on_estimate=request.on_estimate
+    )
     stops = StopSignals()  # a dataset's second reading stops at once on SIGINT/SIGTERM
     jobs: Iterator[Job] = (
         job
@@ -274,7 +278,7 @@ def _run_planned(
         targets_file=request.targets_file,
         grader_target=request.grader_target,
         cache=cache,
-        budget=_budget(request, suites),
+        budget=budget,
         recorder=recorder,
         env=request.env,
         run_id=output_dir.name,
@@ -294,10 +298,6 @@ def _run_planned(
     written = (output_dir, cache.directory if cache is not None else None, request.record)
     runner.workspaces.protected = tuple(p.absolute() for p in written if p is not None)  # never reset
     runner.prepare()  # unknown targets / missing API keys fail here, before anything runs or is written
-    budget = options.budget  # a budget below the estimate's low end refuses the run (exit 2)
-    estimate = settle_estimate(
-        recording.estimator, budget_usd=budget.limit_usd, on_estimate=request.on_estimate
-    )
     (output_dir / "summary.json").unlink(missing_ok=True)  # written again at the end: none if killed
     planned = recording.writer.commit()  # durable before anything is spent
     interrupted = False
