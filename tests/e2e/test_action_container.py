@@ -128,6 +128,34 @@ def test_files_written_in_the_workspace_belong_to_its_owner(image: str, tmp_path
     assert {p.stat().st_uid for p in written} == {1001}
 
 
+def test_the_response_cache_in_the_workspace_is_reused_by_the_next_container(
+    image: str, tmp_path: Path
+) -> None:
+    """`cache: true` in the real container: the default `cache_dir` lies in the mounted workspace,
+    belongs to the workspace's owner afterwards (so `actions/cache` can save it), and the next
+    container (a new job with that directory restored) answers from it."""
+    workspace = tmp_path / "workspace"
+    (workspace / ".agentv").mkdir(parents=True)
+    (workspace / ".agentv" / "targets.yaml").write_text("targets:\n  - name: default\n    provider: mock\n")
+    (workspace / "geo.eval.yaml").write_text(PASSING)
+    for path in (workspace, *workspace.rglob("*")):
+        os.chown(path, 1001, 1001)
+    args = ["-v", f"{workspace}:/github/workspace", "-e", "GITHUB_WORKSPACE=/github/workspace"]
+    args += ["-e", "GITHUB_ACTIONS=true", "-e", "INPUT_COMMENT=false", "-e", "INPUT_CACHE=true"]
+    args += ["--entrypoint", "/usr/local/bin/agentv-ci-action", image]
+    summaries = []
+    for _ in range(2):
+        done = _docker_run(*args)
+        assert done.returncode == 0, done.stdout + done.stderr
+        summary = json.loads((workspace / ".agentv-ci" / "results" / "summary.json").read_text())
+        summaries.append(summary["cache"])
+    assert (summaries[0]["hits"], summaries[0]["misses"]) == (0, 1)
+    assert (summaries[1]["hits"], summaries[1]["misses"]) == (1, 0)
+    cache = workspace / ".agentv-ci" / "response-cache"
+    assert len(list(cache.glob("??/*.json"))) == 1 and (cache / "origin.json").is_file()
+    assert {p.stat().st_uid for p in [cache, *cache.rglob("*")]} == {1001}
+
+
 WORKFLOW = """\
 name: evals
 on: pull_request
