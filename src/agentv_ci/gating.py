@@ -132,7 +132,11 @@ class GateDecision:
 def check_gate_flags(max_regression: float | None, has_baseline: bool) -> None:
     """Flag combinations that cannot gate anything are bad input (exit 2), for `run` and `report` alike."""
     if max_regression is not None and not has_baseline:
-        raise UsageError("--max-regression needs --baseline", hint="pass the baseline run's index.jsonl")
+        raise UsageError(
+            "--max-regression needs --baseline",
+            hint="pass the baseline run's index.jsonl, or commit <eval>.baseline.jsonl sidecars next to "
+            "the eval files (`agentv-ci run --update-baseline` writes them)",
+        )
 
 
 def rejudge(summary: RunSummary, threshold: float | None) -> RunSummary:

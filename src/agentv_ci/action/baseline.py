@@ -1,9 +1,10 @@
-"""The baseline a pull request's results are diffed against, from one of three sources.
+"""The baseline a pull request's results are diffed against, from one of four sources.
 
 - `baseline: PATH`: a results file or run directory already on disk (e.g. a downloaded artifact).
 - `baseline: auto`: the newest complete results artifact of the base branch, via the REST API.
 - `baseline_ref: REF` (or `merge-base`): the selected evals re-run at REF in a temporary git worktree;
   with the response cache on, prompts that did not change cost nothing the second time.
+- none of these: each eval file's committed `<eval>.baseline.jsonl` sidecar, where there is one.
 
 A baseline that cannot be had is a warning, not a failure: the run is still reported, without diffs.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,7 +24,7 @@ from agentv_ci.errors import AgentvCiError, UsageError
 from agentv_ci.github.event import WorkflowRun
 from agentv_ci.github.inputs import ActionInputs
 from agentv_ci.model.baseline import BaselineSource
-from agentv_ci.model.result import RunSummary
+from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.running.session import RunRequest
 
 
@@ -113,8 +114,10 @@ def resolve_baseline(
     eval_paths: Sequence[Path],
     request: RunRequest | None,
     merge_base: Callable[[], str | None],
+    results: Iterable[TestResult] = (),
 ) -> Baseline:
-    """The baseline the inputs ask for. Raises `UsageError` only for contradictory inputs."""
+    """The baseline the inputs ask for; when they ask for none, the committed sidecars of the eval
+    files `results` came from (if any). Raises `UsageError` only for contradictory inputs."""
     from agentv_ci.reporting.results_file import load_run
 
     if inputs.baseline and inputs.baseline_ref:
@@ -141,6 +144,11 @@ def resolve_baseline(
         if not path.is_absolute():
             path = workspace / path
         return Baseline(load_run(path), BaselineSource("path", name=inputs.baseline))
+    from agentv_ci.reporting.sidecars import load_sidecar_baseline
+
+    sidecars = load_sidecar_baseline(results, workspace)
+    if sidecars is not None:
+        return Baseline(sidecars.summary, sidecars.source)
     return Baseline()
 
 

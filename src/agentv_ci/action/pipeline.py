@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from agentv_ci.action.baseline import Baseline, resolve_baseline
@@ -28,7 +28,7 @@ from agentv_ci.github.annotations import workflow_command
 from agentv_ci.github.event import WorkflowRun, read_workflow_run
 from agentv_ci.github.inputs import ActionInputs, read_inputs
 from agentv_ci.model.baseline import BaselineSource
-from agentv_ci.model.result import RunSummary
+from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.running.session import RunRequest
 from agentv_ci.security.child_env import pass_through
 from agentv_ci.security.redaction import register_secret
@@ -121,7 +121,7 @@ class ActionRun:
             summary = outcome.summary
             write_pr_record(self.run, self.paths.output_dir)
         if stopped is None:
-            baseline, stopped = self.baseline(paths, request)
+            baseline, stopped = self.baseline(paths, request, summary.results)
         else:
             self.log.warning("the run was interrupted: no baseline is compared")
             baseline = Baseline()
@@ -134,8 +134,11 @@ class ActionRun:
             return finish_interrupted(self.publisher, summary, baseline, options, stopped)
         return self.finish(summary, baseline)
 
-    def baseline(self, paths: list[Path], request: RunRequest | None) -> tuple[Baseline, str | None]:
-        """The baseline, and what was interrupted ("the baseline", or None)."""
+    def baseline(
+        self, paths: list[Path], request: RunRequest | None, results: Iterable[TestResult]
+    ) -> tuple[Baseline, str | None]:
+        """The baseline (with no baseline input: the committed sidecars of the eval files `results`
+        came from), and what was interrupted ("the baseline", or None)."""
         try:
             baseline = resolve_baseline(
                 self.inputs,
@@ -144,6 +147,7 @@ class ActionRun:
                 eval_paths=paths,
                 request=request,
                 merge_base=self.merge_base,
+                results=results,
             )
         except KeyboardInterrupt:  # a baseline re-run or download cut short: the results stand
             reason = "the baseline was interrupted"

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from agentv_ci.commands.common_options import MaxCostUsd, check_max_cost
+
+if TYPE_CHECKING:
+    from agentv_ci.model.baseline import BaselineSource
+    from agentv_ci.model.result import RunSummary
 
 _RATE = {"min": 0.0, "max": 1.0}
 
@@ -69,28 +73,25 @@ def report_command(
     import tempfile
 
     from agentv_ci.gating import GateOptions, check_gate_flags, rejudge_result
+    from agentv_ci.reporting import parse_report_options
     from agentv_ci.reporting.console import render_console
     from agentv_ci.reporting.finish import gate_and_report
-    from agentv_ci.reporting.results_file import load_run
     from agentv_ci.reporting.streamed_run import load_run_streamed
 
-    check_gate_flags(max_regression, baseline is not None)
     check_max_cost(max_cost_usd)
-    from agentv_ci.reporting import parse_report_options
-
     reports = parse_report_options(report or [])
     # The rows are spooled to a temporary copy and read back as the reports need them (flat memory,
     # as `run`); re-judged against --threshold on the way, so the reports agree with it.
     with tempfile.TemporaryDirectory(prefix="agentv-ci-report-") as spool:
         judge = functools.partial(rejudge_result, threshold=threshold) if threshold is not None else None
         summary = load_run_streamed(results, Path(spool), judge)
-        base = load_run(baseline) if baseline is not None else None
-        if baseline is not None:  # the baseline compared here, not the one the run recorded
+        root = repo_root or Path.cwd()
+        base, source = _baseline_of(summary, baseline, root)
+        check_gate_flags(max_regression, base is not None)
+        if source is not None:  # the baseline compared here, not the one the run recorded
             from msgspec.structs import replace as with_fields
 
-            from agentv_ci.model.baseline import BaselineSource
-
-            summary = with_fields(summary, baseline=BaselineSource("path", name=str(baseline)))
+            summary = with_fields(summary, baseline=source)
         options = GateOptions(
             threshold=threshold,
             min_pass_rate=min_pass_rate,
@@ -106,7 +107,7 @@ def report_command(
             junit=junit,
             sarif=sarif,
             markdown=markdown,
-            repo_root=repo_root or Path.cwd(),
+            repo_root=root,
             sarif_category=sarif_category,
             reports=reports,
         )
@@ -114,3 +115,18 @@ def report_command(
         # SystemExit, not typer.Exit: `cli.run_app` runs typer with standalone_mode=False, where typer
         # turns typer.Exit into a return value and the process would exit 0.
         raise SystemExit(int(decision.exit_code))
+
+
+def _baseline_of(
+    summary: RunSummary, baseline: Path | None, root: Path
+) -> tuple[RunSummary | None, BaselineSource | None]:
+    """`--baseline`, else the committed sidecars of the eval files the rows came from (paths relative
+    to `root`), else none."""
+    from agentv_ci.model.baseline import BaselineSource
+    from agentv_ci.reporting.results_file import load_run
+    from agentv_ci.reporting.sidecars import load_sidecar_baseline
+
+    if baseline is not None:
+        return load_run(baseline), BaselineSource("path", name=str(baseline))
+    sidecars = load_sidecar_baseline(summary.results, root)
+    return (sidecars.summary, sidecars.source) if sidecars is not None else (None, None)

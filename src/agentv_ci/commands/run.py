@@ -128,9 +128,18 @@ def run_command(
         typer.Option(
             "--baseline",
             metavar="RESULTS",
-            help="Baseline index.jsonl or run dir (its recorded usage also sharpens the cost estimate).",
+            help="Baseline index.jsonl or run dir (its recorded usage also sharpens the cost estimate; "
+            "default: each eval file's committed sidecar, x.eval.baseline.jsonl, where there is one).",
         ),
     ] = None,
+    update_baseline: Annotated[
+        bool,
+        typer.Option(
+            "--update-baseline",
+            help="Write each eval file's committed sidecar (x.eval.baseline.jsonl) from this run "
+            "(only a complete run: no errors, nothing left unrun, no regression beyond --max-regression).",
+        ),
+    ] = False,
     fail_on_error: Annotated[
         bool,
         typer.Option("--fail-on-error/--no-fail-on-error", help="Execution errors are inconclusive (3)."),
@@ -164,7 +173,7 @@ def run_command(
     ] = None,
 ) -> None:
     """Run eval files against their targets, grade the answers, gate the build and write reports."""
-    from agentv_ci.errors import ExitCode, UsageError
+    from agentv_ci.errors import ExitCode, LoadError, UsageError
     from agentv_ci.gating import GateOptions, check_gate_flags
     from agentv_ci.model.bounds import check_run_flags
     from agentv_ci.reporting.console import render_console
@@ -185,8 +194,11 @@ def run_command(
         raise UsageError(
             f"--max-answer-bytes must be between 1024 and {MAX_ANSWER_BYTES_LIMIT}, got {max_answer_bytes}"
         )
-    check_gate_flags(max_regression, baseline is not None)
     check_max_cost(max_cost_usd)
+    if update_baseline:
+        from agentv_ci.commands.sidecar_steps import check_update_flags
+
+        check_update_flags(dry_run, shard, test_id, tag)
     from agentv_ci.reporting import parse_report_options
 
     reports = parse_report_options(report or [])
@@ -203,6 +215,10 @@ def run_command(
         paths = [picked.path for picked in selection.selected]
     elif head is not None or include_uncommitted:
         raise UsageError("--head and --include-uncommitted need --changed (or --base)")
+    if max_regression is not None and baseline is None and (selection is None or selection.selected):
+        from agentv_ci.commands.sidecar_steps import sidecars_exist
+
+        check_gate_flags(max_regression, sidecars_exist(paths))
     plan = PlanOptions(
         targets=tuple(target or ()),
         test_ids=tuple(test_id or ()),
@@ -243,13 +259,28 @@ def run_command(
         typer.echo("interrupted; finished results are on disk", err=True)
         raise SystemExit(int(ExitCode.INTERRUPTED)) from None
     summary = outcome.summary
-    if baseline is not None:  # named in the console, the Markdown and summary.json
-        from msgspec.structs import replace as with_fields
-
+    source = None
+    if baseline is not None:
         from agentv_ci.model.baseline import BaselineSource
-        from agentv_ci.reporting.baseline_report import record_baseline
 
         source = BaselineSource("path", name=str(baseline))
+    else:  # each eval file's committed sidecar, where there is one
+        from agentv_ci.reporting.sidecars import load_sidecar_baseline
+
+        try:
+            sidecars = load_sidecar_baseline(summary.results, Path.cwd())
+        except LoadError as exc:  # --update-baseline replaces a broken sidecar; otherwise it is exit 2
+            if not update_baseline:
+                raise
+            typer.echo(f"warning: {exc.render()}", err=True)
+            sidecars = None
+        if sidecars is not None:
+            baseline_summary, source = sidecars.summary, sidecars.source
+    if source is not None:  # named in the console, the Markdown and summary.json
+        from msgspec.structs import replace as with_fields
+
+        from agentv_ci.reporting.baseline_report import record_baseline
+
         summary = with_fields(summary, baseline=source)
         record_baseline(outcome.output_dir, source)
     if selection is not None and not selection.selected:
@@ -280,6 +311,10 @@ def run_command(
     typer.echo(f"results: {outcome.output_dir / 'index.jsonl'}")
     if interrupted:
         raise SystemExit(int(ExitCode.INTERRUPTED))
+    from agentv_ci.commands.sidecar_steps import update_sidecars
+
+    if update_baseline and not update_sidecars(summary, decision, max_regression):
+        raise SystemExit(int(decision.exit_code) or int(ExitCode.INCONCLUSIVE))
     if no_fail:
         raise SystemExit(int(ExitCode.OK))
     raise SystemExit(int(decision.exit_code))

@@ -9,7 +9,7 @@ import msgspec
 
 __all__ = ["BaselineKind", "BaselineSource"]
 
-BaselineKind = Literal["artifact", "commit", "path", "none"]
+BaselineKind = Literal["artifact", "commit", "path", "sidecar", "none"]
 
 
 class BaselineSource(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -19,6 +19,8 @@ class BaselineSource(msgspec.Struct, frozen=True, omit_defaults=True):
       made from `commit` when the API said so (`baseline: auto`).
     - `commit`: the evals re-run at `commit` (`ref`: what was asked for, e.g. `merge-base`).
     - `path`: results on disk (`name`: the path as given: `--baseline DIR`, `baseline: PATH`).
+    - `sidecar`: the committed `<eval>.baseline.jsonl` files next to the eval files run (`files`:
+      their paths, repo-relative when possible), used when no other baseline was given.
     - `none`: a baseline was asked for and none could be had; `reason` says why.
     """
 
@@ -30,6 +32,7 @@ class BaselineSource(msgspec.Struct, frozen=True, omit_defaults=True):
     commit: str | None = None
     ref: str | None = None
     reason: str | None = None
+    files: tuple[str, ...] = ()
 
     @property
     def found(self) -> bool:
@@ -37,7 +40,8 @@ class BaselineSource(msgspec.Struct, frozen=True, omit_defaults=True):
 
     def describe(self) -> str:
         """One plain-text line: `artifact 'agentv-ci-results' (id 12) of workflow run 345 (URL), commit
-        SHA`, `re-run at commit SHA (merge-base)`, `results at DIR`, or `none: REASON`."""
+        SHA`, `re-run at commit SHA (merge-base)`, `results at DIR`, `committed sidecar FILE, ...` or
+        `none: REASON`."""
         if self.kind == "artifact":
             text = f"artifact {self.name!r}" + (f" (id {self.artifact_id})" if self.artifact_id else "")
             if self.run_id is not None:
@@ -48,4 +52,6 @@ class BaselineSource(msgspec.Struct, frozen=True, omit_defaults=True):
             return f"re-run at commit {self.commit or self.ref or '?'}{asked}"
         if self.kind == "path":
             return f"results at {self.name}"
+        if self.kind == "sidecar":
+            return "committed sidecar " + ", ".join(self.files)
         return f"none: {self.reason or 'no reason recorded'}"

@@ -17,6 +17,7 @@ __all__ = ["baseline_log_line", "baseline_markdown_line", "record_baseline"]
 _SAFE_URL = re.compile(r"https?://[^\s()<>\[\]`\"'\\]{1,400}")
 _SHA = re.compile(r"[0-9a-fA-F]{7,64}")
 _MAX_TEXT = 400
+_MAX_FILES = 10  # sidecars named in the Markdown line (the rest counted)
 
 
 def _cap(text: str) -> str:
@@ -52,6 +53,10 @@ def baseline_markdown_line(source: BaselineSource, *, compared: bool) -> str:
         text = f"re-run at commit {_commit(source.commit or source.ref)}" + (
             f" ({_code(source.ref or '')})" if asked else ""
         )
+    elif source.kind == "sidecar":
+        shown = [_code(f) for f in source.files[:_MAX_FILES]]
+        more = len(source.files) - len(shown)
+        text = "committed sidecar " + ", ".join(shown) + (f" and {more} more" if more > 0 else "")
     else:
         text = f"results at {_code(source.name)}"
     if not compared:
