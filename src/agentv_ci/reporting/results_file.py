@@ -120,6 +120,9 @@ def normalise_row(row: dict[str, Any], *, parent: dict[str, Any] | None = None) 
     row["score"] = as_float(score, "score")
     if "token_usage" in row:
         row["token_usage"] = _normalise_usage(row["token_usage"])
+    for key in ("input", "output"):  # AgentV may write messages here: kept as their JSON text
+        if row.get(key) is not None and not isinstance(row[key], str):
+            row[key] = _ENCODER.encode(row[key]).decode()
     scores = [_normalise_grader(s) for s in row.get("scores") or [] if isinstance(s, dict)]
     flat = row.pop("assertions", None)
     if not scores and isinstance(flat, list) and flat:
