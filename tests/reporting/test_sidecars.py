@@ -55,18 +55,71 @@ def _result(test_id: str, eval_path: str, **fields: object) -> TestResult:
 # Rows in the shapes AgentV 4.42.4 writes to its sidecars (written for this test, not copied): a
 # timestamp, flat `assertions`, `trials` of bare attempts with `aggregation`, an errored row, debug
 # fields its trimming keeps in older files (`requests`, `trace`, `answer`), and camelCase keys.
-AGENTV_SHAPED = """\
-{"timestamp":"2026-02-20T21:38:05.833Z","test_id":"flat","suite":"dataset.eval","score":1,"target":"default","assertions":[{"text":"Mentions Paris","passed":true,"evidence":"it does"}]}
-{"timestamp":"2026-02-20T21:38:06.000Z","test_id":"graded","suite":"dataset.eval","score":0.75,"target":"default","scores":[{"name":"judge","type":"llm-grader","score":0.75,"weight":1,"verdict":"fail","assertions":[{"text":"Complete","passed":false}]}],"assertions":[{"text":"Complete","passed":false}]}
-{"timestamp":"2026-02-20T21:40:25.928Z","test_id":"trials","suite":"dataset.eval","score":1,"target":"default","trials":[{"attempt":0,"score":1,"verdict":"pass"}],"aggregation":{"strategy":"pass_at_k","passed_attempts":1,"total_attempts":1},"assertions":[]}
-{"timestamp":"2026-02-20T21:41:00.000Z","test_id":"broken","suite":"dataset.eval","score":0,"target":"default","error":"provider failed","assertions":[]}
-{"timestamp":"2026-02-20T21:42:00.000Z","testId":"camel","suite":"dataset.eval","score":0.5,"target":"default","answer":"x","requests":{"agent":{}},"trace":{"eventCount":1},"input":[{"role":"user","content":"q"}]}
-"""
+AGENTV_SHAPED = [
+    {
+        "timestamp": "2026-02-20T21:38:05.833Z",
+        "test_id": "flat",
+        "suite": "dataset.eval",
+        "score": 1,
+        "target": "default",
+        "assertions": [{"text": "Mentions Paris", "passed": True, "evidence": "it does"}],
+    },
+    {
+        "timestamp": "2026-02-20T21:38:06.000Z",
+        "test_id": "graded",
+        "suite": "dataset.eval",
+        "score": 0.75,
+        "target": "default",
+        "scores": [
+            {
+                "name": "judge",
+                "type": "llm-grader",
+                "score": 0.75,
+                "weight": 1,
+                "verdict": "fail",
+                "assertions": [{"text": "Complete", "passed": False}],
+            }
+        ],
+        "assertions": [{"text": "Complete", "passed": False}],
+    },
+    {
+        "timestamp": "2026-02-20T21:40:25.928Z",
+        "test_id": "trials",
+        "suite": "dataset.eval",
+        "score": 1,
+        "target": "default",
+        "trials": [{"attempt": 0, "score": 1, "verdict": "pass"}],
+        "aggregation": {"strategy": "pass_at_k", "passed_attempts": 1, "total_attempts": 1},
+        "assertions": [],
+    },
+    {
+        "timestamp": "2026-02-20T21:41:00.000Z",
+        "test_id": "broken",
+        "suite": "dataset.eval",
+        "score": 0,
+        "target": "default",
+        "error": "provider failed",
+        "assertions": [],
+    },
+    {
+        "timestamp": "2026-02-20T21:42:00.000Z",
+        "testId": "camel",
+        "suite": "dataset.eval",
+        "score": 0.5,
+        "target": "default",
+        "answer": "x",
+        "requests": {"agent": {}},
+        "trace": {"eventCount": 1},
+        "input": [{"role": "user", "content": "q"}],
+    },
+]
 
 
 def test_an_agentv_shaped_sidecar_becomes_the_baseline_of_its_eval_file(tmp_path: Path) -> None:
     (tmp_path / "evals").mkdir()
-    (tmp_path / "evals" / "dataset.eval.baseline.jsonl").write_text(AGENTV_SHAPED, encoding="utf-8")
+    (tmp_path / "evals" / "dataset.eval.baseline.jsonl").write_text(
+        "".join(json.dumps(row, separators=(",", ":")) + "\n" for row in AGENTV_SHAPED), encoding="utf-8"
+    )
     run = [_result("flat", "evals/dataset.eval.yaml"), _result("other", "evals/other.eval.yaml")]
 
     found = load_sidecar_baseline(run, tmp_path)

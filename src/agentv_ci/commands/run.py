@@ -309,11 +309,14 @@ def run_command(
         typer.echo(f"warning: {warning}", err=True)
     typer.echo(render_console(summary, decision))
     typer.echo(f"results: {outcome.output_dir / 'index.jsonl'}")
+    updated = True
+    if update_baseline:  # an interrupted run is refused (and says so)
+        from agentv_ci.commands.sidecar_steps import update_sidecars
+
+        updated = update_sidecars(summary, decision, max_regression)
     if interrupted:
         raise SystemExit(int(ExitCode.INTERRUPTED))
-    from agentv_ci.commands.sidecar_steps import update_sidecars
-
-    if update_baseline and not update_sidecars(summary, decision, max_regression):
+    if not updated:
         raise SystemExit(int(decision.exit_code) or int(ExitCode.INCONCLUSIVE))
     if no_fail:
         raise SystemExit(int(ExitCode.OK))
