@@ -14,16 +14,23 @@ that agentv-ci and AgentV now call `dataset`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import msgspec
 from msgspec.structs import replace as with_fields
 
 from agentv_ci.errors import LoadError
 from agentv_ci.model.baseline import BaselineSource
 from agentv_ci.model.result import RunSummary, TestResult
-from agentv_ci.reporting.results_file import aggregate_attempts, read_results, summary_from_results
+from agentv_ci.reporting.results_file import (
+    aggregate_attempts,
+    decode_row,
+    read_results,
+    summary_from_results,
+)
+from agentv_ci.reporting.stored_results import StoredResults
 
 __all__ = [
     "SIDECAR_SUFFIX",
@@ -53,13 +60,41 @@ def existing_sidecars(eval_files: Iterable[Path]) -> list[Path]:
     return [s for s in (sidecar_path(f) for f in eval_files) if s.is_file()]
 
 
+class _Where(msgspec.Struct):
+    suite: str = ""
+    eval_path: str | None = None
+
+
+_WHERE = msgspec.json.Decoder(_Where)
+
+
+def _origins(results: Iterable[TestResult]) -> Iterator[tuple[str, str | None]]:
+    """(suite, eval path) of each result; a run's stored rows are read for these two fields only."""
+    if not isinstance(results, StoredResults):
+        yield from ((r.suite, r.eval_path) for r in results)
+        return
+    with results.path.open("rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                where = _WHERE.decode(line)
+            except (msgspec.ValidationError, msgspec.DecodeError):
+                where = None
+            if where is None or not where.suite:  # not our row's shape: the full reader
+                row = decode_row(line, str(results.path), number)
+                yield row.suite, row.eval_path
+            else:
+                yield where.suite, where.eval_path
+
+
 def eval_files_of(results: Iterable[TestResult], root: Path) -> dict[Path, set[str]]:
     """Each eval file the results came from (`eval_path`, relative to `root` unless absolute) and the
     suites its rows name."""
     files: dict[str, set[str]] = {}
-    for result in results:
-        if result.eval_path:
-            files.setdefault(result.eval_path, set()).add(result.suite)
+    for suite, eval_path in _origins(results):
+        if eval_path:
+            files.setdefault(eval_path, set()).add(suite)
     return {(Path(p) if Path(p).is_absolute() else root / p): suites for p, suites in files.items()}
 
 
