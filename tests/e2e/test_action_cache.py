@@ -140,6 +140,7 @@ def test_the_second_push_of_a_pr_sends_no_request_for_unchanged_tests(
             "saved_output_tokens": 400,
             "saved_usd": pytest.approx(0.00054),
         }
+        assert _summary_json(clone)["spent_usd"] == 0  # nothing was paid for
         rows = [json.loads(r) for r in (clone / ".agentv-ci/results/index.jsonl").read_text().splitlines()]
         assert sorted((r["test_id"], r["verdict"], r["output"]) for r in rows) == [
             ("add", "pass", "4."),

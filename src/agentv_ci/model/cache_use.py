@@ -56,6 +56,6 @@ class CacheUse(msgspec.Struct):
             saved += f" ({self.unpriced} of them recorded no cost)"
         return (
             f"Response cache: {self.hits} of {self.answers} answers came from the cache "
-            f"(no request sent); they saved {saved}. The cost and token totals still count them "
-            "as recorded when they were made."
+            f"(no request sent); they saved {saved}. The table's Cost and Tokens columns count them "
+            "as recorded when they were made; they are not in the cost spent."
         )
