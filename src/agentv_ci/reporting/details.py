@@ -1,7 +1,15 @@
-"""What reporters say about one result: its location, failing graders and their assertions."""
+"""What reporters say about one result: its location, failing graders and their assertions, and the
+one place where the size of that text is set for JUnit, SARIF and the Markdown summary.
+
+Every piece of test text a report writes is capped (`text_safety.excerpt` marks the cut), whatever
+the answer, the error or the number of graders: a file's size grows with the number of tests, never
+with what one test holds. Full reports (JUnit, SARIF) get `REPORT` limits; the Markdown summary,
+which must fit a PR comment, gets the `SUMMARY` ones.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
@@ -9,15 +17,36 @@ from agentv_ci.model.result import AssertionResult, GraderResult, TestResult
 from agentv_ci.text_safety import clean_text, excerpt
 
 __all__ = [
+    "REPORT",
+    "SUMMARY",
+    "TextLimits",
     "attempts_text",
     "failing_graders",
     "failure_headline",
+    "failure_text",
     "grader_failure_text",
     "repo_relative",
     "test_label",
 ]
 
 _REASON_KEYS = ("reasoning", "overall_reasoning")  # where a judge's (or a code grader's) reason is kept
+
+
+@dataclass(frozen=True)
+class TextLimits:
+    """Characters of one test's text a report shows (each cut is marked)."""
+
+    graders: int  # its failing graders and their failed checks, all together
+    grader: int  # one failing grader
+    value: int  # one expected or actual value of a failed check
+    answer: int  # its answer excerpt
+    input: int  # its input excerpt
+    error: int  # its execution error
+    message: int  # a one-line message (JUnit's `message` attribute, a SARIF finding's text)
+
+
+REPORT = TextLimits(graders=2000, grader=1000, value=200, answer=2000, input=2000, error=2000, message=500)
+SUMMARY = TextLimits(graders=2000, grader=1000, value=120, answer=1500, input=500, error=1000, message=300)
 
 
 def test_label(result: TestResult) -> str:
@@ -43,33 +72,62 @@ def failing_graders(result: TestResult) -> list[GraderResult]:
     return [g for g in result.scores if g.verdict == "fail" or g.error]
 
 
-def grader_failure_text(grader: GraderResult, *, limit: int = 2000, value_limit: int = 200) -> str:
+def grader_failure_text(
+    grader: GraderResult, *, limit: int = REPORT.grader, value_limit: int = REPORT.value
+) -> str:
     """`name (type): score` and its failing assertions (composite members included), each with what it
     expected and what came back when the grader says (each value cut at `value_limit`), and the
-    judge's reason; cleaned and capped at `limit`."""
+    judge's reason; cleaned and capped at `limit` (lines past it are not even built: a grader may
+    have thousands of checks)."""
     lines = [
         f"{grader.name} ({grader.type}): score {grader.score:.3f}"
         + (" [required]" if grader.required else "")
     ]
     if grader.error:
-        lines.append(f"  error: {grader.error}")
+        lines.append(f"  error: {grader.error[: limit + 1]}")
+    size = sum(len(line) for line in lines)
     for assertion in grader.assertions:
+        if size > limit:
+            break
         if not assertion.passed:
-            evidence = f" - {assertion.evidence}" if assertion.evidence else ""
-            lines.append(f"  x {assertion.text}{evidence}")
+            evidence = f" - {assertion.evidence[: limit + 1]}" if assertion.evidence else ""
+            added = [f"  x {assertion.text[: limit + 1]}{evidence}"]
             if assertion.expected is not None:
-                lines.append(f"      expected: {excerpt(assertion.expected, value_limit)}")
+                added.append(f"      expected: {excerpt(assertion.expected, value_limit)}")
             if assertion.actual is not None:
-                lines.append(f"      actual:   {excerpt(assertion.actual, value_limit)}")
+                added.append(f"      actual:   {excerpt(assertion.actual, value_limit)}")
+            lines += added
+            size += sum(len(line) + 1 for line in added)
     reason = judge_reason(grader)
-    if reason:
+    if reason and size <= limit:
         lines.append(f"  reason: {excerpt(reason, value_limit * 2)}")
+        size += len(lines[-1])
     for member in grader.scores:
+        if size > limit:
+            break
         if member.verdict == "fail" or member.error:
             member_text = grader_failure_text(member, limit=limit, value_limit=value_limit)
             lines.extend("  " + line for line in member_text.splitlines())
+            size += len(member_text)
     text = clean_text("\n".join(lines))
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def failure_text(result: TestResult, limits: TextLimits = REPORT, separator: str = "\n") -> str:
+    """The failing graders of `result`, each as `grader_failure_text`, together at most
+    `limits.graders` characters (joined by `separator`); the graders left out are counted."""
+    failing = failing_graders(result)
+    parts: list[str] = []
+    used = 0
+    for number, grader in enumerate(failing):
+        if used >= limits.graders:
+            parts.append(f"… and {len(failing) - number} more failing grader(s)")
+            break
+        room = min(limits.grader, limits.graders - used)
+        text = grader_failure_text(grader, limit=room, value_limit=limits.value)
+        parts.append(text)
+        used += len(text) + len(separator)
+    return separator.join(parts)
 
 
 def judge_reason(grader: GraderResult) -> str | None:

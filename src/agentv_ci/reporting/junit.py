@@ -34,11 +34,12 @@ from typing import IO
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.plugins import ReportOptions
 from agentv_ci.reporting.details import (
+    REPORT,
     attempt_counts,
     attempts_text,
     failing_graders,
     failure_headline,
-    grader_failure_text,
+    failure_text,
     repo_relative,
 )
 from agentv_ci.reporting.gc_pause import paused_gc
@@ -48,8 +49,7 @@ from agentv_ci.text_safety import clean_text, excerpt, neutralise_workflow_comma
 
 __all__ = ["JunitReporter", "render_junit"]
 
-_OUTPUT_LIMIT = 4000
-_MESSAGE_LIMIT = 500
+LIMITS = REPORT  # how much of a test's text a testcase holds (reporting.details, for every report)
 
 
 def _case_name(result: TestResult) -> str:
@@ -74,18 +74,18 @@ def _case_properties(result: TestResult, repo_root: Path) -> dict[str, str]:
 
 
 def _failure_body(result: TestResult) -> str:
-    parts = [grader_failure_text(g) for g in failing_graders(result)]
+    parts = [failure_text(result, LIMITS, separator="\n\n")] if failing_graders(result) else []
     if result.output:
-        parts.append("output:\n" + excerpt(result.output, _OUTPUT_LIMIT))
+        parts.append("output:\n" + excerpt(result.output, LIMITS.answer))
     return neutralise_workflow_commands("\n\n".join(parts))
 
 
 def _system_out(result: TestResult) -> str | None:
     parts = []
     if result.input:
-        parts.append("input:\n" + excerpt(result.input, _OUTPUT_LIMIT))
+        parts.append("input:\n" + excerpt(result.input, LIMITS.input))
     if result.output:
-        parts.append("output:\n" + excerpt(result.output, _OUTPUT_LIMIT))
+        parts.append("output:\n" + excerpt(result.output, LIMITS.answer))
     return neutralise_workflow_commands("\n\n".join(parts)) or None
 
 
@@ -170,8 +170,8 @@ def _case(result: TestResult, summary: RunSummary, name: str) -> tuple[str, str]
     elif outcome == "error":
         error = clean_text(result.error or "execution error")
         first = error.splitlines()[0] if error.strip() else "execution error"
-        message = excerpt(first, _MESSAGE_LIMIT)
-        output = neutralise_workflow_commands(excerpt(error, _OUTPUT_LIMIT))
+        message = excerpt(first, LIMITS.message)
+        output = neutralise_workflow_commands(excerpt(error, LIMITS.error))
         kind = clean_text(result.failure_reason_code or result.failure_stage or "ExecutionError")
         if message or output:
             pairs = [("type", kind or "error")]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.plugins import ReportOptions
 from agentv_ci.reporting.console import format_cost, format_duration
-from agentv_ci.reporting.details import attempts_text, failing_graders, grader_failure_text, repo_relative
+from agentv_ci.reporting.details import SUMMARY, attempts_text, failing_graders, failure_text, repo_relative
 from agentv_ci.reporting.estimate_text import cost_line
 from agentv_ci.reporting.plan_check import PLAN_UNKNOWN
 from agentv_ci.reporting.tally import WORST_SHOWN, tally_of
@@ -205,16 +205,16 @@ def _detail(result: TestResult) -> str:
             title += f", {attempts}"
     parts = [title, ""]
     if result.error:
-        parts += ["Error:", fenced_block(excerpt(result.error, 1000)), ""]
-    failing = failing_graders(result)
-    if failing:
-        # each failed check with what it expected and what came back (values cut at 120 characters)
-        text = "\n".join(grader_failure_text(g, limit=1000, value_limit=120) for g in failing)
-        parts += ["Failing graders:", fenced_block(excerpt(text, 2000)), ""]
+        parts += ["Error:", fenced_block(excerpt(result.error, SUMMARY.error)), ""]
+    if failing_graders(result):
+        # each failed check with what it expected and what came back (values cut at 120 characters),
+        # all graders capped together
+        text = excerpt(failure_text(result, SUMMARY), SUMMARY.graders)
+        parts += ["Failing graders:", fenced_block(text), ""]
     if result.input:
-        parts += ["Input:", fenced_block(excerpt(result.input, 500)), ""]
+        parts += ["Input:", fenced_block(excerpt(result.input, SUMMARY.input)), ""]
     if result.output:
-        parts += ["Output:", fenced_block(excerpt(result.output, 1500)), ""]
+        parts += ["Output:", fenced_block(excerpt(result.output, SUMMARY.answer)), ""]
     return "\n".join(parts)
 
 

@@ -13,7 +13,7 @@ and a notification says how many were left out.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,9 +24,16 @@ import msgspec
 from agentv_ci import __version__
 from agentv_ci.model.result import GraderResult, RunSummary, TestResult
 from agentv_ci.plugins import ReportOptions
-from agentv_ci.reporting.details import failing_graders, grader_failure_text, repo_relative, test_label
+from agentv_ci.reporting.details import (
+    REPORT,
+    failing_graders,
+    grader_failure_text,
+    repo_relative,
+    test_label,
+)
 from agentv_ci.reporting.gc_pause import paused_gc
 from agentv_ci.reporting.stored_results import aggregated_failing
+from agentv_ci.reporting.tally import Smallest
 from agentv_ci.reporting.totals import outcome_of
 from agentv_ci.text_safety import clean_text, excerpt
 
@@ -38,7 +45,7 @@ __all__ = ["MAX_RESULTS", "SarifReporter", "render_sarif", "sarif_from_diagnosti
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/agentevals/agentv-ci"
 MAX_RESULTS = 25_000
-_MESSAGE_LIMIT = 1000
+_MESSAGE_LIMIT = REPORT.grader  # one finding's message (reporting.details: every report's limits)
 # GitHub rejects uploads over 10 MB gzipped; model evidence barely compresses, so the messages of a
 # huge run share a budget (25,000 results -> 200 characters each, about 6 MB gzipped at worst).
 _MESSAGE_BUDGET = 5_000_000
@@ -60,6 +67,11 @@ class Finding:
     line: int
     col: int
     fingerprint: str
+
+
+def _severity(finding: Finding) -> tuple[int, str, int, str]:
+    """Most severe first, then by place and message (the order results are kept and written in)."""
+    return (_LEVEL_RANK.get(finding.level, 3), finding.uri or "", finding.line, finding.message)
 
 
 def _cap(text: str, limit: int = _DESCRIPTION_LIMIT) -> str:
@@ -124,7 +136,11 @@ def _graders_to_blame(result: TestResult) -> list[GraderResult]:
 
 
 def findings_of(summary: RunSummary, repo_root: Path) -> list[Finding]:
-    findings: list[Finding] = []
+    return list(iter_findings(summary, repo_root))
+
+
+def iter_findings(summary: RunSummary, repo_root: Path) -> Iterator[Finding]:
+    """The findings of every failed or errored test, one at a time (a run's rows are read back)."""
     for result in aggregated_failing(summary.results):  # one finding per test x target, not per attempt
         outcome = outcome_of(result)
         if outcome not in ("failed", "error"):
@@ -135,7 +151,7 @@ def findings_of(summary: RunSummary, repo_root: Path) -> list[Finding]:
         key = (result.suite, result.test_id, result.target)
         if outcome == "error":
             text = f"{label}: execution error: {result.error or 'unknown'}"
-            findings.append(
+            yield (
                 Finding("agentv/execution-error", "error", excerpt(text, _MESSAGE_LIMIT), uri, line, 1,
                         _fingerprint(*key, "execution-error"))
             )  # fmt: skip
@@ -143,14 +159,14 @@ def findings_of(summary: RunSummary, repo_root: Path) -> list[Finding]:
         graders = _graders_to_blame(result)
         if not graders:
             text = f"{label}: score {result.score:.3f} < threshold {result.threshold:.2f}"
-            findings.append(
+            yield (
                 Finding(
                     "agentv/below-threshold", "warning", text, uri, line, 1, _fingerprint(*key, "threshold")
                 )
             )
         for grader in graders:
             text = f"{label}: {grader_failure_text(grader, limit=_MESSAGE_LIMIT, value_limit=100)}"
-            findings.append(
+            yield (
                 Finding(
                     f"agentv/{clean_text(grader.type)}",
                     "error" if grader.required else "warning",
@@ -161,7 +177,6 @@ def findings_of(summary: RunSummary, repo_root: Path) -> list[Finding]:
                     _fingerprint(*key, grader.name),
                 )
             )
-    return findings
 
 
 def artifact_location(path: str) -> dict[str, str]:
@@ -199,7 +214,12 @@ def _encode(findings: list[Finding], rules: dict[str, dict[str, Any]]) -> list[d
 
 
 def build_log(
-    findings: list[Finding], rules: dict[str, dict[str, Any]], *, version: str, category: str | None = None
+    findings: list[Finding],
+    rules: dict[str, dict[str, Any]],
+    *,
+    version: str,
+    category: str | None = None,
+    total: int | None = None,
 ) -> dict[str, Any]:
     """A SARIF log with one run; truncated to `MAX_RESULTS` (most severe first) with a note.
 
@@ -210,8 +230,9 @@ def build_log(
     own `category` input (or a per-job/matrix default) only when the file has none, so a fixed
     value here would make matrix jobs overwrite each other's alerts.
     """
-    ordered = sorted(findings, key=lambda f: (_LEVEL_RANK.get(f.level, 3), f.uri or "", f.line, f.message))
-    kept, dropped = ordered[:MAX_RESULTS], len(ordered) - MAX_RESULTS
+    ordered = sorted(findings, key=_severity)
+    total = len(ordered) if total is None else total  # `findings` may be the most severe of `total`
+    kept, dropped = ordered[:MAX_RESULTS], total - min(len(ordered), MAX_RESULTS)
     used = {f.rule_id for f in kept}
     rules = {rid: rule for rid, rule in rules.items() if rid in used}
     driver: dict[str, Any] = {
@@ -229,7 +250,7 @@ def build_log(
             {
                 "level": "warning",
                 "message": {
-                    "text": f"{dropped} of {len(ordered)} results were left out: GitHub accepts at most "
+                    "text": f"{dropped} of {total} results were left out: GitHub accepts at most "
                     f"{MAX_RESULTS} results per run (the most severe are kept)."
                 },
             }
@@ -246,13 +267,16 @@ def build_log(
 
 
 def render_sarif(summary: RunSummary, repo_root: Path, *, category: str | None = None) -> dict[str, Any]:
+    severest: Smallest[Finding] = Smallest(MAX_RESULTS, _severity)  # flat memory, however many fail
     with paused_gc():  # many small containers, no cycles: see gc_pause
-        findings = findings_of(summary, repo_root)
+        for finding in iter_findings(summary, repo_root):
+            severest.add(finding)
+        findings = severest.items
     rules = dict(_FIXED_RULES)
     for f in findings:
         if f.rule_id not in rules:
             rules[f.rule_id] = _grader_rule(f.rule_id.split("/", 1)[1])
-    return build_log(findings, rules, version=summary.version, category=category)
+    return build_log(findings, rules, version=summary.version, category=category, total=severest.count)
 
 
 def sarif_from_diagnostics(
