@@ -1,6 +1,7 @@
 """The dependency graph: each eval file -> every file and directory it reads, as recorded by the same
-loader that runs it (`load_suite`, `LoadResult.dependencies`), plus the targets file that applies
-and the code of the targets it runs on (`target_deps`).
+loader that runs it (`load_suite`, `LoadResult.dependencies`), plus the targets file that applies,
+the code of the targets it runs on (`target_deps`) and its committed baseline sidecar
+(`<eval>.baseline.jsonl`).
 
 Thousands of eval files load in parallel processes; grader building, which adds diagnostics but never
 dependencies, is skipped (`build_graders=False`)."""
@@ -19,6 +20,7 @@ from pathlib import Path
 import msgspec
 
 from agentv_ci.loading.command_paths import remembered
+from agentv_ci.reporting.sidecars import sidecar_path
 from agentv_ci.selection.target_deps import TargetDependencies
 from agentv_ci.targets.config import TARGET_FILE_NAMES, find_targets_file
 
@@ -135,6 +137,7 @@ def _load_one(
     places = targets.for_eval(path)
     applying = targets.applying(places)
     read = [*result.dependencies, *(code.for_suite(path, result.suite, applying) if result.suite else ())]
+    read.append(str(sidecar_path(path)))  # its committed baseline: a re-baseline is checked against the code
     rels = (paths.relative(d) for d in read)
     found = (r for r in rels if r is not None)
     return EvalDependencies(rel, tuple(dict.fromkeys((*found, *places))), failed)
