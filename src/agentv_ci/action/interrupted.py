@@ -54,6 +54,7 @@ def finish_interrupted(
             baseline=baseline.summary,
             decision=decision,
             sarif_category=publisher.inputs.sarif_category,
+            reports=publisher.extra_reports(),
         )
         append_step_summary(summary, decision, baseline=baseline.summary, repo_root=paths.workspace)
         log.echo(render_console(summary, decision))

@@ -1,4 +1,5 @@
-"""The files one Action step writes: the results directory, JUnit, SARIF and the Markdown summary."""
+"""The files one Action step writes: the results directory, JUnit, SARIF, the Markdown summary and
+the HTML report."""
 
 from __future__ import annotations
 
@@ -19,6 +20,11 @@ class ActionPaths:
     @property
     def results(self) -> Path:
         return self.output_dir / "index.jsonl"
+
+    @property
+    def html(self) -> Path:
+        """The HTML report (`html_report: true`), next to the results."""
+        return self.output_dir / "report.html"
 
 
 def action_paths(inputs: ActionInputs, workspace: Path) -> ActionPaths:

@@ -62,10 +62,28 @@ class ActionRun:
         if not self.workspace.is_dir():
             raise AgentvCiError(f"the workspace {self.workspace} does not exist")
         os.chdir(self.workspace)
+        if self.inputs.html_report:
+            self.check_html_reporter()
         if self.log.in_actions:
             from agentv_ci.selection import mark_safe_directory
 
             mark_safe_directory(self.workspace)
+
+    def check_html_reporter(self) -> None:
+        """`html_report: true` needs the HTML reporter plugin: bad input before anything runs, not a
+        missing page after the money is spent; a page left by an earlier step is removed."""
+        from agentv_ci.errors import ConfigError
+        from agentv_ci.reporting import reporter_class
+
+        try:
+            reporter_class("html")
+        except ConfigError:
+            raise UsageError(
+                "input `html_report`: the HTML reporter plugin (agentv-ci-html-report) is not installed",
+                hint="the agentv-ci image ships it; elsewhere `pip install ./plugins/html-report` "
+                "(this repository) or `pip install agentv-ci-html-report`",
+            ) from None
+        self.paths.html.unlink(missing_ok=True)
 
     def merge_base(self) -> str | None:
         if self._merge_base is None:
@@ -178,6 +196,7 @@ class ActionRun:
             markdown=self.paths.markdown,
             repo_root=self.workspace,
             sarif_category=self.inputs.sarif_category,
+            reports=self.publisher.extra_reports(),
         )
         self.log.echo(render_console(summary, decision))
         self.publisher.annotate(summary, decision)

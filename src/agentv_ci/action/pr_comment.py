@@ -34,8 +34,10 @@ def post_comment(
     baseline: RunSummary | None,
     workspace: Path,
     note: str | None = None,
+    html_report: bool = False,
 ) -> tuple[str, str]:
-    """Create or update the sticky comment on PR `number`: (its URL or "", a line for the log)."""
+    """Create or update the sticky comment on PR `number`: (its URL or "", a line for the log).
+    `html_report`: the step wrote the HTML report, so the comment links the run's artifacts."""
     from agentv_ci.github.comment import (
         comment_marker,
         marker_key,
@@ -50,7 +52,13 @@ def post_comment(
         body = render_note_comment(note, run_url=run.run_url, marker=marker)
     else:
         body = render_comment(
-            summary, decision, baseline=baseline, repo_root=workspace, run_url=run.run_url, marker=marker
+            summary,
+            decision,
+            baseline=baseline,
+            repo_root=workspace,
+            run_url=run.run_url,
+            marker=marker,
+            html_report_url=run.artifacts_url if html_report else None,
         )
     outcome = post_sticky_comment(
         token=inputs.github_token,

@@ -32,6 +32,14 @@ class Publisher:
     def workspace(self) -> Path:
         return self.paths.workspace
 
+    def extra_reports(self) -> list[tuple[str, Path]]:
+        """Reporter plugins to run besides the built-in reports: the HTML report with `html_report`."""
+        return [("html", self.paths.html)] if self.inputs.html_report else []
+
+    def html_written(self) -> bool:
+        """Whether this step wrote the HTML report (asked for, and its reporter did not fail)."""
+        return self.inputs.html_report and self.paths.html.is_file()
+
     def annotate(self, summary: RunSummary, decision: GateDecision) -> None:
         """An `::error`/`::warning` at each failing test's file and line (in GitHub Actions only)."""
         if not self.log.in_actions:
@@ -72,6 +80,7 @@ class Publisher:
             baseline=baseline.summary,
             workspace=self.workspace,
             note=note,
+            html_report=self.html_written(),
         )
         if url:
             self.log.echo(line)
@@ -91,6 +100,7 @@ class Publisher:
             junit_path=relative_to(self.paths.junit, self.workspace),
             sarif_path=relative_to(self.paths.sarif, self.workspace),
             comment_url=comment_url,
+            html_path=relative_to(self.paths.html, self.workspace) if self.html_written() else None,
         )
         if verdict is not None:
             values["verdict"] = verdict

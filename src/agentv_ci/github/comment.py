@@ -102,6 +102,7 @@ def render_comment(
     marker: str,
     limit: int = GITHUB_BODY_LIMIT,
     selection: dict[str, str] | None = None,
+    html_report_url: str | None = None,
 ) -> str:
     """The comment body: the Markdown summary (verdict, per-suite table with Δ vs baseline, gate
     reasons, changes with regressions first, selection, collapsed details of the worst tests), a
@@ -110,10 +111,11 @@ def render_comment(
     `limit` is GitHub's cap; the body keeps a margin below it (60,000 at the default) measured in
     UTF-8 bytes, which is never less than the code points or UTF-16 units GitHub may count. Details
     are cut first, with a note pointing at the job summary / artifact; the verdict, the table, the
-    link and the marker always stay.
+    link and the marker always stay. `html_report_url` (the run's artifacts, where a later step
+    uploaded the HTML report) adds a link to it next to the run's.
     """
     budget = min(limit - 256, limit * 60_000 // GITHUB_BODY_LIMIT)
-    link = _run_link(run_url)
+    link = "\n\n".join(part for part in (_html_link(html_report_url), _run_link(run_url)) if part)
     footer = (link + "\n\n" if link else "") + marker
     room = budget - utf8_size(footer) - 2
     markdown = render_markdown(
@@ -141,6 +143,15 @@ def render_note_comment(note: str, *, run_url: str | None, marker: str) -> str:
     link = _run_link(run_url)
     parts = ["### agentv-ci", escape_markdown_inline(note[:2000]), *([link] if link else []), marker]
     return "\n\n".join(parts)
+
+
+def _html_link(url: str | None) -> str:
+    if not url or len(url) > 500 or not _RUN_URL.fullmatch(url):
+        return ""
+    return (
+        f"[HTML report]({url}): `report.html` in this run's artifacts, every test with what each failed "
+        "check expected and what came back."
+    )
 
 
 def _run_link(run_url: str | None) -> str:

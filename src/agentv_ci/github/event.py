@@ -74,6 +74,13 @@ class WorkflowRun:
         return f"{url}/attempts/{self.run_attempt}" if self.run_attempt not in ("", "1") else url
 
     @property
+    def artifacts_url(self) -> str | None:
+        """The artifacts section of this workflow run's page (where a later step's uploads appear)."""
+        if not (self.repository and self.run_id):
+            return None
+        return f"{self.server_url.rstrip('/')}/{self.repository}/actions/runs/{self.run_id}#artifacts"
+
+    @property
     def default_branch(self) -> str:
         """The repository's default branch, as the event payload names it ("" when it does not)."""
         repository = self.payload.get("repository")

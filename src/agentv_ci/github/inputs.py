@@ -217,6 +217,12 @@ INPUTS: dict[str, InputSpec] = {
         "never committed: a directory git tracks is not used).",
         _text,
     ),
+    "html_report": InputSpec(
+        "false",
+        "Also write the HTML report to `<output_dir>/report.html` and link the run's artifacts from the "
+        "PR comment; upload it with actions/upload-artifact after this step (see docs/github.md).",
+        _bool,
+    ),
 }
 
 
@@ -258,6 +264,7 @@ class ActionInputs:
     pass_env: list[str] = field(default_factory=list)
     cache: bool = False
     cache_dir: str | None = ".agentv-ci/response-cache"
+    html_report: bool = False
 
 
 def _env_name(name: str) -> str:

@@ -84,6 +84,7 @@ def run_outputs(
     junit_path: Path | str | None,
     sarif_path: Path | str | None,
     comment_url: str | None,
+    html_path: Path | str | None = None,
 ) -> dict[str, str]:
     """The Action's outputs for one run, as text.
 
@@ -109,4 +110,5 @@ def run_outputs(
         "junit_path": "" if junit_path is None else str(junit_path),
         "sarif_path": "" if sarif_path is None else str(sarif_path),
         "comment_url": comment_url or "",
+        "html_path": "" if html_path is None else str(html_path),
     }

@@ -34,6 +34,7 @@ tr.failed td:first-child, tr.error td:first-child { box-shadow: inset 3px 0 var(
 #shown { color: var(--muted); white-space: nowrap; }
 ul.failures { margin: 0; padding-left: 18px; }
 .failures li { color: var(--fail); } .failures .evidence { color: var(--muted); }
+.failures .diff { color: var(--muted); font-family: monospace; white-space: pre-wrap; word-break: break-all; }
 pre { white-space: pre-wrap; word-break: break-word; margin: 4px 0; background: var(--bg); padding: 6px;
   border-radius: 4px; max-height: 160px; overflow: auto; }
 details summary { cursor: pointer; color: var(--muted); }

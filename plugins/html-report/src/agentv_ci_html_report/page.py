@@ -29,25 +29,36 @@ def _excerpt(text: str | None) -> str:
     return text if len(text) <= _EXCERPT else text[: _EXCERPT - 1] + "…"
 
 
-def _failures(result: TestResult) -> list[tuple[str, str | None]]:
-    """(text, evidence) of each failed assertion of each failing grader, and grader errors."""
-    out: list[tuple[str, str | None]] = []
+def _failed_checks(result: TestResult) -> list[tuple[str, str | None, list[tuple[str, str]]]]:
+    """(text, evidence, [(label, value)]) of each failed assertion of each failing grader (the
+    values: what it expected and what came back, when the grader says), and grader errors."""
+    out: list[tuple[str, str | None, list[tuple[str, str]]]] = []
     for grader in result.scores:
         if grader.error:
-            out.append((f"{grader.name}: {grader.error}", None))
+            out.append((f"{grader.name}: {grader.error}", None, []))
         elif grader.verdict == "fail":
             failed = [a for a in grader.assertions if not a.passed]
             if not failed:
-                out.append((f"{grader.name}: score {grader.score:.2f}", None))
-            out.extend((f"{grader.name}: {a.text}", a.evidence) for a in failed)
+                out.append((f"{grader.name}: score {grader.score:.2f}", None, []))
+            for a in failed:
+                # getattr: an agentv-ci older than the `expected` / `actual` fields has neither
+                values = [(k, v) for k in ("expected", "actual") if (v := getattr(a, k, None)) is not None]
+                out.append((f"{grader.name}: {a.text}", a.evidence, values))
     return out
 
 
 def _result_row(result: TestResult) -> str:
     outcome = outcome_of(result)
-    failures = _failures(result)
+    failures = _failed_checks(result)
     searchable = " ".join(
-        [result.suite, result.test_id, result.target, outcome, result.error or "", *(t for t, _ in failures)]
+        [
+            result.suite,
+            result.test_id,
+            result.target,
+            outcome,
+            result.error or "",
+            *(t for t, _, _ in failures),
+        ]
     ).lower()
     cells = [
         f'<td><span class="badge {outcome}">{outcome.replace("_", " ")}</span></td>',
@@ -60,7 +71,7 @@ def _result_row(result: TestResult) -> str:
     return f'<tr class="{outcome}" data-search="{escape(searchable)}">' + "".join(cells) + "</tr>"
 
 
-def _details(result: TestResult, failures: list[tuple[str, str | None]]) -> str:
+def _details(result: TestResult, failures: list[tuple[str, str | None, list[tuple[str, str]]]]) -> str:
     parts: list[str] = []
     if result.error:
         parts.append(f'<p class="error">{escape(result.error)}</p>')
@@ -68,8 +79,11 @@ def _details(result: TestResult, failures: list[tuple[str, str | None]]) -> str:
         items = "".join(
             f"<li>{escape(text)}"
             + (f' <span class="evidence">({escape(_excerpt(evidence))})</span>' if evidence else "")
+            + "".join(
+                f'<div class="diff">{label}: {escape(_excerpt(value))}</div>' for label, value in values
+            )
             + "</li>"
-            for text, evidence in failures
+            for text, evidence, values in failures
         )
         parts.append(f'<ul class="failures">{items}</ul>')
     if result.input or result.output:
