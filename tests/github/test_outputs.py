@@ -145,6 +145,7 @@ def test_run_outputs_are_the_gate_totals(tmp_path: Path) -> None:
         "junit_path": ".agentv-ci/results/junit.xml",
         "sarif_path": "",
         "comment_url": "https://github.com/o/r/pull/1#issuecomment-9",
+        "html_path": "",
     }
     assert "FAILED: " + outputs["passed"] + "/" + outputs["tests"] in render_console(summary, decision)
     target = tmp_path / "out"
