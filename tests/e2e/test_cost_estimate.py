@@ -73,10 +73,16 @@ def server_tokens(text: str) -> int:
     return len(re.findall(r"\w+|[^\w\s]", text))
 
 
+def is_judge(call: Call) -> bool:
+    """A grader model's request: the llm-grader's custom prompt, or the default template's."""
+    text = call.last_user_text()
+    return text.startswith("Is this answer right?") or "[[ ## answer ## ]]" in text
+
+
 def answer(call: Call) -> Reply:
     messages = call.body["messages"]
     prompt_tokens = 3 + sum(4 + server_tokens(m.get("content") or "") for m in messages)
-    if call.body["model"] == "gpt-4o":
+    if is_judge(call):
         text = VERDICT
     else:
         question = call.last_user_text()
@@ -102,7 +108,7 @@ class Printed:
 
 LINE = re.compile(
     r"^  (?P<role>target|grader target) (?P<name>\S+) \((?P<model>[^)]*)\): "
-    r"(?P<r0>[\d,]+)(?:-(?P<r1>[\d,]+))? request\(s\), "
+    r"(?P<r0>[\d,]+)(?:-(?P<r1>[\d,]+))? request\(s\)(?: \(\+[^\n]*? free\))?, "
     r"input tokens (?P<i0>[\d,]+)-(?P<i1>[\d,]+) \(~[\d,]+\), "
     r"output tokens (?P<o0>[\d,]+)-(?P<o1>[\d,]+) \(~[\d,]+\), "
     r"cost \$(?P<c0>[\d.]+)-\$(?P<c1>[\d.]+) ",
@@ -154,8 +160,8 @@ def actual_usage(run_dir: Path, server: FakeLlmServer) -> dict[str, Actual]:
                 if grader["type"] == "llm-grader":
                     judge.input_tokens += grader["token_usage"]["input"]
                     judge.output_tokens += grader["token_usage"]["output"]
-    target.requests = sum(1 for c in server.calls if c.body["model"] == "gpt-4o-mini")
-    judge.requests = sum(1 for c in server.calls if c.body["model"] == "gpt-4o")
+    judge.requests = sum(1 for c in server.calls if is_judge(c))
+    target.requests = len(server.calls) - judge.requests
     return {"target bot": target, "grader target judge": judge}
 
 
@@ -320,3 +326,47 @@ def test_the_action_prints_the_estimate_and_comments_it_next_to_the_actual_cost(
         f"agentv-ci: FAILED: 4/4 tests passed, mean score 1.000 - cost {usd(spent)} &gt; max cost $0.000000"
         in (comment.body)
     ), comment.body
+
+
+def test_answers_in_the_response_cache_are_estimated_free_and_a_budget_counts_them_so(
+    project: tuple[Path, dict[str, str]], server: FakeLlmServer
+) -> None:
+    """A second run reads the target's answers back from the cache: the estimate says so (no
+    request, no cost for them, their recorded size in the judge's input), and a budget the first
+    run's estimate was over no longer refuses the run."""
+    root, env = project
+    # here the target costs more than its judge: its answers are most of the low end
+    swapped = TARGETS.replace("model: gpt-4o-mini", "model: MINI").replace(
+        "model: gpt-4o\n", "model: gpt-4o-mini\n"
+    )
+    (root / ".agentv" / "targets.yaml").write_text(swapped.replace("MINI", "gpt-4o"), encoding="utf-8")
+    cache = ["--cache", "--cache-dir", str(root / "cache")]
+    cold = run_cli("run", ".", "--dry-run", *cache, "-o", "dry", cwd=root, env=env, timeout=120)
+    _, (cold_low, _) = printed_estimate(cold.stdout)
+    first = run_cli("run", ".", *cache, "-o", "first", cwd=root, env=env, timeout=120)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert len(server.calls) == 5  # 3 answers, 2 judge replies
+
+    warm = run_cli("run", ".", "--dry-run", *cache, "-o", "dry2", cwd=root, env=env, timeout=120)
+
+    assert "  target bot (gpt-4o): 0 request(s) (+3 answer(s) from the response cache, free)" in (
+        warm.stdout
+    ), warm.stdout
+    assert "output tokens from the response cache's entries" in warm.stdout
+    lines, (warm_low, warm_high) = printed_estimate(warm.stdout)
+    assert lines["target bot"].cost == (0.0, 0.0)
+    assert warm_low < cold_low
+    budget = (warm_low + cold_low) / 2  # the cold estimate is over it, the warm one is not
+
+    second = run_cli(
+        "run", ".", *cache, "--budget-usd", f"{budget:.8f}", "-o", "second", cwd=root, env=env, timeout=120
+    )
+
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert [is_judge(c) for c in server.calls[5:]] == [True, True]  # only the judges were asked
+    judge = actual_usage(root / "second", server)["grader target judge"]
+    assert lines["grader target judge"].holds(
+        2, judge.input_tokens, judge.output_tokens, judge.cost("gpt-4o-mini")
+    )
+    spent = json.loads((root / "second" / "summary.json").read_text())["spent_usd"]
+    assert warm_low <= spent <= warm_high

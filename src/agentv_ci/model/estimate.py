@@ -34,6 +34,7 @@ class EstimateLine(msgspec.Struct, omit_defaults=True):
     input_tokens: Span
     output_tokens: Span
     model: str | None = None
+    cached: Span | None = None  # answers the response cache holds: read back, not sent, not paid
     cost_usd: Span | None = None
     # why the cost is unknown or nil: "no price for model x", "not a model API (cli)", "mock (free)"
     note: str | None = None

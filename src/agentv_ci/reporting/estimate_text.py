@@ -57,6 +57,8 @@ def estimate_table(estimate: CostEstimate) -> list[str]:
     lines = ["cost estimate (before anything is spent):"]
     for line in estimate.lines:
         text = f"  {_who(line)}: {_count(line.requests)} request(s)"
+        if line.cached is not None:
+            text += f" (+{_count(line.cached)} answer(s) from the response cache, free)"
         if line.cost_usd is not None or line.note is None:
             text += (
                 f", input tokens {_tokens(line.input_tokens)}, output tokens {_tokens(line.output_tokens)}"

@@ -111,6 +111,13 @@ class ResponseCache:
         self._count_saving(response)
         return response
 
+    def peek(self, key: str) -> TargetResponse | None:
+        """The entry under `key`, not counted as a hit (the cost estimate looks ahead)."""
+        try:
+            return _decoder.decode(self._path(key).read_bytes())
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+            return None
+
     def _count_saving(self, response: TargetResponse) -> None:
         saved, usage = self._saved, response.token_usage
         if usage is not None:

@@ -26,6 +26,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentv_ci.errors import AgentvCiError, UsageError
 from agentv_ci.model.estimate import CostEstimate, EstimateLine, Span
@@ -36,6 +37,9 @@ from agentv_ci.running.estimate_targets import TargetFacts, TargetFactsReader
 from agentv_ci.running.recorded_usage import RecordedOutput, RecordedUsage
 from agentv_ci.running.token_count import MESSAGE_OVERHEAD, REPLY_PRIMING, TokenCounter, token_counter
 from agentv_ci.targets.system_prompt import with_default_system
+
+if TYPE_CHECKING:
+    from agentv_ci.running.estimate_cache import CacheProbe
 
 __all__ = ["CostEstimator", "OverBudget", "settle_estimate"]
 
@@ -51,6 +55,7 @@ MODEL_GRADERS = frozenset({"llm-grader", "rubrics"})
 class _Line:
     facts: TargetFacts
     requests: Span = field(default_factory=Span)
+    cached: Span = field(default_factory=Span)
     input_tokens: Span = field(default_factory=Span)
     output_tokens: Span = field(default_factory=Span)
 
@@ -65,9 +70,16 @@ class CostEstimator:
         grader_target: str | None = None,
         recorded: RecordedUsage | None = None,
         *,
+        cache: bool | None = None,
+        cache_dir: Path | None = None,
         counter: TokenCounter | None = None,
     ) -> None:
+        """`cache`, `cache_dir`: the run's `--cache/--no-cache` (None: each suite's `execution.cache`)
+        and `--cache-dir`: answers the response cache holds are counted as free."""
         self.targets = TargetFactsReader(targets_file, env, grader_target)
+        self.cache = cache
+        self.cache_dir = cache_dir
+        self._probe: CacheProbe | None = None
         self.recorded = recorded
         self.counter = counter or token_counter()
         self._lines: dict[tuple[str, str], _Line] = {}
@@ -84,30 +96,54 @@ class CostEstimator:
         facts = self.targets.target(suite.path, target)
         # pass_at_k stops at the first pass: one attempt at the low end and, most tests passing, expected
         early = 1 if strategy == "pass_at_k" else attempts
-        scale = (early, early, attempts)
         recorded = self.recorded.get((test.suite or suite.name, test.id, target)) if self.recorded else None
         requests = len(test.turns) if test.mode == "conversation" and test.turns else 1
         line = self._line("target", facts)
-        line.requests += Span(requests, requests, requests).times(*scale)
+        judges = [(spec, self._judge_facts(suite, target, spec)) for spec in _model_graders(test)]
+        probe = self._cache_probe(suite) if facts.priced else None
+        cached = probe.answers(suite, test, facts, attempts) if probe is not None else [None] * attempts
         answer: Span | None = None
-        if facts.priced:
-            answer = self._answer_tokens(test, facts, recorded)
-            line.input_tokens += self._input_span(test).times(*scale)
-            line.output_tokens += answer.times(requests, requests, requests).times(*scale)
-        for spec in _model_graders(test):
-            own = spec.config.get("target")
-            name = self.targets.grader_name(suite.path, target, own if isinstance(own, str) else None)
-            judge = self.targets.target(suite.path, name)
-            judge_line = self._line("grader", judge)
-            judge_line.requests += Span(1, 1, 1).times(*scale)
-            if not judge.priced:
-                continue
-            if answer is None:
-                answer = self._answer_tokens(test, facts, recorded)
-            prompt = self._judge_prompt_tokens(spec, test, Path(suite.path).parent)
-            spread = Span(prompt * self.counter.low, prompt, prompt * self.counter.high)
-            judge_line.input_tokens += (spread + answer).times(*scale)
-            judge_line.output_tokens += self._judge_tokens(judge, recorded).times(*scale)
+        for attempt, hit in enumerate(cached):
+            weight = (1.0, 1.0, 1.0) if attempt < early else (0.0, 0.0, 1.0)  # (low, expected, high)
+            if hit is not None:  # read back from the response cache: nothing sent, nothing paid
+                line.cached += Span(requests, requests, requests).times(*weight)
+                size = float(hit.token_usage.output) if hit.token_usage is not None else None
+                reply = Span(size, size, size) if size is not None else None
+            else:
+                line.requests += Span(requests, requests, requests).times(*weight)
+                reply = None
+                if facts.priced:
+                    answer = answer or self._answer_tokens(test, facts, recorded)
+                    line.input_tokens += self._input_span(test).times(*weight)
+                    line.output_tokens += answer.times(requests, requests, requests).times(*weight)
+            for spec, judge in judges:
+                judge_line = self._line("grader", judge)
+                judge_line.requests += Span(1, 1, 1).times(*weight)
+                if not judge.priced:
+                    continue
+                if reply is None:
+                    answer = answer or self._answer_tokens(test, facts, recorded)
+                prompt = self._judge_prompt_tokens(spec, test, Path(suite.path).parent)
+                spread = Span(prompt * self.counter.low, prompt, prompt * self.counter.high)
+                judge_line.input_tokens += (spread + (reply or answer or Span())).times(*weight)
+                judge_line.output_tokens += self._judge_tokens(judge, recorded).times(*weight)
+
+    def _judge_facts(self, suite: Suite, target: str, spec: GraderSpec) -> TargetFacts:
+        own = spec.config.get("target")
+        name = self.targets.grader_name(suite.path, target, own if isinstance(own, str) else None)
+        return self.targets.target(suite.path, name)
+
+    def _cache_probe(self, suite: Suite) -> CacheProbe | None:
+        """The response cache a real run of `suite` reads (`--cache`, else the suite's
+        `execution.cache`), or None."""
+        on = self.cache if self.cache is not None else suite.execution.cache
+        if not on:
+            return None
+        if self._probe is None:
+            from agentv_ci.running.estimate_cache import CacheProbe
+
+            self._probe = CacheProbe(self.cache_dir, self.targets)
+        return self._probe
 
     def _input_span(self, test: Test) -> Span:
         """The target's input tokens for one attempt: every request's rendered messages (a
@@ -199,6 +235,7 @@ class CostEstimator:
                     role="target" if role == "target" else "grader",
                     target=facts.name,
                     requests=line.requests,
+                    cached=line.cached if line.cached.high else None,
                     input_tokens=_rounded(line.input_tokens),
                     output_tokens=_rounded(line.output_tokens),
                     model=facts.model,
@@ -207,6 +244,8 @@ class CostEstimator:
                 )
             )
         source = "the baseline's recorded usage, else " if self._used_recorded else ""
+        if self._probe is not None and self._probe.hits:
+            source = "the response cache's entries, " + source
         return CostEstimate(
             lines=lines,
             cost_usd=_rounded_usd(total),

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from agentv_ci.errors import AgentvCiError
 from agentv_ci.targets.config import TargetsConfig, load_targets
+from agentv_ci.targets.factory import CheckedTarget
 from agentv_ci.targets.pricing import Price, lookup_price
 
 __all__ = ["TargetFacts", "TargetFactsReader"]
@@ -28,6 +29,7 @@ class TargetFacts:
     max_tokens: int | None = None
     fixed_cost: float | None = None
     note: str | None = None  # why it is not priced by tokens
+    checked: CheckedTarget | None = None  # its class and converted config (the response cache's key)
 
 
 class TargetFactsReader:
@@ -99,4 +101,6 @@ def _read(config: TargetsConfig, name: str) -> TargetFacts:
     limit = getattr(settings, "max_tokens", None)
     max_tokens = limit if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0 else None
     note = None if price is not None else f"no price for model {model or '?'}"
-    return TargetFacts(name, priced=True, model=model, price=price, max_tokens=max_tokens, note=note)
+    return TargetFacts(
+        name, priced=True, model=model, price=price, max_tokens=max_tokens, note=note, checked=checked
+    )

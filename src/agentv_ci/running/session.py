@@ -220,7 +220,12 @@ def _execute_run(request: RunRequest) -> RunOutcome:
     # iter_jobs' selection and targets, without building the jobs (they are planned again later):
     # each job is written to the plan (plan.jsonl, committed before anything runs) and counted
     estimator = CostEstimator(
-        request.targets_file, request.env, request.grader_target, request.recorded_usage
+        request.targets_file,
+        request.env,
+        request.grader_target,
+        request.recorded_usage,
+        cache=request.cache,
+        cache_dir=request.cache_dir,
     )
     recording = PlanRecorder(output_dir, plan, finished=finished, needs=needs, dry_run=request.dry_run)
     recording.estimator = estimator  # told each job too: the cost estimate
