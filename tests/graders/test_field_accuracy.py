@@ -141,3 +141,27 @@ def test_bad_field_config(config: dict, message: str) -> None:
 def test_parse_date(text: str, formats: list[str], iso: str | None) -> None:
     parsed = parse_date(text, formats)
     assert (parsed.isoformat() if parsed else None) == iso
+
+
+def test_each_field_check_carries_its_path_expected_and_actual() -> None:
+    fields = [
+        {"path": "invoice.number"},
+        {"path": "invoice.total", "match": "numeric_tolerance", "tolerance": 0.5},
+        {"path": "vendor", "match": "contains", "value": "Acme"},
+        {"path": "invoice.date", "match": "regex", "pattern": "^2024", "flags": "i"},
+        {"path": "paid"},
+    ]
+    answer = {"invoice": {"number": "INV-002", "total": 101, "date": "1999"}, "vendor": "Bolt Ltd"}
+    checks = {a.path: (a.passed, a.expected, a.actual) for a in grade(answer, fields).assertions}
+    assert checks == {
+        "invoice.number": (False, '"INV-001"', '"INV-002"'),
+        "invoice.total": (False, "100.0 (tolerance 0.5)", "101"),
+        "vendor": (False, 'contains "Acme"', '"Bolt Ltd"'),
+        "invoice.date": (False, "/^2024/i", '"1999"'),
+        "paid": (False, "true", "(missing)"),
+    }
+
+
+def test_an_answer_that_is_not_json_shows_what_came_back() -> None:
+    [check] = grade("sorry, no JSON today", [{"path": "vendor"}]).assertions
+    assert (check.passed, check.expected, check.actual) == (False, "a JSON object", '"sorry, no JSON today"')

@@ -101,3 +101,38 @@ def test_negate_flips_score_verdict_and_assertions() -> None:
     assert leaked.assertions[0].evidence == "[Negated]"
     clean = run_spec(spec, make_ctx("I can't share that"))
     assert (clean.score, clean.verdict, clean.assertions[0].passed) == (1.0, "pass", True)
+
+
+def test_a_negated_contains_shows_what_it_found_in_its_place() -> None:
+    from agentv_ci.model.suite import GraderSpec
+    from tests.graders.contexts import make_ctx, run_spec
+
+    answer = "a" * 500 + " the password is hunter2 " + "b" * 500
+    spec = GraderSpec(type="contains", name="no-secret", negate=True, config={"value": "password"})
+    [check] = run_spec(spec, make_ctx(answer)).assertions
+    assert check.expected == 'not "password"'
+    assert check.actual == '…"' + "a" * 35 + " the password is hunter2 " + "b" * 28 + '"…'
+
+
+@pytest.mark.parametrize(
+    ("type_", "config", "output", "expected", "actual"),
+    [
+        ("contains", {"value": "Paris"}, "Lyon\nis it", '"Paris"', '"Lyon\\nis it"'),
+        ("icontains-all", {"value": ["RED", "BLUE"]}, "red", '["BLUE"]', '"red"'),
+        ("contains-any", {"value": ["red", "blue"]}, "grey", '["red", "blue"]', '"grey"'),
+        ("equals", {"value": " 42 "}, "forty-two\n", '"42"', '"forty-two"'),
+        ("starts-with", {"value": "Hello"}, "Bye", '"Hello"', '"Bye"'),
+        ("regex", {"value": "^\\d+$", "flags": "m"}, "none", "/^\\d+$/m", '"none"'),
+    ],
+)
+def test_a_failed_text_check_carries_expected_and_actual(
+    type_: str, config: dict, output: str, expected: str, actual: str
+) -> None:
+    [check] = grade(type_, output, **config).assertions
+    assert (check.passed, check.expected, check.actual) == (False, expected, actual)
+
+
+def test_expected_and_actual_are_bounded() -> None:
+    [check] = grade("equals", "y" * 10_000, value="x" * 10_000).assertions
+    assert check.expected is not None and check.actual is not None
+    assert len(check.expected) <= 300 and len(check.actual) <= 300 and "chars cut]" in check.actual

@@ -182,3 +182,20 @@ def test_plain_text_answer_has_no_trace() -> None:
 def test_bad_trajectory_config(config: dict, message: str) -> None:
     result = trajectory(calls("x"), **config)
     assert result.error is not None and message in result.error
+
+
+def test_a_mismatch_carries_the_expected_and_the_actual_call() -> None:
+    result = trajectory(
+        calls(("search", {"q": "returns"}), "answer"),
+        mode="in_order",
+        expected=[{"tool": "search", "args": {"q": "refund"}}, {"tool": "fetch"}],
+    )
+    first, second = (a for a in result.assertions if not a.passed)
+    assert (first.expected, first.actual) == ('search({"q": "refund"})', 'search({"q": "returns"})')
+    assert (second.expected, second.actual) == ("fetch(...)", "calls: search, answer")
+    counted = trajectory(calls("search"), mode="any_order", minimums={"fetch": 2})
+    [check] = counted.assertions
+    assert (check.expected, check.actual) == ("fetch called at least 2 time(s)", "fetch called 0 time(s)")
+    allowed = trajectory(calls(("rm", {"path": "/"})), mode="subset", expected=["search"])
+    [check] = allowed.assertions
+    assert (check.expected, check.actual) == ("search(...)", 'rm({"path": "/"})')

@@ -141,12 +141,17 @@ class FieldAccuracy:
         self.aggregation = config.aggregation
 
     async def grade(self, ctx: GradingContext) -> GraderResult:
+        answer = answer_text(ctx.response)
         try:
-            candidate: Any = first_json_object(answer_text(ctx.response))
+            candidate: Any = first_json_object(answer)
         except JudgeReplyError:
-            return scored(
-                self.spec, 0.0, [AssertionResult("Failed to parse candidate answer as JSON", False)]
+            unparsed = AssertionResult(
+                "Failed to parse candidate answer as JSON",
+                False,
+                expected="a JSON object",
+                actual=shown(answer),
             )
+            return scored(self.spec, 0.0, [unparsed])
         expected = expected_object(ctx.test.expected_output)
         needs_expected = any(not self._self_contained(f) for f in self.fields)
         if expected is None and needs_expected:

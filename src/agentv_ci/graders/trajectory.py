@@ -174,7 +174,12 @@ class ToolTrajectory:
             return self._result(1.0, [AssertionResult("No tool requirements specified", True)])
         counts = Counter(call.tool for call in calls)
         assertions = [
-            AssertionResult(f"{tool}: called {counts[tool]} times (required >={need})", counts[tool] >= need)
+            AssertionResult(
+                f"{tool}: called {counts[tool]} times (required >={need})",
+                counts[tool] >= need,
+                expected=shown_text(f"{tool} called at least {need} time(s)"),
+                actual=shown_text(f"{tool} called {counts[tool]} time(s)"),
+            )
             for tool, need in minimums.items()
         ]
         return self._result(sum(a.passed for a in assertions) / len(minimums), assertions)
