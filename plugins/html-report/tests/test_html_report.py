@@ -142,3 +142,20 @@ def test_each_suite_has_a_pass_rate_bar_and_a_score_histogram(tmp_path: Path) ->
 
 def test_score_bins_put_1_in_the_last_bin() -> None:
     assert score_bins([0.0, 0.05, 0.1, 0.55, 0.99, 1.0]) == [2, 1, 0, 0, 0, 1, 0, 0, 0, 2]
+
+
+def test_a_failed_check_shows_what_it_expected_and_what_came_back_escaped(tmp_path: Path) -> None:
+    check = AssertionResult(
+        "quantity (value mismatch)", False, expected="3", actual='"<img src=x onerror=alert(1)>"'
+    )
+    grader = GraderResult("fields", "field-accuracy", 0.5, "fail", assertions=[check])
+    path = tmp_path / "report.html"
+    HtmlReporter().write(
+        RunSummary(results=[_result("shop", "order", 0.5, scores=[grader])]), ReportOptions(path=path)
+    )
+    text = path.read_text()
+    page = _Page()
+    page.feed(text)
+    [row] = page.rows
+    assert 'fields: quantity (value mismatch)expected: 3actual: "<img src=x onerror=alert(1)>"' in row[5]
+    assert "<img" not in text and page.urls == []
