@@ -93,6 +93,8 @@ class CostEstimator:
 
     def add(self, suite: Suite, test: Test, target: str, attempts: int, strategy: str) -> None:
         """One job: `test` of `suite` against `target`, `attempts` times."""
+        if not self.targets.any_priced(suite.path):
+            return  # mocks and agents only (a mock's fixed `cost_usd` is the run's own to count)
         facts = self.targets.target(suite.path, target)
         # pass_at_k stops at the first pass: one attempt at the low end and, most tests passing, expected
         early = 1 if strategy == "pass_at_k" else attempts

@@ -40,9 +40,15 @@ class TargetFactsReader:
         self.env = env
         self.grader_override = grader_override
         self._configs: dict[Path, TargetsConfig | None] = {}
+        self._by_suite: dict[str, TargetsConfig | None] = {}
         self._facts: dict[tuple[int, str], TargetFacts] = {}
+        self._by_name: dict[tuple[str, str], TargetFacts] = {}  # (eval path, name): asked per test
+        self._graders: dict[tuple[str, str, str | None], str] = {}
+        self._any_priced: dict[str, bool] = {}
 
     def config(self, suite_path: str) -> TargetsConfig | None:
+        if suite_path in self._by_suite:
+            return self._by_suite[suite_path]
         directory = Path(suite_path).parent
         if directory not in self._configs:
             try:
@@ -51,17 +57,31 @@ class TargetFactsReader:
                 )
             except AgentvCiError:
                 self._configs[directory] = None  # the run reports it before anything is spent
-        return self._configs[directory]
+        config = self._by_suite[suite_path] = self._configs[directory]
+        return config
 
     def target(self, suite_path: str, name: str) -> TargetFacts:
+        known = self._by_name.get((suite_path, name))
+        if known is not None:
+            return known
         config = self.config(suite_path)
         if config is None:
-            return TargetFacts(name, note="targets file unreadable")
-        key = (id(config), name)
-        facts = self._facts.get(key)
-        if facts is None:
-            facts = self._facts[key] = _read(config, name)
+            facts = TargetFacts(name, note="targets file unreadable")
+        else:
+            key = (id(config), name)
+            facts = self._facts.get(key) or self._facts.setdefault(key, _read(config, name))
+        self._by_name[(suite_path, name)] = facts
         return facts
+
+    def any_priced(self, suite_path: str) -> bool:
+        """Whether any target the eval file can name (its targets file's, and `--grader-target`) is a
+        model API priced by tokens; if none is, its tests need no estimate."""
+        answer = self._any_priced.get(suite_path)
+        if answer is None:
+            config = self.config(suite_path)
+            names = [*(config.targets if config is not None else ()), *filter(None, [self.grader_override])]
+            answer = self._any_priced[suite_path] = any(self.target(suite_path, n).priced for n in names)
+        return answer
 
     def grader_name(self, suite_path: str, eval_target: str, own: str | None) -> str:
         """The grader target an llm-grader of a test run against `eval_target` asks (as the grader
@@ -71,12 +91,17 @@ class TargetFactsReader:
             return self.grader_override
         if own:
             return own
-        config = self.config(suite_path)
-        if config is None:
-            return eval_target
-        from agentv_ci.targets.grader_caller import default_grader_target
+        key = (suite_path, eval_target, own)
+        name = self._graders.get(key)
+        if name is None:
+            config = self.config(suite_path)
+            name = eval_target
+            if config is not None:
+                from agentv_ci.targets.grader_caller import default_grader_target
 
-        return default_grader_target(config, eval_target) or eval_target
+                name = default_grader_target(config, eval_target) or eval_target
+            self._graders[key] = name
+        return name
 
 
 def _read(config: TargetsConfig, name: str) -> TargetFacts:
