@@ -34,20 +34,31 @@ def _project(tmp_path: Path, schema: str) -> Path:
     return eval_file
 
 
+# Started from a small helper, which reports its child's peak: a child forked from pytest itself
+# would inherit pytest's own RSS into its ru_maxrss.
+_PEAK = (
+    "import resource, subprocess, sys\n"
+    "code = subprocess.run(sys.argv[1:]).returncode\n"
+    "print('peak-kib', resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    "sys.exit(code)\n"
+)
+
+
 def _cli(*args: str, cwd: Path) -> tuple[int, str, int]:
     """(exit code, stdout+stderr, peak RSS in KiB) of `python -m agentv_ci ARGS`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "AGENTV_CI_"))}
     env["XDG_CACHE_HOME"] = str(cwd / ".cache-home")
-    log = cwd / "cli-output.txt"
-    with log.open("w") as sink:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "agentv_ci", *args], cwd=cwd, env=env, stdout=sink, stderr=sink
-        )
-        try:
-            _, status, usage = os.wait4(process.pid, 0)  # this child's own peak RSS
-        finally:
-            process.returncode = 0 if process.poll() is None else process.returncode
-    return os.waitstatus_to_exitcode(status), log.read_text(), usage.ru_maxrss
+    done = subprocess.run(
+        [sys.executable, "-c", _PEAK, sys.executable, "-m", "agentv_ci", *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=120,
+    )
+    output, _, peak = done.stdout.rpartition("peak-kib ")
+    return done.returncode, output, int(peak.strip())
 
 
 @pytest.mark.parametrize(
