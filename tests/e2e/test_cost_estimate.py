@@ -370,3 +370,44 @@ def test_answers_in_the_response_cache_are_estimated_free_and_a_budget_counts_th
     )
     spent = json.loads((root / "second" / "summary.json").read_text())["spent_usd"]
     assert warm_low <= spent <= warm_high
+
+
+def test_the_actual_cost_adds_up_over_resume_and_merge_and_a_killed_run_is_not_a_floor_that_passes(
+    project: tuple[Path, dict[str, str]], server: FakeLlmServer
+) -> None:
+    root, env = project
+    whole = run_cli("run", ".", "-o", "whole", cwd=root, env=env, timeout=120)
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+    total = json.loads((root / "whole" / "summary.json").read_text())["spent_usd"]
+
+    # --resume: what the first part paid is carried over
+    run_cli("run", ".", "-o", "resumed", "--test-id", "capital", cwd=root, env=env, timeout=120)
+    rest = run_cli(
+        "run", ".", "-o", "resumed", "--resume", "--max-cost-usd", "1", cwd=root, env=env, timeout=120
+    )
+    assert rest.returncode == 0, rest.stdout + rest.stderr
+    resumed = json.loads((root / "resumed" / "summary.json").read_text())
+    assert resumed["spent_usd"] == pytest.approx(total, abs=2e-6) and resumed.get("unpriced", 0) == 0
+
+    # a run killed before its summary.json: what it paid is unknown, so the gate cannot pass
+    run_cli("run", ".", "-o", "killed", "--test-id", "capital", cwd=root, env=env, timeout=120)
+    (root / "killed" / "summary.json").unlink()
+    after = run_cli(
+        "run", ".", "-o", "killed", "--resume", "--max-cost-usd", "1", cwd=root, env=env, timeout=120
+    )
+    assert after.returncode == 3, after.stdout + after.stderr
+    assert "max cost $1.00 not checked: 1 answer(s) came with no price" in after.stdout
+
+    # shards merged: their spends and estimates add up
+    for shard in ("1/2", "2/2"):
+        done = run_cli("run", ".", "--shard", shard, "-o", f"shard{shard[0]}", cwd=root, env=env, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+    shards = [json.loads((root / f"shard{i}" / "summary.json").read_text()) for i in (1, 2)]
+    merged = run_cli("merge", "shard1", "shard2", "-o", "merged", cwd=root, env=env, timeout=120)
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    summary = json.loads((root / "merged" / "summary.json").read_text())
+    assert summary["spent_usd"] == pytest.approx(total, abs=2e-6)
+    low = sum(s["estimate"]["cost_usd"]["low"] for s in shards if "estimate" in s)
+    assert summary["estimate"]["cost_usd"]["low"] == pytest.approx(low)
+    over = run_cli("report", "merged", "--max-cost-usd", f"{total / 2:.8f}", cwd=root, env=env, timeout=120)
+    assert over.returncode == 1 and "> max cost" in over.stdout, over.stdout

@@ -7,7 +7,7 @@ from typing import Literal
 
 import msgspec
 
-__all__ = ["CostEstimate", "EstimateLine", "Span"]
+__all__ = ["CostEstimate", "EstimateLine", "Span", "merged_estimates"]
 
 
 class Span(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -48,3 +48,34 @@ class CostEstimate(msgspec.Struct, omit_defaults=True):
     tokenizer: str  # how input tokens were counted: "tiktoken o200k_base" or "chars/4"
     output_source: str  # where expected output tokens came from: the baseline, max_tokens, defaults
     unpriced: list[str] = []  # targets whose cost the estimate leaves out (no price known)
+
+
+def merged_estimates(estimates: list[CostEstimate]) -> CostEstimate | None:
+    """The estimates of shards run apart, added up line by line (`agentv-ci merge`)."""
+    if not estimates:
+        return None
+    lines: dict[tuple[str, str], EstimateLine] = {}
+    for estimate in estimates:
+        for line in estimate.lines:
+            known = lines.get((line.role, line.target))
+            if known is None:
+                lines[(line.role, line.target)] = msgspec.structs.replace(line)
+                continue
+            known.requests = known.requests + line.requests
+            known.input_tokens = known.input_tokens + line.input_tokens
+            known.output_tokens = known.output_tokens + line.output_tokens
+            if line.cached is not None:
+                known.cached = line.cached if known.cached is None else known.cached + line.cached
+            if known.cost_usd is not None and line.cost_usd is not None:
+                known.cost_usd = known.cost_usd + line.cost_usd
+    total = Span()
+    for estimate in estimates:
+        total = total + estimate.cost_usd
+    first = estimates[0]
+    return CostEstimate(
+        lines=list(lines.values()),
+        cost_usd=total,
+        tokenizer=first.tokenizer,
+        output_source=first.output_source,
+        unpriced=sorted({name for e in estimates for name in e.unpriced}),
+    )

@@ -11,6 +11,7 @@ class Budget:
     def __init__(self, limit_usd: float | None) -> None:
         self.limit_usd = limit_usd
         self.spent_usd = 0.0
+        self.spent_before = 0.0  # `--resume`: what the run being continued already paid (not budgeted)
         self.unpriced = 0  # answers that came with no cost (no price known): the spend is a floor
 
     def add(self, cost_usd: float | None) -> None:

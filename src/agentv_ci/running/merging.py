@@ -89,8 +89,21 @@ def merge_runs(inputs: list[Path], output_dir: Path) -> MergeOutcome:
         for use in uses[1:]:
             total = total.merged(use)
         summary = msgspec.structs.replace(summary, cache=total)
+    summary = _with_costs(summary, runs)
     write_summary_json(output_dir / "summary.json", summary)
     return MergeOutcome(rows=len(rows), duplicates=duplicates, summary=summary)
+
+
+def _with_costs(summary: RunSummary, runs: list[RunSummary]) -> RunSummary:
+    """The shards' estimates and spend added up; the spend only when every shard recorded its own
+    (else the rows' costs stand for it, as for results without a summary.json)."""
+    from agentv_ci.model.estimate import merged_estimates
+
+    estimate = merged_estimates([run.estimate for run in runs if run.estimate is not None])
+    spends = [run.spent_usd for run in runs]
+    spent = round(sum(s for s in spends if s is not None), 6) if None not in spends else None
+    unpriced = sum(run.unpriced for run in runs)
+    return msgspec.structs.replace(summary, estimate=estimate, spent_usd=spent, unpriced=unpriced)
 
 
 def missing_shards(plans: list[Plan]) -> tuple[int, list[str]]:

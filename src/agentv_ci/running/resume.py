@@ -82,3 +82,22 @@ class KeyCheck:
         first = self._paths.setdefault(result.suite, result.eval_path)
         if first != result.eval_path:
             self.unique = False
+
+
+def previous_spend(output_dir: Path, rows: int) -> tuple[float, int]:
+    """`--resume`: (what the run being continued already paid, how many of its answers came with no
+    known cost), from its summary.json. A run killed before writing one paid an unknown amount: its
+    `rows` finished answers then count as unpriced, so a `max_cost_usd` gate cannot pass on a floor."""
+    import msgspec
+
+    if rows == 0:
+        return 0.0, 0
+    try:
+        facts = msgspec.json.decode((output_dir / "summary.json").read_bytes())
+    except (OSError, msgspec.DecodeError):
+        return 0.0, rows
+    spent = facts.get("spent_usd") if isinstance(facts, dict) else None
+    if not isinstance(spent, int | float) or isinstance(spent, bool) or not spent >= 0:
+        return 0.0, rows
+    unpriced = facts.get("unpriced", 0)
+    return float(spent), unpriced if isinstance(unpriced, int) and not isinstance(unpriced, bool) else rows

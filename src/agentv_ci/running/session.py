@@ -270,8 +270,11 @@ def _run_planned(
     )
     previous: list[TestResult] = []
     if request.resume:
+        from agentv_ci.running import resume
+
         prepare_index_for_resume(output_dir / "index.jsonl")
         previous = previous_results(output_dir)  # strict: a row that is not a result stops the run
+        budget.spent_before, budget.unpriced = resume.previous_spend(output_dir, len(previous))
     else:
         (output_dir / "index.jsonl").unlink(missing_ok=True)  # a new run into an old dir starts afresh
     use_cache = request.cache if request.cache is not None else any(s.execution.cache for s in suites)
@@ -358,7 +361,7 @@ def _run_planned(
         unselecting=list(request.unselecting),
         cache=cache.use() if cache is not None else None,
         estimate=estimate,
-        spent_usd=None if request.dry_run else round(budget.spent_usd, 6),
+        spent_usd=None if request.dry_run else round(budget.spent_before + budget.spent_usd, 6),
         unpriced=0 if request.dry_run else budget.unpriced,
     )
     write_summary_json(output_dir / "summary.json", summary)
