@@ -411,3 +411,23 @@ def test_the_actual_cost_adds_up_over_resume_and_merge_and_a_killed_run_is_not_a
     assert summary["estimate"]["cost_usd"]["low"] == pytest.approx(low)
     over = run_cli("report", "merged", "--max-cost-usd", f"{total / 2:.8f}", cwd=root, env=env, timeout=120)
     assert over.returncode == 1 and "> max cost" in over.stdout, over.stdout
+
+
+def test_the_action_estimate_reads_a_baseline_path_s_recorded_usage(
+    tmp_path: Path, server: FakeLlmServer, github_server: FakeGitHub
+) -> None:
+    import shutil
+
+    project = Project(tmp_path)
+    project.commit({".agentv/targets.yaml": TARGETS, "evals/geo.eval.yaml": EVAL}, "a model target")
+    env = project.env(github_server, project.event(), target="bot")
+    env["FAKE_URL"] = server.base_url
+    first = run_action(env, project.root)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "output tokens from max_tokens and defaults" in first.stdout
+    shutil.copytree(project.repo / ".agentv-ci" / "results", tmp_path / "previous")
+
+    again = run_action({**env, "INPUT_BASELINE": str(tmp_path / "previous")}, project.root)
+
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "output tokens from the baseline's recorded usage, else max_tokens and defaults" in again.stdout

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentv_ci.action.baseline import Baseline
 from agentv_ci.action.log import ActionLog
@@ -11,6 +12,9 @@ from agentv_ci.action.selecting import PrSelection, targets_file_of
 from agentv_ci.gating import GateOptions, check_gate_flags
 from agentv_ci.github.inputs import ActionInputs
 from agentv_ci.running.session import RunRequest
+
+if TYPE_CHECKING:
+    from agentv_ci.running.recorded_usage import RecordedUsage
 
 
 def run_request(
@@ -44,10 +48,27 @@ def run_request(
         dry_run=inputs.dry_run,
         budget_usd=inputs.budget_usd,
         on_estimate=(lambda estimate: log.echo("\n".join(estimate_table(estimate)))) if log else None,
+        recorded_usage=_recorded_usage(inputs, workspace),
         selection=selected.reasons,
         unselecting=tuple(selected.unselecting),
         allow_outside=tuple(inside(p) for p in inputs.allow_outside_repo),
     )
+
+
+def _recorded_usage(inputs: ActionInputs, workspace: Path) -> RecordedUsage | None:
+    """The output tokens a `baseline: PATH` recorded, for the cost estimate (a baseline that cannot
+    be read here is reported by the baseline step after the run)."""
+    if not inputs.baseline or inputs.baseline == "auto":
+        return None
+    from agentv_ci.errors import AgentvCiError
+    from agentv_ci.reporting.results_file import load_run
+    from agentv_ci.running.recorded_usage import RecordedUsage
+
+    path = Path(inputs.baseline) if Path(inputs.baseline).is_absolute() else workspace / inputs.baseline
+    try:
+        return RecordedUsage.of(load_run(path).results)
+    except AgentvCiError:
+        return None
 
 
 def gate_options(inputs: ActionInputs, *, has_baseline: bool) -> GateOptions:
