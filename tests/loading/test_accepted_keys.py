@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from agentv_ci.loading import keys
-from agentv_ci.loading.execution import _MATRIX_TARGET_KEYS
+from agentv_ci.loading.matrix_targets import MATRIX_TARGET_KEYS as _MATRIX_TARGET_KEYS
 from agentv_ci.loading.preprocessors import PREPROCESSOR_KEYS
 from agentv_ci.loading.suite_loader import load_suite
 

@@ -8,7 +8,8 @@ import msgspec
 
 from agentv_ci.loading.context import LoadContext, Node, type_name
 from agentv_ci.loading.keys import EXECUTION_DEPRECATED, EXECUTION_KEYS, REPEAT_KEYS, REPEAT_STRATEGIES
-from agentv_ci.model.bounds import MAX_ATTEMPTS, MAX_TARGETS
+from agentv_ci.loading.matrix_targets import parse_targets
+from agentv_ci.model.bounds import MAX_ATTEMPTS
 from agentv_ci.model.suite import ExecutionSpec, RepeatSpec
 
 _NUMBER = (int, float)
@@ -57,57 +58,14 @@ def _repeat(written: Any, node: Node, ctx: LoadContext, key: str) -> RepeatSpec 
     return spec
 
 
-_MATRIX_TARGET_KEYS = frozenset({"name", "use_target", "hooks"})
-
-
-def _targets(raw: Any, node: Node, ctx: LoadContext) -> list[str] | None:
-    if isinstance(raw, str):
-        return [raw]
-    if not isinstance(raw, list):
-        ctx.error("E101", f"targets must be a list, got {type_name(raw)}", node)
-        return None
-    if len(raw) > MAX_TARGETS:
-        ctx.error(
-            "E115",
-            f"a test runs against at most {MAX_TARGETS} targets (the bound on the matrix), got {len(raw)}",
-            node.child(MAX_TARGETS),
-            hint="split the matrix across eval files or runs (`--target`)",
-        )
-        return None
-    names: list[str] = []
-    for i, item in enumerate(raw):
-        if isinstance(item, str):
-            names.append(item)
-        elif isinstance(item, dict):
-            ctx.check_keys(item, node.child(i), _MATRIX_TARGET_KEYS, "a matrix target")
-            for key, hint in (
-                ("hooks", "put per-target setup in the workspace hooks"),
-                ("use_target", "declare the alias in targets.yaml (`name` + `use_target`)"),
-            ):
-                if key in item:
-                    ctx.warn(
-                        "W110",
-                        f"a matrix target's `{key}` is not run by agentv-ci; it is ignored",
-                        node.child(i).child(key),
-                        key=True,
-                        hint=hint,
-                    )
-            if isinstance(item.get("name"), str):
-                names.append(item["name"])
-            else:
-                ctx.error("E102", "a matrix target needs a `name`", node.child(i))
-        else:
-            ctx.error("E101", "a target must be a name or a mapping with `name`", node.child(i))
-    return names
-
-
 SANDBOXES = ("auto", "docker", "vercel")
 
 
 def parse_execution(
-    raw: Any, node: Node, ctx: LoadContext, spec: ExecutionSpec | None = None
+    raw: Any, node: Node, ctx: LoadContext, spec: ExecutionSpec | None = None, *, suite_level: bool = False
 ) -> ExecutionSpec:
-    """Read one runtime block into `spec` (a fresh one when None); unknown keys warn."""
+    """Read one runtime block into `spec` (a fresh one when None); unknown keys warn. `suite_level`:
+    an eval file's own block, whose matrix entries' `hooks` / `use_target` are run."""
     spec = spec if spec is not None else ExecutionSpec()
     if raw is None:
         return spec
@@ -119,7 +77,10 @@ def parse_execution(
         spec.target = raw["target"]
         spec.target_location = node.child("target").loc()
     if "targets" in raw:
-        spec.targets = _targets(raw["targets"], node.child("targets"), ctx)
+        spec.targets, extras = parse_targets(
+            raw["targets"], node.child("targets"), ctx, suite_level=suite_level
+        )
+        spec.target_hooks = extras or None
         spec.target_location = node.child("targets").loc()
     if "threshold" in raw:
         value = raw["threshold"]
@@ -204,4 +165,6 @@ def merge_execution(suite: ExecutionSpec, test: ExecutionSpec) -> ExecutionSpec:
     ):
         value = getattr(test, field)
         setattr(merged, field, value if value is not None else getattr(suite, field))
+    if suite.target_hooks or test.target_hooks:  # by name: a test naming a target keeps its hooks
+        merged.target_hooks = {**(suite.target_hooks or {}), **(test.target_hooks or {})}
     return merged

@@ -29,6 +29,7 @@ from agentv_ci.loading.execution import merge_execution, parse_execution
 from agentv_ci.loading.graders import GraderNormaliser
 from agentv_ci.loading.interpolate import dotenv_candidates, merge_env
 from agentv_ci.loading.keys import SUITE_DEPRECATED, SUITE_KEYS, TESTS_ALIASES
+from agentv_ci.loading.matrix_targets import warn_hooks_without_workspace
 from agentv_ci.loading.messages import normalise_input
 from agentv_ci.loading.paths import find_repo_root, safe_resolve
 from agentv_ci.loading.seen_keys import SeenKeys
@@ -185,11 +186,11 @@ class _SuiteLoader:
                 root.child("experiment"),
                 key=True,
             )
-        execution = parse_execution(data.get("execution"), root.child("execution"), ctx)
+        execution = parse_execution(data.get("execution"), root.child("execution"), ctx, suite_level=True)
         experiment = data.get("experiment")
         if isinstance(experiment, dict) and "name" in experiment and not isinstance(experiment["name"], str):
             ctx.error("E101", "experiment name must be a string", root.child("experiment").child("name"))
-        execution = parse_execution(experiment, root.child("experiment"), ctx, execution)
+        execution = parse_execution(experiment, root.child("experiment"), ctx, execution, suite_level=True)
         if "target" in data and execution.target is None and isinstance(data["target"], str):
             execution.target = data["target"]
 
@@ -258,18 +259,23 @@ class _SuiteLoader:
 
     def _tests_of(self, prepared: _Prepared, stack: tuple[Path, ...]) -> Iterator[Built]:
         """Each test of the suite (and where its id was written) as its entry is read."""
-        included = False
+        included = workspaced = False
         builder, execution = prepared.builder, prepared.execution
         for entry in prepared.entries:
+            made_all: Sequence[Built] = ()
             if isinstance(entry, RawCase):
                 made = builder.build(entry.data, entry.node, entry.run)
-                if made is not None:
-                    yield made
+                made_all = [made] if made is not None else []
             else:
                 included = True
-                yield from self._apply_include(entry, execution)
+                made_all = self._apply_include(entry, execution)
+            for built in made_all:
+                workspaced = workspaced or built[0].workspace is not None
+                yield built
         if included:
             self._check_wrapper_workspace(prepared.data, prepared.root)
+        if not workspaced:
+            warn_hooks_without_workspace(execution, self.ctx)
 
     def _check(
         self, prepared: _Prepared, built: Iterator[Built], stack: tuple[Path, ...]

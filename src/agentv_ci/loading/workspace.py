@@ -44,14 +44,17 @@ def _command(raw: Any, node: Node, ctx: LoadContext) -> list[str] | str | None:
     return None
 
 
-def _hook(raw: Any, node: Node, ctx: LoadContext, base_dir: Path) -> dict[str, Any] | None:
-    """The fields of one hook as written (`cwd` absolute); None when it is unusable."""
+def parse_hook(
+    raw: Any, node: Node, ctx: LoadContext, base_dir: Path, what: str = "a workspace hook"
+) -> dict[str, Any] | None:
+    """The fields of one hook as written (`cwd` absolute); None when it is unusable. Also reads a
+    matrix target's hooks (loading/execution.py), which `what` names."""
     if isinstance(raw, str | list):
         raw = {"command": raw}  # shorthand (agentv-ci): the command alone
     if not isinstance(raw, dict):
         ctx.error("E101", f"a hook must be a mapping, got {type_name(raw)}", node)
         return None
-    ctx.check_keys(raw, node, WORKSPACE_HOOK_KEYS - {"script"}, "a workspace hook", {"script": "`command`"})
+    ctx.check_keys(raw, node, WORKSPACE_HOOK_KEYS - {"script"}, what, {"script": "`command`"})
     hook: dict[str, Any] = {}
     key = "command" if "command" in raw else "script"
     if key in raw:
@@ -64,7 +67,7 @@ def _hook(raw: Any, node: Node, ctx: LoadContext, base_dir: Path) -> dict[str, A
         else:
             ctx.error("E103", f"reset must be one of {', '.join(RESETS)}", node.child("reset"))
     if "command" not in hook and "reset" not in hook and key not in raw and "reset" not in raw:
-        ctx.error("E102", "a workspace hook needs a `command` or a `reset`", node)
+        ctx.error("E102", f"{what} needs a `command` or a `reset`", node)
     if "cwd" in raw:
         if isinstance(raw["cwd"], str) and raw["cwd"]:
             cwd = safe_resolve(base_dir / raw["cwd"])
@@ -185,7 +188,7 @@ def _hooks(raw: Any, node: Node, ctx: LoadContext, base_dir: Path) -> dict[str, 
         hooks["enabled"] = raw["enabled"]
     for name in WORKSPACE_HOOKS:
         if name in raw:
-            hook = _hook(raw[name], node.child(name), ctx, base_dir)
+            hook = parse_hook(raw[name], node.child(name), ctx, base_dir)
             if hook is not None:
                 hooks[name] = hook
     return hooks

@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 
 from agentv_ci.model.source import SourceLocation
-from agentv_ci.model.workspace import WorkspaceSpec
+from agentv_ci.model.workspace import TargetHooks, WorkspaceSpec
 
 JsonValue = Any
 
@@ -83,6 +83,8 @@ class ExecutionSpec(msgspec.Struct, omit_defaults=True):
     fail_on_error: bool | None = None
     skip_defaults: bool = False
     target_location: SourceLocation | None = None  # where `target`/`targets` was written
+    # a suite's matrix entries that carry `hooks` / `use_target`, by target name (model/workspace.py)
+    target_hooks: dict[str, TargetHooks] | None = None
 
 
 class Turn(msgspec.Struct, omit_defaults=True):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import msgspec
 
+from agentv_ci.model.source import SourceLocation
+
 HOOK_NAMES = ("before_all", "before_each", "after_each", "after_all")
 SETUP_HOOKS = frozenset({"before_all", "before_each"})
 
@@ -20,6 +22,23 @@ class WorkspaceHook(msgspec.Struct, frozen=True, omit_defaults=True):
     cwd: str | None = None  # absolute; None = the workspace file's directory, else the eval file's
     timeout_ms: int | None = None
     env: dict[str, str] = {}
+
+
+class TargetHooks(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A matrix target's runner-specific setup (`execution.targets: [{name, use_target, hooks}]`).
+
+    The hooks run in the test's workspace around the workspace's own (AgentV v4.42.4): setup is
+    workspace `before_all`, target `before_all`; per test, workspace `before_each`, target
+    `before_each`; teardown per test target `after_each`, workspace `after_each`; then target
+    `after_all`, workspace `after_all`. `use_target` makes the entry's name an alias of another
+    target (when no targets file declares that name)."""
+
+    hooks: dict[str, WorkspaceHook] = {}
+    use_target: str | None = None
+    use_target_location: SourceLocation | None = None  # where `use_target` was written
+
+    def hook(self, name: str) -> WorkspaceHook | None:
+        return self.hooks.get(name)
 
 
 class WorkspaceRepo(msgspec.Struct, frozen=True, omit_defaults=True):

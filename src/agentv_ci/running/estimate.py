@@ -34,6 +34,7 @@ from agentv_ci.model.result import TargetResponse
 from agentv_ci.model.suite import GraderSpec, Message, Suite, Test
 from agentv_ci.prompting import reference_answer
 from agentv_ci.running.estimate_targets import TargetFacts, TargetFactsReader
+from agentv_ci.running.needs import matrix_alias
 from agentv_ci.running.recorded_usage import RecordedOutput, RecordedUsage
 from agentv_ci.running.token_count import MESSAGE_OVERHEAD, REPLY_PRIMING, TokenCounter, token_counter
 from agentv_ci.targets.system_prompt import with_default_system
@@ -95,7 +96,7 @@ class CostEstimator:
         """One job: `test` of `suite` against `target`, `attempts` times."""
         if not self.targets.any_priced(suite.path):
             return  # mocks and agents only (a mock's fixed `cost_usd` is the run's own to count)
-        facts = self.targets.target(suite.path, target)
+        facts = self.targets.target(suite.path, target, matrix_alias(test, target))
         # pass_at_k stops at the first pass: one attempt at the low end and, most tests passing, expected
         early = 1 if strategy == "pass_at_k" else attempts
         recorded = self.recorded.get((test.suite or suite.name, test.id, target)) if self.recorded else None

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentv_ci.errors import AgentvCiError
+from agentv_ci.model.source import SourceLocation
 from agentv_ci.targets.config import TargetsConfig, load_targets
 from agentv_ci.targets.factory import CheckedTarget
 from agentv_ci.targets.pricing import Price, lookup_price
@@ -42,7 +43,8 @@ class TargetFactsReader:
         self._configs: dict[Path, TargetsConfig | None] = {}
         self._by_suite: dict[str, TargetsConfig | None] = {}
         self._facts: dict[tuple[int, str], TargetFacts] = {}
-        self._by_name: dict[tuple[str, str], TargetFacts] = {}  # (eval path, name): asked per test
+        self._by_name: dict[tuple[str, str, str | None], TargetFacts] = {}  # (eval path, name, alias)
+        self._aliased: dict[tuple[int, str, str], TargetsConfig] = {}
         self._graders: dict[tuple[str, str, str | None], str] = {}
         self._any_priced: dict[str, bool] = {}
 
@@ -60,17 +62,25 @@ class TargetFactsReader:
         config = self._by_suite[suite_path] = self._configs[directory]
         return config
 
-    def target(self, suite_path: str, name: str) -> TargetFacts:
-        known = self._by_name.get((suite_path, name))
+    def target(
+        self, suite_path: str, name: str, alias: tuple[str, SourceLocation | None] | None = None
+    ) -> TargetFacts:
+        """The facts of target `name` (`alias`: the eval file's matrix `use_target` for it)."""
+        known = self._by_name.get((suite_path, name, alias[0] if alias else None))
         if known is not None:
             return known
         config = self.config(suite_path)
+        if config is not None and alias is not None and name not in config.targets:
+            aliased = self._aliased.get((id(config), name, alias[0]))
+            if aliased is None:
+                aliased = self._aliased[(id(config), name, alias[0])] = config.with_alias(name, *alias)
+            config = aliased
         if config is None:
             facts = TargetFacts(name, note="targets file unreadable")
         else:
             key = (id(config), name)
             facts = self._facts.get(key) or self._facts.setdefault(key, _read(config, name))
-        self._by_name[(suite_path, name)] = facts
+        self._by_name[(suite_path, name, alias[0] if alias else None)] = facts
         return facts
 
     def any_priced(self, suite_path: str) -> bool:

@@ -109,7 +109,7 @@ class DefinitionFingerprints:
     and target identities are computed once per run. Nothing is kept per job."""
 
     def __init__(self) -> None:
-        self._targets: dict[tuple[Path | None, str], msgspec.Raw] = {}
+        self._targets: dict[tuple[Path | None, str, str | None], msgspec.Raw] = {}
         self._files: dict[str, str | None] = {}
         self._named: dict[tuple[str, str], str | None] = {}
 
@@ -126,7 +126,11 @@ class DefinitionFingerprints:
     def _fingerprint(
         self, test: Test, eval_path: str, threshold: float, target: str, targets: TargetsConfig | None
     ) -> str:
-        key = (targets.path if targets is not None else None, target)
+        key = (
+            (targets.path, target, targets.aliased.get(target))
+            if targets is not None
+            else (None, target, None)
+        )
         identity = self._targets.get(key)
         if identity is None:
             identity = self._targets[key] = msgspec.Raw(_ENCODER.encode(target_identity(target, targets)))

@@ -4,16 +4,35 @@ grader targets their model graders ask, gathered while the jobs are first planne
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
+from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import GraderSpec, Test
 from agentv_ci.running.plan import Job
 
-__all__ = ["MODEL_GRADERS", "Need", "RunNeeds"]
+__all__ = ["MODEL_GRADERS", "Need", "RunNeeds", "matrix_alias"]
 
 MODEL_GRADERS = frozenset({"llm-grader", "rubrics"})  # graders that ask a grader target
 
-# ("target", eval path, target) or ("grader", eval path, target, the model grader's own `target`)
-Need = tuple[str, str, str] | tuple[str, str, str, str | None]
+
+class Need(NamedTuple):
+    """("target", eval path, target) or ("grader", eval path, target, the model grader's own
+    `target`); `alias`: the `use_target` (and where it is written) of the eval file's matrix entry
+    for `target`, which makes the name an alias when no targets file declares it."""
+
+    kind: str
+    eval_path: str
+    target: str
+    grader: str | None = None
+    alias: tuple[str, SourceLocation | None] | None = None
+
+
+def matrix_alias(test: Test, target: str) -> tuple[str, SourceLocation | None] | None:
+    """The `use_target` of `test`'s matrix entry named `target`, and where it is written."""
+    entry = (test.execution.target_hooks or {}).get(target)
+    if entry is None or entry.use_target is None:
+        return None
+    return entry.use_target, entry.use_target_location
 
 
 class RunNeeds:
@@ -34,12 +53,14 @@ class RunNeeds:
 
         self.jobs += 1
         needs = self._needs
-        needs.setdefault(("target", eval_path, target))
+        alias = matrix_alias(test, target)
+        needs.setdefault(Need("target", eval_path, target, None, alias))
         specs = graders_for(test) if not test.turns else [*graders_for(test), *_turn_graders(test)]
         for spec in specs:
             if spec.type in MODEL_GRADERS:
                 own = spec.config.get("target")
-                needs.setdefault(("grader", eval_path, target, own if isinstance(own, str) and own else None))
+                own = own if isinstance(own, str) and own else None
+                needs.setdefault(Need("grader", eval_path, target, own, alias))
 
     def __iter__(self) -> Iterator[Need]:
         return iter(self._needs)

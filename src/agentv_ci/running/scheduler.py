@@ -27,9 +27,10 @@ from agentv_ci.running.fingerprints import DefinitionFingerprints
 from agentv_ci.running.needs import RunNeeds
 from agentv_ci.running.plan import Job
 from agentv_ci.running.rows import unfinished_result
-from agentv_ci.running.workspace import HookError, Lease, WorkspaceManager, workspace_of
+from agentv_ci.running.target_configs import TargetConfigs, TargetKey, setup_of
+from agentv_ci.running.workspace import HookError, Lease, WorkspaceManager
 from agentv_ci.targets.answer_cap import DEFAULT_MAX_ANSWER_BYTES, AnswerCap
-from agentv_ci.targets.config import TargetsConfig, load_targets
+from agentv_ci.targets.config import TargetsConfig
 from agentv_ci.targets.plugin_faults import invoke_target
 from agentv_ci.targets.replay import ReplayRecorder
 
@@ -71,14 +72,13 @@ class Runner:
         self.workspaces = WorkspaceManager(
             options.run_id, self.warnings, workers=options.workers, keep=options.keep_workspaces
         )
-        self._configs: dict[Path, TargetsConfig] = {}
-        self._by_suite: dict[str, TargetsConfig] = {}
+        self.configs = TargetConfigs(options.targets_file, options.env, self.warnings)
         self._eval_paths: dict[str, Path] = {}
-        self._targets: dict[tuple[Path | None, str], TargetPlugin] = {}
+        self._targets: dict[TargetKey, TargetPlugin] = {}
         self._cache_keys = CacheKeys(self.warnings)
         self.answer_cap = AnswerCap(options.max_answer_bytes, self.warnings)
         self._definitions = DefinitionFingerprints()
-        self._callers: dict[tuple[Path | None, str], GraderTargetCaller | None] = {}
+        self._callers: dict[TargetKey, GraderTargetCaller | None] = {}
         self._limits: dict[int, asyncio.Semaphore] = {}
         self.not_run = 0
         self._checked: set[tuple[int, str]] = set()
@@ -87,17 +87,7 @@ class Runner:
 
     # ------------------------------------------------------------------ setup
     def _config_for(self, suite_path: str) -> TargetsConfig:
-        config = self._by_suite.get(suite_path)
-        if config is None:
-            directory = Path(suite_path).parent
-            config = self._configs.get(directory)
-            if config is None:
-                config = load_targets(
-                    Path(suite_path), explicit=self.options.targets_file, env=self.options.env
-                )
-                self._configs[directory] = config
-            self._by_suite[suite_path] = config
-        return config
+        return self.configs.for_suite(suite_path)
 
     def _target_workers(self, config: TargetsConfig, name: str) -> int | None:
         """A target's own `workers:` in targets.yaml: at most that many calls to it in flight."""
@@ -108,7 +98,7 @@ class Runner:
 
     def definition_fingerprint(self, job: Job) -> str:
         """The job's test-definition fingerprint (see running/fingerprints.py)."""
-        return self._definitions.of_job(job, self._config_for(job.suite.path))
+        return self._definitions.of_job(job, self.configs.for_job(job))
 
     def _eval_path(self, suite_path: str) -> Path:
         """The eval path as results show it (relative to cwd when below it), computed once per suite."""
@@ -130,9 +120,9 @@ class Runner:
         if self.needs is None:
             self.needs = RunNeeds.of(self.jobs)
         for need in self.needs:
-            path, target = need[1], str(need[2])
-            config = self._config_for(str(path))
-            key = (config.eval_dir, target)
+            path, target = need.eval_path, need.target
+            config = self.configs.with_alias(self._config_for(path), target, need.alias)
+            key = self.configs.key(config, target)
             if key not in self._targets:
                 self._targets[key] = create_target(target, config, dry_run=self.options.dry_run)
                 limit = self._target_workers(config, target)
@@ -149,8 +139,7 @@ class Runner:
             if need[0] == "grader" and isinstance(caller, GraderCaller):
                 # the grader targets the job's llm-graders ask: an unknown one, or its missing API key,
                 # fails before the run, not halfway through it (a dry run checks the names too)
-                own = need[3] if len(need) > 3 else None
-                name = caller.override or own or caller.default
+                name = caller.override or need.grader or caller.default
                 if name and name != target and (id(caller), name) not in self._checked:
                     self._checked.add((id(caller), name))
                     caller.instance(name)
@@ -254,8 +243,8 @@ class Runner:
         key: str | None = None
         hit: TargetResponse | None = None
         if cache is not None:
-            part = self._cache_keys.target_part(target, job.target, self._config_for(job.suite.path))
-            key = self._cache_keys.key(part, request, workspace_of(job.test, job.suite))
+            part = self._cache_keys.target_part(target, job.target, self.configs.for_job(job))
+            key = self._cache_keys.key(part, request, setup_of(job))
             hit = cache.get(key) if key is not None else None
         if hit is not None:
             response = hit  # no new spend
@@ -287,9 +276,9 @@ class Runner:
     async def run_attempt(self, job: Job, attempt: int, fingerprint: str | None = None) -> TestResult:
         from agentv_ci.grading import grade_test
 
-        config = self._config_for(job.suite.path)
-        target = self._targets[(config.eval_dir, job.target)]
-        caller = self._callers[(config.eval_dir, job.target)]
+        config = self.configs.for_job(job)
+        target = self._targets[self.configs.key(config, job.target)]
+        caller = self._callers[self.configs.key(config, job.target)]
         test = job.test
         eval_path = self._eval_path(job.suite.path)
         dry_run = self.options.dry_run
@@ -297,7 +286,9 @@ class Runner:
         lease: Lease | None = None
         started_at = now_millis()
         try:
-            lease = await self.workspaces.enter(job.suite, test, job.target)
+            lease = await self.workspaces.enter(
+                job.suite, test, job.target, self.configs.hooks(job, str(eval_path))
+            )
             workspace = lease.slot.path if lease is not None else None
             inline = getattr(target, "inline_files", True)
 

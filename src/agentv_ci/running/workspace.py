@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,31 +35,21 @@ from pathlib import Path
 import msgspec
 
 from agentv_ci.model.suite import Suite, Test
-from agentv_ci.model.workspace import WorkspaceHook, WorkspaceSpec
-from agentv_ci.prompting import render_input
-from agentv_ci.running.hooks import (
-    SETUP_TIMEOUT_MS,
-    TEARDOWN_TIMEOUT_MS,
-    HookContext,
-    HookOutcome,
-    run_hook,
+from agentv_ci.model.workspace import TargetHooks, WorkspaceSpec
+from agentv_ci.running.lifecycle import (
+    AFTER_ALL_ID,
+    BEFORE_ALL_ID,
+    TARGET_AFTER_ALL_ID,
+    TARGET_BEFORE_ALL_ID,
+    HookError,
+    HookRunner,
+    preflight,
 )
 from agentv_ci.running.repos import RepoCache, RepoError
 from agentv_ci.running.snapshots import Snapshot, take_snapshot
-from agentv_ci.security.confinement import real_path
 from agentv_ci.security.worktrees import work_tree_touched_by
 
-BEFORE_ALL_ID = "__before_all__"
-AFTER_ALL_ID = "__after_all__"
-
-
-class HookError(Exception):
-    """A workspace could not be prepared for a test (a setup hook, a clone, a reset, preflight)."""
-
-    def __init__(self, message: str, *, stage: str = "setup", reason: str = "script_error") -> None:
-        super().__init__(message)
-        self.stage = stage
-        self.reason = reason
+__all__ = ["AFTER_ALL_ID", "BEFORE_ALL_ID", "HookError", "Lease", "Slot", "WorkspaceManager", "workspace_of"]
 
 
 def workspace_of(test: Test, suite: Suite) -> WorkspaceSpec | None:
@@ -75,6 +64,7 @@ class Slot:
     spec: WorkspaceSpec
     eval_dir: Path
     owned: bool = True  # False for `mode: static`: never deleted
+    target_hooks: TargetHooks | None = None  # the matrix target's hooks (running/lifecycle.py)
     cloned: set[str] = field(default_factory=set)  # repo paths this run cloned (reset to their commit)
     snapshots: list[Snapshot] = field(default_factory=list)  # the rest, for resets
 
@@ -125,47 +115,15 @@ class WorkspaceManager:
         self.keep = keep
         self.protected = protected  # what the run writes (output, cache): a reset never touches it
         self.repos = repos or RepoCache()
-        self._groups: dict[tuple[str, str, bytes], _Group] = {}
-
-    # ------------------------------------------------------------------ hooks
-    @staticmethod
-    def _hook_cwd(hook: WorkspaceHook, spec: WorkspaceSpec, eval_dir: Path) -> Path | None:
-        """Where the hook runs; None when its `cwd` (a real path when it was loaded, inside the
-        repository) has become a symlink to somewhere else since."""
-        if hook.cwd is not None:
-            return Path(hook.cwd) if real_path(hook.cwd) == Path(hook.cwd) else None
-        return Path(spec.base_dir or eval_dir)
-
-    async def _run(self, name: str, spec: WorkspaceSpec, eval_dir: Path, context: HookContext) -> HookOutcome:
-        hook = spec.hook(name)
-        if hook is None or hook.command is None:
-            return HookOutcome(True)
-        default = SETUP_TIMEOUT_MS if name in ("before_all", "before_each") else TEARDOWN_TIMEOUT_MS
-        cwd = self._hook_cwd(hook, spec, eval_dir)
-        if cwd is None:
-            return HookOutcome(
-                False, f"hook cwd {hook.cwd} now resolves to {real_path(str(hook.cwd))}: refused"
-            )
-        return await run_hook(
-            hook.command,
-            cwd=cwd,
-            context=context,
-            timeout_ms=hook.timeout_ms or default,
-            env={**spec.env, **hook.env},
-        )
-
-    def _context(self, path: Path, test: Test | None, test_id: str | None = None) -> HookContext:
-        return HookContext(
-            workspace_path=path,
-            test_id=test_id or (test.id if test else BEFORE_ALL_ID),
-            eval_run_id=self.run_id,
-            case_input=render_input(test.input, inline_files=False) if test else None,
-            case_metadata=test.metadata if test else None,
-        )
+        self._groups: dict[tuple[str, str, bytes, bytes], _Group] = {}
+        self.hooks = HookRunner(run_id)
 
     # ------------------------------------------------------------------ materialising
-    async def _materialise(self, spec: WorkspaceSpec, eval_dir: Path, test: Test | None) -> Slot:
-        """A prepared workspace: template, repos, preflight, before_all, baseline. Raises HookError."""
+    async def _materialise(
+        self, spec: WorkspaceSpec, eval_dir: Path, test: Test | None, targets: TargetHooks | None
+    ) -> Slot:
+        """A prepared workspace: template, repos, preflight, before_all (the workspace's, then the
+        target's), baseline. Raises HookError."""
         static = spec.mode == "static" and spec.path is not None
         if static:
             assert spec.path is not None
@@ -181,7 +139,7 @@ class WorkspaceManager:
             path.mkdir(parents=True, exist_ok=True)
         else:
             path, fresh = Path(tempfile.mkdtemp(prefix="agentv-ci-ws-")), True
-        slot = Slot(path=path, spec=spec, eval_dir=eval_dir, owned=not static)
+        slot = Slot(path=path, spec=spec, eval_dir=eval_dir, owned=not static, target_hooks=targets)
         try:
             if spec.template and fresh:
                 try:
@@ -209,11 +167,15 @@ class WorkspaceManager:
                         stage="repo_setup",
                         reason="clone_error",
                     ) from None
-            await self._preflight(spec, path)
-            context = self._context(path, test, None if test else BEFORE_ALL_ID)
-            outcome = await self._run("before_all", spec, eval_dir, context)
+            await preflight(spec, path)
+            context = self.hooks.context(path, test, None if test else BEFORE_ALL_ID)
+            outcome = await self.hooks.workspace("before_all", spec, eval_dir, context)
             if not outcome.ok:
                 raise HookError(f"before_all: {outcome.message}")
+            context = self.hooks.context(path, test, None if test else TARGET_BEFORE_ALL_ID)
+            outcome = await self.hooks.target("before_all", targets, spec, eval_dir, context)
+            if not outcome.ok:
+                raise HookError(outcome.message)
             if spec.resets:
                 await self._snapshot(slot)
         except BaseException:
@@ -233,25 +195,6 @@ class WorkspaceManager:
             except RepoError as exc:
                 self.warnings.append(f"{directory}: no snapshot for resets ({exc}); it is not reset")
 
-    @staticmethod
-    async def _preflight(spec: WorkspaceSpec, path: Path) -> None:
-        missing = [f"command: {c}" for c in spec.required_commands if shutil.which(c) is None]
-        for module in spec.required_python_modules:
-            process = await asyncio.create_subprocess_exec(
-                shutil.which("python3") or sys.executable,
-                "-c",
-                f"import {module}",
-                cwd=str(path),
-                stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.DEVNULL,
-            )
-            if await process.wait() != 0:
-                missing.append(f"python module: {module}")
-        if missing:
-            raise HookError(
-                "preflight checks failed, missing: " + ", ".join(missing), reason="preflight_error"
-            )
-
     async def _reset(self, slot: Slot, spec: WorkspaceSpec, mode: str | None) -> None:
         if mode in (None, "none"):
             return
@@ -263,18 +206,20 @@ class WorkspaceManager:
             await snapshot.restore(mode)
 
     # ------------------------------------------------------------------ shared slots
-    def _group(self, suite: Suite, target: str, spec: WorkspaceSpec) -> _Group:
-        setup = msgspec.structs.replace(
-            spec, hooks={k: v for k, v in spec.hooks.items() if k in ("before_all", "after_all")}
-        )
-        key = (suite.path, target, msgspec.json.encode(setup))
+    def _group(self, suite: Suite, target: str, spec: WorkspaceSpec, targets: TargetHooks | None) -> _Group:
+        once = ("before_all", "after_all")
+        setup = msgspec.structs.replace(spec, hooks={k: v for k, v in spec.hooks.items() if k in once})
+        own = {k: v for k, v in targets.hooks.items() if k in once} if targets else {}
+        key = (suite.path, target, msgspec.json.encode(setup), msgspec.json.encode(own))
         group = self._groups.get(key)
         if group is None:
             pooled = spec.mode == "pooled" or (spec.mode is None and bool(spec.repos))
             group = self._groups[key] = _Group(max_slots=self.workers if pooled else 1)
         return group
 
-    async def _acquire(self, group: _Group, spec: WorkspaceSpec, eval_dir: Path) -> Slot:
+    async def _acquire(
+        self, group: _Group, spec: WorkspaceSpec, eval_dir: Path, targets: TargetHooks | None
+    ) -> Slot:
         async with group.condition:
             while True:
                 if group.failure is not None:
@@ -286,7 +231,7 @@ class WorkspaceManager:
                     break
                 await group.condition.wait()
         try:
-            slot = await self._materialise(spec, eval_dir, None)
+            slot = await self._materialise(spec, eval_dir, None, targets)
         except HookError as exc:
             async with group.condition:
                 group.building -= 1
@@ -309,44 +254,56 @@ class WorkspaceManager:
             group.condition.notify()
 
     # ------------------------------------------------------------------ per test
-    async def enter(self, suite: Suite, test: Test, target: str = "") -> Lease | None:
-        """The test's workspace, prepared and `before_each` run; raises `HookError` when setup fails."""
+    async def enter(
+        self, suite: Suite, test: Test, target: str = "", targets: TargetHooks | None = None
+    ) -> Lease | None:
+        """The test's workspace, prepared and `before_each` run (the workspace's, then the target's
+        `targets` hooks); raises `HookError` when setup fails."""
         spec = workspace_of(test, suite)
         if spec is None:
             return None
         eval_dir = Path(suite.path).parent
         if spec.isolation == "per_test":
-            lease = Lease(await self._materialise(spec, eval_dir, test), None)
+            lease = Lease(await self._materialise(spec, eval_dir, test, targets), None)
         else:
-            group = self._group(suite, target, spec)
-            lease = Lease(await self._acquire(group, spec, eval_dir), group)
+            group = self._group(suite, target, spec, targets)
+            lease = Lease(await self._acquire(group, spec, eval_dir, targets), group)
         try:
             hook = spec.hook("before_each")
             try:
                 await self._reset(lease.slot, spec, hook.reset if hook else None)
             except RepoError as exc:
                 raise HookError(f"before_each reset failed: {exc}") from None
-            outcome = await self._run("before_each", spec, eval_dir, self._context(lease.slot.path, test))
+            context = self.hooks.context(lease.slot.path, test)
+            outcome = await self.hooks.workspace("before_each", spec, eval_dir, context)
             if not outcome.ok:
                 raise HookError(f"before_each: {outcome.message}")
+            outcome = await self.hooks.target("before_each", targets, spec, eval_dir, context)
+            if not outcome.ok:
+                raise HookError(outcome.message)
         except BaseException:
             await self._give_back(lease, test, spec)
             raise
         return lease
 
     async def leave(self, suite: Suite, test: Test, lease: Lease | None) -> None:
-        """Teardown after a test: `after_each` reset and command (warnings only)."""
+        """Teardown after a test: the target's `after_each`, then the workspace's `after_each` reset
+        and command (warnings only)."""
         if lease is None:
             return
         spec = workspace_of(test, suite) or lease.slot.spec
+        context = self.hooks.context(lease.slot.path, test)
+        outcome = await self.hooks.target(
+            "after_each", lease.slot.target_hooks, spec, lease.slot.eval_dir, context
+        )
+        if not outcome.ok:
+            self.warnings.append(f"{test.id}: {outcome.message}")
         hook = spec.hook("after_each")
         try:
             await self._reset(lease.slot, spec, hook.reset if hook else None)
         except RepoError as exc:
             self.warnings.append(f"{test.id}: after_each reset failed: {exc}")
-        outcome = await self._run(
-            "after_each", spec, lease.slot.eval_dir, self._context(lease.slot.path, test)
-        )
+        outcome = await self.hooks.workspace("after_each", spec, lease.slot.eval_dir, context)
         if not outcome.ok:
             self.warnings.append(f"{test.id}: after_each: {outcome.message}")
         await self._give_back(lease, test, spec)
@@ -355,19 +312,31 @@ class WorkspaceManager:
         if lease.group is not None:
             await self._release(lease.group, lease.slot)
             return
-        outcome = await self._run(
-            "after_all", spec, lease.slot.eval_dir, self._context(lease.slot.path, test, AFTER_ALL_ID)
-        )
+        slot = lease.slot
+        context = self.hooks.context(slot.path, test, TARGET_AFTER_ALL_ID)
+        outcome = await self.hooks.target("after_all", slot.target_hooks, spec, slot.eval_dir, context)
+        if not outcome.ok:
+            self.warnings.append(f"{test.id}: {outcome.message}")
+        context = self.hooks.context(slot.path, test, AFTER_ALL_ID)
+        outcome = await self.hooks.workspace("after_all", spec, slot.eval_dir, context)
         if not outcome.ok:
             self.warnings.append(f"{test.id}: after_all: {outcome.message}")
-        lease.slot.discard(delete=not self.keep)
+        slot.discard(delete=not self.keep)
 
     async def close(self) -> None:
-        """`after_all` on every shared slot, then delete the slots the run made (unless kept)."""
+        """`after_all` on every shared slot (the target's on each slot of a group, then the
+        workspace's), then delete the slots the run made (unless kept)."""
         for group in self._groups.values():
             for slot in group.slots:
-                context = self._context(slot.path, None, AFTER_ALL_ID)
-                outcome = await self._run("after_all", slot.spec, slot.eval_dir, context)
+                context = self.hooks.context(slot.path, None, TARGET_AFTER_ALL_ID)
+                outcome = await self.hooks.target(
+                    "after_all", slot.target_hooks, slot.spec, slot.eval_dir, context
+                )
+                if not outcome.ok:
+                    self.warnings.append(f"{slot.path}: {outcome.message}")
+            for slot in group.slots:
+                context = self.hooks.context(slot.path, None, AFTER_ALL_ID)
+                outcome = await self.hooks.workspace("after_all", slot.spec, slot.eval_dir, context)
                 if not outcome.ok:
                     self.warnings.append(f"{slot.path}: after_all: {outcome.message}")
                 slot.discard(delete=not self.keep)

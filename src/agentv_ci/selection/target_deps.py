@@ -39,7 +39,11 @@ def suite_target_names(suite: Suite, config: TargetsConfig, forced: Sequence[str
         names.update(own or suite_names or [DEFAULT_TARGET])
     if not suite.tests:
         names.update(suite_names or [DEFAULT_TARGET])
-    return names
+    aliases = suite.execution.target_hooks or {}  # the eval file's `{name, use_target}` entries
+    return {
+        entry.use_target if (entry := aliases.get(n)) and entry.use_target and n not in config.targets else n
+        for n in names
+    }
 
 
 def runs_code(definition: TargetDefinition) -> bool:

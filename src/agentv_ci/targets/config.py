@@ -8,7 +8,7 @@ nearest `.env` files); `use_target` makes an alias, followed at most 10 levels (
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +88,7 @@ class TargetsConfig:
     env: Mapping[str, str] = field(default_factory=dict)
     eval_dir: Path | None = None  # the directory of the eval file these targets run
     inherited_from: dict[str, Path] = field(default_factory=dict)  # name -> the farther file declaring it
+    aliased: dict[str, str] = field(default_factory=dict)  # name -> use_target, from an eval file's matrix
 
     @property
     def base_dir(self) -> Path:
@@ -103,6 +104,24 @@ class TargetsConfig:
 
     def names(self) -> list[str]:
         return list(self.targets)
+
+    def with_alias(self, name: str, use_target: str, location: SourceLocation | None) -> TargetsConfig:
+        """This file's targets plus an eval file's matrix entry `{name, use_target}` (AgentV: an alias
+        the eval file declares, used only when no targets file declares `name`)."""
+        if name in self.targets:
+            return self
+        where = location or SourceLocation(str(self.path or self.base_dir))
+        alias = TargetDefinition(
+            name=name,
+            provider=None,
+            fields={},
+            location=where,
+            key_locations={"use_target": where},
+            use_target=use_target,
+        )
+        return replace(
+            self, targets={**self.targets, name: alias}, aliased={**self.aliased, name: use_target}
+        )
 
     def resolve(self, name: str) -> TargetDefinition:
         """The concrete definition behind `name`, following `use_target` aliases."""

@@ -229,7 +229,7 @@ class TargetChecker:
         self.cli_targets = tuple(dict.fromkeys(cli_targets))  # `--target`: replaces every suite's own
         self._configs: dict[Path, TargetsConfig | Diagnostic] = {}
         self._by_eval: dict[str, TargetsConfig | Diagnostic] = {}  # eval path -> its targets file
-        self._checked: dict[tuple[str, str], list[Diagnostic]] = {}
+        self._checked: dict[tuple[str, str, str | None], list[Diagnostic]] = {}
         self.used: dict[Path, set[str]] = {}  # targets file -> the target names suites use
 
     def check(self, suite: Suite, used: dict[str, SourceLocation | None] | None = None) -> list[Diagnostic]:
@@ -245,7 +245,15 @@ class TargetChecker:
             names = used if used is not None else self._used_targets(suite, config)
         if config.path is not None:
             self.used.setdefault(config.path.resolve(), set()).update(names)
+        aliases = suite.execution.target_hooks or {}
         for name, written_at in names.items():
+            entry = aliases.get(name)
+            if entry is not None and entry.use_target is not None and name not in config.targets:
+                # the eval file's matrix alias (`{name, use_target}`): its `use_target` is what is checked
+                aliased = config.with_alias(name, entry.use_target, entry.use_target_location)
+                where = entry.use_target_location if written_at is not None else None
+                diagnostics.extend(self._check_name(name, aliased, where, suite.path))
+                continue
             diagnostics.extend(self._check_name(name, config, written_at, suite.path))
         return diagnostics
 
@@ -282,7 +290,7 @@ class TargetChecker:
     def _check_name(
         self, name: str, config: TargetsConfig, written_at: SourceLocation | None, eval_path: str
     ) -> list[Diagnostic]:
-        key = (str(config.path), name)
+        key = (str(config.path), name, config.aliased.get(name))
         if key not in self._checked:
             found, checked = _check(
                 name,
