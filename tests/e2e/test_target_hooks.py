@@ -300,3 +300,28 @@ def test_target_hooks_without_a_workspace_are_not_run_and_the_run_says_so(tmp_pa
     assert "its matrix hooks run in the test's workspace" in done.stderr
     checked = run_cli("validate", str(project / "evals"), cwd=project, env=_env(tmp_path))
     assert "warning[W106]: the hooks of matrix target(s) 'alpha' never run" in checked.stdout, checked.stdout
+
+
+def test_per_test_workspaces_get_the_targets_before_all_and_after_all_too(tmp_path: Path) -> None:
+    project = _project(tmp_path, _entry("alpha"))
+    eval_file = project / "evals" / "matrix.eval.yaml"
+    eval_file.write_text(
+        eval_file.read_text().replace(
+            "  template: ./template\n", "  template: ./template\n  isolation: per_test\n"
+        )
+    )
+    done, out = _run(project, tmp_path, "--workers", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert all(row["score"] == 1.0 for row in _rows(out).values())
+    grouped = _by_workspace(_log(project))
+    assert len(grouped) == 2  # a fresh workspace per test
+    for test, lines in zip(("t1", "t2"), grouped.values(), strict=True):
+        # agentv-ci: the target's before_all / after_all run on each test's own workspace, after /
+        # before the workspace's (AgentV runs them on a shared workspace only)
+        assert lines == [
+            ("before_all", "-", test),
+            ("before_all", "alpha", test),
+            *_expected_for("alpha", [test])[2:6],
+            ("after_all", "alpha", "__target_after_all__"),
+            ("after_all", "-", "__after_all__"),
+        ]
