@@ -7,6 +7,7 @@ import math
 
 from agentv_ci.model.estimate import CostEstimate, EstimateLine, Span
 from agentv_ci.model.result import RunSummary
+from agentv_ci.text_safety import neutralise_workflow_commands, printable
 
 __all__ = ["budget_refusal", "cost_line", "estimate_table", "estimate_total", "usd"]
 
@@ -39,16 +40,19 @@ def _count(span: Span) -> str:
 
 
 def _who(line: EstimateLine) -> str:
+    """`target NAME (MODEL)`: names from targets.yaml, which a pull request may change, kept to one
+    printable line and unable to start a `::` workflow command in the Action's log."""
     role = "target" if line.role == "target" else "grader target"
-    model = f" ({line.model})" if line.model else ""
-    return f"{role} {line.target}{model}"
+    model = f" ({printable(line.model)})" if line.model else ""
+    return neutralise_workflow_commands(f"{role} {printable(line.target)}{model}")
 
 
 def estimate_total(estimate: CostEstimate) -> str:
     """`$0.0012-$0.0400 (expected ~$0.0050)`, plus what it leaves out."""
     text = f"{usd_range(estimate.cost_usd)} (expected ~{usd(estimate.cost_usd.expected)})"
     if estimate.unpriced:
-        text += f", not counting {', '.join(estimate.unpriced)} (no price)"
+        names = ", ".join(printable(name) for name in estimate.unpriced)
+        text += neutralise_workflow_commands(f", not counting {names} (no price)")
     return text
 
 

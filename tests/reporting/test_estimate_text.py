@@ -1,0 +1,28 @@
+"""The cost estimate as text: ranges rounded outwards, names kept to one safe line."""
+
+from __future__ import annotations
+
+from agentv_ci.model.estimate import CostEstimate, EstimateLine, Span
+from agentv_ci.reporting.estimate_text import estimate_table, usd, usd_range
+
+
+def test_a_printed_range_is_never_narrower_than_the_estimate() -> None:
+    assert usd_range(Span(0.0123449, 0.02, 0.0876501)) == "$0.0123-$0.0877"
+    assert usd_range(Span(1.234, 2.0, 5.671)) == "$1.23-$5.68"
+    assert usd(0.0000015) == "$0.000002" and usd(0) == "$0"
+
+
+def test_a_target_name_cannot_start_a_workflow_command_in_the_log() -> None:
+    line = EstimateLine(
+        role="target",
+        target="bot\n::error::injected",
+        requests=Span(1, 1, 1),
+        input_tokens=Span(1, 2, 3),
+        output_tokens=Span(1, 2, 3),
+        model="gpt-4o\n::set-output name=x::y",
+        cost_usd=Span(0.001, 0.002, 0.003),
+    )
+    estimate = CostEstimate([line], Span(0.001, 0.002, 0.003), "chars/4", "max_tokens and defaults")
+    text = "\n".join(estimate_table(estimate))
+    assert not any(row.lstrip().startswith("::") for row in text.splitlines())
+    assert "target bot\\n::error::injected (gpt-4o\\n::set-output name=x::y): 1 request(s)" in text
