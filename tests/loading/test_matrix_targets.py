@@ -74,7 +74,7 @@ def test_target_hooks_are_checked_like_workspace_hooks(tmp_path: Path) -> None:
         execution:
           targets:
             - name: a
-              use_target: ""
+              use_target: 7
               hooks:
                 before_each: {command: "cat '{{case_input}}'"}
                 after_each: {reset: fast}
@@ -88,8 +88,8 @@ def test_target_hooks_are_checked_like_workspace_hooks(tmp_path: Path) -> None:
         """,
     )
     got = sorted((d.code, d.line) for d in result.diagnostics)
-    # an empty use_target; data inside quotes in a shell string and in python code (E501); a reset,
-    # which a target hook does not run (W110, as AgentV ignores it); an unknown hook point (W101)
+    # a use_target that is not a name; data inside quotes in a shell string and in python code (E501);
+    # a reset, which a target hook does not run (W110, as AgentV ignores it); an unknown hook point (W101)
     assert got == [("E101", 4), ("E501", 6), ("E501", 9), ("W101", 8), ("W110", 7)]
 
 
@@ -107,3 +107,23 @@ def test_hooks_with_no_workspace_anywhere_warn_that_they_never_run(tmp_path: Pat
     assert "'a' never run" in result.diagnostics[0].message
     with_one = text.replace("criteria: c\n", "criteria: c\n            workspace: {template: .}\n")
     assert codes(load_text(tmp_path, with_one)) == []
+
+
+def test_an_empty_use_target_is_no_alias_as_agentv(tmp_path: Path) -> None:
+    # AgentV's bug-fix benchmark writes `use_target: ${{ AGENT_TARGET }}`: unset, the entry is a name
+    result = load_text(
+        tmp_path,
+        """\
+        execution:
+          targets: [{name: a, use_target: "${{ AGENT_TARGET }}", hooks: {before_each: {command: [echo]}}}]
+        workspace: {template: .}
+        tests:
+          - id: a
+            input: hi
+            criteria: c
+        """,
+    )
+    assert codes(result) == []
+    assert result.suite is not None
+    entry = (result.suite.tests[0].execution.target_hooks or {})["a"]
+    assert entry.use_target is None and entry.hooks["before_each"].command == ["echo"]

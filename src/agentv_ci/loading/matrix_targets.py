@@ -79,8 +79,8 @@ def _entry(item: dict[str, Any], where: Node, ctx: LoadContext) -> TargetHooks |
     use_target: str | None = None
     if "use_target" in item:
         value = item["use_target"]
-        if isinstance(value, str) and value.strip():
-            use_target = value.strip()
+        if isinstance(value, str):  # empty (an unset `${{ VAR }}`): no alias, as AgentV
+            use_target = value.strip() or None
         else:
             ctx.error("E101", "use_target must be the name of a target", where.child("use_target"))
     hooks: dict[str, WorkspaceHook] = {}
