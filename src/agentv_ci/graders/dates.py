@@ -1,10 +1,18 @@
-"""Calendar dates in the formats `field-accuracy` understands (AgentV's list), honouring declared
-formats for ambiguous day/month orders: `05/03/2024` with `DD/MM/YYYY` is 5 March."""
+"""Calendar dates as AgentV v4.42.4's field-accuracy `parseDate` reads them: JavaScript's
+`new Date(text)` first (V8's parser, see js_date_parse: `03/05/24` is 5 March 2024, `20240305` is no
+date), then `15-JAN-2025`, then `DD/MM/YYYY` or `MM/DD/YYYY` by the declared `formats` (only reached
+when `new Date` fails, e.g. `13/05/2024`), except that a single declared day/month order decides
+`NN/NN/YYYY` first (see `_declared_order`). Days are compared in UTC: the machine zone AgentV would
+use is pinned to UTC, as on CI runners."""
 
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
+from collections.abc import Sequence
+
+from agentv_ci.graders.js_calendar import days_from_civil, utc_day
+from agentv_ci.graders.js_date_parse import MAX_TIME_MS, js_date_ms
+from agentv_ci.graders.js_numbers import js_trim
 
 DEFAULT_DATE_FORMATS = (
     "YYYY-MM-DDTHH:mm:ssZ",
@@ -16,8 +24,8 @@ DEFAULT_DATE_FORMATS = (
     "MM-DD-YYYY",
     "DD-MM-YYYY",
 )
-MONTHS = {
-    name: index + 1
+_MONTH_NAMES = {
+    name: index
     for index, names in enumerate(
         [
             ("jan", "january"),
@@ -36,67 +44,69 @@ MONTHS = {
     )
     for name in names
 }
-_NAMED = re.compile(r"^(\d{1,2})[-\s]([A-Za-z]{3,9})[-\s](\d{4})$")
-_NUMERIC = re.compile(r"^(\d{1,2})[/\-.](\d{1,2})[/\-.](\d{4})$")
-# What JavaScript's `new Date(text)` (V8) also accepts and AgentV therefore matches: year-first dates
-# with short or slashed parts, and month names ("March 5, 2024", "Tue Mar 05 2024", "5 March 2024").
-_YEAR_FIRST = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[T\s].*)?$")
-_MONTH_DAY_YEAR = re.compile(
-    r"^(?:[A-Za-z]+,?\s+)?([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b"
-)
-_DAY_MONTH_YEAR = re.compile(
-    r"^(?:[A-Za-z]+,?\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+([A-Za-z]{3,9})\.?,?\s+(\d{4})\b"
-)
+_LOCALIZED = re.compile(r"([0-9]{1,2})-([A-Za-z]{3,9})-([0-9]{4})\Z")
+_NUMERIC = re.compile(r"([0-9]{1,2})[/\-]([0-9]{1,2})[/\-]([0-9]{4})\Z")
+
+Day = tuple[int, int, int]
 
 
-def _month(name: str) -> int | None:
-    return MONTHS.get(name.lower()) or MONTHS.get(name.lower()[:3])
+def _local_date(year: int, month_index: int, day: int) -> Day | None:
+    """`new Date(year, monthIndex, day)` (local = UTC) as a calendar day; years 0-99 are 19xx."""
+    if 0 <= year <= 99:
+        year += 1900
+    year += month_index // 12
+    ms = days_from_civil(year, month_index % 12 + 1, day) * 86_400_000
+    return utc_day(ms) if abs(ms) <= MAX_TIME_MS else None
 
 
-def _lenient(value: str) -> date | None:
-    year_first = _YEAR_FIRST.match(value)
-    if year_first:
-        year, month, day = (int(g) for g in year_first.groups())
-        return _safe(year, month, day)
-    month_day = _MONTH_DAY_YEAR.match(value)
-    if month_day and _month(month_day.group(1)):
-        return _safe(int(month_day.group(3)), _month(month_day.group(1)) or 0, int(month_day.group(2)))
-    day_month = _DAY_MONTH_YEAR.match(value)
-    if day_month and _month(day_month.group(2)):
-        return _safe(int(day_month.group(3)), _month(day_month.group(2)) or 0, int(day_month.group(1)))
-    return None
+def _order(formats: Sequence[str]) -> tuple[bool, bool]:
+    us = any("MM/DD" in str(f) or "MM-DD" in str(f) for f in formats)
+    eu = any("DD/MM" in str(f) or "DD-MM" in str(f) for f in formats)
+    return us, eu
 
 
-def _safe(year: int, month: int, day: int) -> date | None:
-    try:
-        return date(year, month, day)
-    except ValueError:
+def _declared_order(value: str, formats: Sequence[str]) -> Day | None:
+    """The one deliberate difference (issue 3's rule, kept): `formats` that declare a single
+    day/month order decide `NN/NN/YYYY` before `new Date` does (`05/03/2024` with `DD/MM/YYYY` is
+    5 March; AgentV's `new Date` reads 3 May and never reaches its own format check)."""
+    numeric = _NUMERIC.match(value)
+    us, eu = _order(formats)
+    if numeric is None or us == eu:
         return None
+    first, second, year = (int(g) for g in numeric.groups())
+    month, day = (first, second) if us else (second, first)
+    return _local_date(year, month - 1, day) if 1 <= month <= 12 and 1 <= day <= 31 else None
 
 
-def parse_date(text: str, formats: list[str] | tuple[str, ...] = DEFAULT_DATE_FORMATS) -> date | None:
-    """The calendar day `text` names, or None."""
-    value = text.strip()
-    if not value:
+def parse_date(text: str, formats: Sequence[str] = DEFAULT_DATE_FORMATS) -> Day | None:
+    """The UTC calendar day (year, month, day) AgentV reads from `text`, or None."""
+    if not text:
         return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).date()
-    except ValueError:
-        pass
-    named = _NAMED.match(value)
-    if named:
-        month = MONTHS.get(named.group(2).lower())
-        return _safe(int(named.group(3)), month, int(named.group(1))) if month else None
+    value = js_trim(text)
+    declared = _declared_order(value, formats)
+    if declared is not None:
+        return declared
+    ms = js_date_ms(value)
+    if ms is not None:
+        return utc_day(ms)
+    localized = _LOCALIZED.match(value)
+    if localized:
+        month = _MONTH_NAMES.get(localized.group(2).lower())
+        if month is not None:
+            return _local_date(int(localized.group(3)), month, int(localized.group(1)))
     numeric = _NUMERIC.match(value)
     if not numeric:
-        return _lenient(value)
+        return None
     first, second, year = (int(g) for g in numeric.groups())
-    us = any("MM/DD" in f or "MM-DD" in f for f in formats)
-    eu = any("DD/MM" in f or "DD-MM" in f for f in formats)
+    us, eu = _order(formats)
     if us and not eu:
-        return _safe(year, first, second)
-    if eu and not us:
-        return _safe(year, second, first)
-    if first > 12 >= second:
-        return _safe(year, second, first)
-    return _safe(year, first, second)  # ambiguous: month first, as AgentV
+        month, day = first, second
+    elif (eu and not us) or (first > 12 and second <= 12):
+        month, day = second, first
+    elif (second > 12 and first <= 12) or (first <= 12 and second <= 31):
+        month, day = first, second
+    else:
+        return None
+    if 1 <= month <= 12 and 1 <= day <= 31:
+        return _local_date(year, month - 1, day)
+    return None

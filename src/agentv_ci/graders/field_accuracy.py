@@ -19,6 +19,8 @@ import msgspec
 from agentv_ci.errors import ConfigError, GraderError
 from agentv_ci.graders import regex_search
 from agentv_ci.graders.dates import DEFAULT_DATE_FORMATS, parse_date
+from agentv_ci.graders.js_calendar import iso_day
+from agentv_ci.graders.js_numbers import js_string, parse_float, to_fixed, to_number
 from agentv_ci.graders.js_regex import compile_js_regex
 from agentv_ci.graders.json_values import MISSING, deep_equal, get_path
 from agentv_ci.graders.judge_replies import JudgeReplyError, first_json_object
@@ -62,16 +64,19 @@ def _js_type(value: Any) -> str:
 
 
 def _number(value: Any) -> float | None:
+    """AgentV's `toNumber`: a number as is, a string by `parseFloat` (None for NaN), else None."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        return float(value)
+        return to_number(value)
     if isinstance(value, str):
-        try:
-            return float(value.strip().split()[0]) if value.strip() else None
-        except ValueError:
-            return None
+        parsed = parse_float(value)
+        return None if math.isnan(parsed) else parsed
     return None
+
+
+def _tolerance_shown(tolerance: Any) -> str:
+    return tolerance if isinstance(tolerance, str) else js_string(tolerance)
 
 
 def _expected_shown(match: str, field: dict[str, Any], want: Any) -> str:
@@ -213,23 +218,29 @@ class FieldAccuracy:
                 return False, f"{path} (non-numeric value)"
             if not (math.isfinite(a) and math.isfinite(b)):
                 return False, f"{path} (invalid numeric value)"
-            tolerance = float(field.get("tolerance", 0))
+            written = field.get("tolerance", 0)
+            tolerance = to_number(written)
             diff = abs(a - b)
             relative = bool(field.get("relative", False))
             measured = diff / abs(b) if relative and b != 0 else diff
-            if measured <= tolerance + 1e-12:
-                return True, f"{path} (within tolerance: diff={diff:.2f})"
-            return False, f"{path} (outside tolerance: diff={diff:.2f}, tolerance={tolerance:g})"
+            # A plain `diff <= tolerance`, as AgentV: no epsilon (100.2 vs 100.1 misses 0.1).
+            if measured <= tolerance:
+                return True, f"{path} (within tolerance: diff={to_fixed(diff, 2)})"
+            return False, (
+                f"{path} (outside tolerance: diff={to_fixed(diff, 2)}, tolerance={_tolerance_shown(written)})"
+            )
         if match == "date":
-            formats = field.get("formats") or DEFAULT_DATE_FORMATS
-            got, exp = parse_date(str(have), formats), parse_date(str(want), formats)
+            formats = field.get("formats")
+            if not isinstance(formats, list):
+                formats = list(DEFAULT_DATE_FORMATS)
+            got, exp = parse_date(js_string(have), formats), parse_date(js_string(want), formats)
             if got is None:
                 return False, f"{path} (unparseable candidate date)"
             if exp is None:
                 return False, f"{path} (unparseable expected date)"
             if got == exp:
                 return True, path
-            return False, f"{path} (date mismatch: got {got.isoformat()}, expected {exp.isoformat()})"
+            return False, f"{path} (date mismatch: got {iso_day(got)}, expected {iso_day(exp)})"
         if match == "contains":
             text = have if isinstance(have, str) else json.dumps(have, ensure_ascii=False)
             needle = want if isinstance(want, str) else json.dumps(want, ensure_ascii=False)

@@ -16,6 +16,7 @@ from agentv_ci.loading.grader_checks import check_builtin, check_grader_builds, 
 from agentv_ci.loading.grader_reuse import PURE_TYPES, CleanGrader, content_key, replay
 from agentv_ci.loading.keys import GRADER_COMMON, LEGACY_GRADER_NAMES, canonical_grader_type
 from agentv_ci.loading.rubrics import normalise_rubrics
+from agentv_ci.loading.template_paths import include_candidates, include_roots, is_template_name
 from agentv_ci.model.suite import GraderSpec
 
 MAX_INCLUDE_DEPTH = 3
@@ -159,8 +160,11 @@ def _agentv_custom_assertion(kind: str, base_dir: Path, repo_root: Path) -> Path
 class GraderNormaliser:
     """Normalises assertion lists, following `{include: ...}` templates."""
 
-    def __init__(self, ctx: LoadContext) -> None:
+    def __init__(self, ctx: LoadContext, eval_dir: Path | None = None) -> None:
         self.ctx = ctx
+        # The directory of the eval file being loaded: where includes are looked for from (AgentV's
+        # search roots), also for rows of the case files it references.
+        self.eval_dir = eval_dir
         # A pure grader mapping that normalised without any diagnostic, by its content:
         # (written type, type, name, common fields). The same mapping in another test reuses it.
         self._clean: dict[bytes, CleanGrader] = {}
@@ -323,17 +327,19 @@ class GraderNormaliser:
                 hint="an include takes only `include: <template>`; set weights and other fields in the "
                 "template, or write `type:` to define a grader here",
             )
-        candidates = template_candidates(name, node.base_dir, ctx.repo_root)
+        roots = include_roots(self.eval_dir or node.base_dir, ctx.repo_root, stack[-1] if stack else None)
+        candidates = include_candidates(name, roots)
         path = next((c for c in candidates if c.is_file()), None)
         # The template read, and every nearer place one could be added to shadow it.
         for candidate in candidates[: candidates.index(path) + 1] if path is not None else candidates:
             ctx.depend(candidate)
         if path is None:
+            what = "assertion template" if is_template_name(name) else "assertion include"
             ctx.error(
                 "E301",
-                f"assertion template {name!r} not found",
+                f"{what} {name!r} not found",
                 node.child("include"),
-                hint=f"looked for .agentv/templates/{name}.yaml from {node.base_dir} upwards",
+                hint=f"looked in {_shown_candidates(candidates)}",
             )
             return []
         if path in stack:
@@ -370,25 +376,7 @@ class GraderNormaliser:
         return self.normalise_list(data["assertions"], root.child("assertions"), (*stack, path))
 
 
-def template_candidates(name: str, start: Path, repo_root: Path) -> list[Path]:
-    """Where an assertion template is looked for, in order: `name` as a relative path (contains `/` or
-    ends in .yaml/.yml), else `.agentv/templates/<name>.yaml|.yml` in `start` and each parent up to the
-    repo root. The first that is a file is the template."""
-    if "/" in name or name.endswith((".yaml", ".yml")):
-        from agentv_ci.loading.paths import resolve_relative
-
-        return [resolve_relative(name, start, repo_root)]
-    start = start.resolve()
-    root = repo_root.resolve()
-    candidates: list[Path] = []
-    for directory in (start, *start.parents):
-        folder = directory / ".agentv" / "templates"
-        candidates += [folder / f"{name}.yaml", folder / f"{name}.yml"]
-        if directory == root:
-            break
-    return candidates
-
-
-def find_template(name: str, start: Path, repo_root: Path) -> Path | None:
-    """The first of `template_candidates` that is a file."""
-    return next((c for c in template_candidates(name, start, repo_root) if c.is_file()), None)
+def _shown_candidates(candidates: list[Path], limit: int = 4) -> str:
+    shown = ", ".join(str(c) for c in candidates[:limit])
+    more = len(candidates) - limit
+    return shown + (f" and {more} more place(s)" if more > 0 else "")

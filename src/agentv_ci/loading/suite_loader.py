@@ -194,7 +194,7 @@ class _SuiteLoader:
         if "target" in data and execution.target is None and isinstance(data["target"], str):
             execution.target = data["target"]
 
-        graders_norm = GraderNormaliser(ctx)
+        graders_norm = GraderNormaliser(ctx, path.parent)
         graders: list[GraderSpec] = []
         for key in ("assertions", "assert", "evaluators", "evaluator"):
             if key in data:
