@@ -89,8 +89,10 @@ def test_an_assertion_template_and_the_nearer_places_that_would_shadow_it(root: 
     assert loaded.ok, loaded.diagnostics
     deps = _relative(loaded, root)
     assert ".agentv/templates/polite.yaml" in deps
-    assert {"sub/.agentv/templates/polite.yaml", "sub/.agentv/templates/polite.yml"} <= deps
-    assert ".agentv/templates/polite.yml" not in deps  # looked for only after the one found
+    assert "sub/.agentv/templates/polite.yaml" in deps
+    # AgentV looks for <name>.yaml in every root before <name>.yml in any: no .yml can shadow it
+    assert "sub/.agentv/templates/polite.yml" not in deps
+    assert ".agentv/templates/polite.yml" not in deps
 
 
 def test_every_place_a_dotenv_could_be_is_a_dependency(root: Path) -> None:
