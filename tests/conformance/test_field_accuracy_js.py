@@ -76,3 +76,42 @@ def test_table_is_what_agentv_gives_now(tmp_path: Path) -> None:
     spec.loader.exec_module(record)
     fresh = record.run(str(AGENTV), "UTC")
     assert fresh == [c["agentv"] for c in TABLE["cases"]]
+
+
+_ATOMS = [
+    *("2024", "24", "03", "3", "5", "05", "13", "31", "00", "99", "1", "275760", "+002024"),
+    *("-", "/", ".", ":", " ", ",", "(x)", ")", "+", "T", "Z", "+05:00", "-0800", "GMT", "UTC", "PST"),
+    *("am", "pm", "Mar", "March", "junk", "Tue", "2024-03-05", "12:30", "12:30:45.5", "1e3", "0x1"),
+    *("\u00a0", "\u00e9"),
+]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_date_and_parse_float_agree_with_node_on_generated_strings() -> None:
+    """V8's own `new Date(s)` (TZ=UTC) and `parseFloat(s)` on 3000 seeded random strings."""
+    import os
+    import random
+    import subprocess
+
+    from agentv_ci.graders.js_date_parse import js_date_ms
+    from agentv_ci.graders.js_numbers import js_number_string, parse_float
+
+    rng = random.Random(22)
+    strings = ["".join(rng.choice(_ATOMS) for _ in range(rng.randint(1, 7))) for _ in range(3000)]
+    script = (
+        "const a=JSON.parse(require('fs').readFileSync(0,'utf8'));process.stdout.write(JSON.stringify("
+        "a.map(s=>{const t=new Date(s).getTime();return [Number.isNaN(t)?null:t,String(parseFloat(s))]})))"
+    )
+    done = subprocess.run(
+        ["node", "-e", script],
+        input=json.dumps(strings),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TZ": "UTC"},
+        check=True,
+        timeout=60,
+    )
+    theirs = json.loads(done.stdout)
+    ours = [[js_date_ms(s), js_number_string(parse_float(s))] for s in strings]
+    wrong = [(s, o, t) for s, o, t in zip(strings, ours, theirs, strict=True) if o != t]
+    assert wrong == []

@@ -7,7 +7,7 @@ from __future__ import annotations
 def days_from_civil(year: int, month: int, day: int) -> int:
     """Days since 1970-01-01 of a proleptic Gregorian date (day may overflow the month)."""
     y = year - (month <= 2)
-    era = (y if y >= 0 else y - 399) // 400
+    era = y // 400  # floor division: no C-style correction for negative years
     yoe = y - era * 400
     mp = (month + 9) % 12
     doy = (153 * mp + 2) // 5
@@ -17,7 +17,7 @@ def days_from_civil(year: int, month: int, day: int) -> int:
 
 def civil_from_days(days: int) -> tuple[int, int, int]:
     z = days + 719468
-    era = (z if z >= 0 else z - 146096) // 146097
+    era = z // 146097
     doe = z - era * 146097
     yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
     doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
