@@ -19,11 +19,15 @@ RUN mkdir -p /opt/agentv-ci/cache/python-entrypoints \
  && apt-get install -y --no-install-recommends git \
  && rm -rf /var/lib/apt/lists/*
 
+# The core and the in-repo plugins (the HTML reporter, the JSON Schema grader, the text-stats grader),
+# installed in one pip call so each plugin's `agentv-ci` requirement is this very source tree.
 COPY pyproject.toml README.md /src/
 COPY src /src/src
-RUN pip install /src \
+COPY plugins /src/plugins
+RUN pip install /src /src/plugins/html-report /src/plugins/jsonschema-grader /src/plugins/text-stats-grader \
  && rm -rf /src /root/.cache \
- && agentv-ci --version
+ && agentv-ci --version \
+ && agentv-ci plugins --json >/dev/null
 
 WORKDIR /github/workspace
 ENTRYPOINT ["agentv-ci"]
