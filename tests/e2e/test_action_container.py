@@ -45,11 +45,11 @@ pytestmark = pytest.mark.skipif(_PROBLEM is not None, reason=_PROBLEM or "")
 def _copy_project(dest: Path) -> None:
     """What the image is built from (the Dockerfile's build context), as in a checkout."""
     dest.mkdir(parents=True, exist_ok=True)
-    for name in ("Dockerfile", "action.yml", "pyproject.toml", "README.md"):
+    for name in ("Dockerfile", ".dockerignore", "action.yml", "pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, dest / name)
-    shutil.copytree(
-        ROOT / "src", dest / "src", ignore=shutil.ignore_patterns("*.egg-info", "__pycache__", "*.pyc")
-    )
+    ignore = shutil.ignore_patterns("*.egg-info", "__pycache__", "*.pyc", "build", "dist", ".pytest_cache")
+    shutil.copytree(ROOT / "src", dest / "src", ignore=ignore)
+    shutil.copytree(ROOT / "plugins", dest / "plugins", ignore=ignore)
 
 
 @pytest.fixture(scope="module")
@@ -84,22 +84,86 @@ def test_the_image_is_small_and_has_no_build_tools(image: str) -> None:
     assert _docker_run("--entrypoint", "git", image, "--version").returncode == 0
 
 
+def test_the_image_ships_the_in_repo_plugins(image: str) -> None:
+    listed = _docker_run(image, "plugins", "--json")
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    plugins = {(p["kind"], p["name"]): p for p in json.loads(listed.stdout)["plugins"]}
+    expected = {
+        ("reporter", "html"): "agentv-ci-html-report",
+        ("grader", "json-schema"): "agentv-ci-jsonschema",
+        ("grader", "text-stats"): "agentv-ci-text-stats-grader",
+    }
+    for key, distribution in expected.items():
+        assert key in plugins, f"{key} is not in the image"
+        assert plugins[key]["distribution"] == distribution and plugins[key]["error"] is None, plugins[key]
+
+
+def test_the_image_writes_the_html_report(image: str, tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    (workspace / ".agentv").mkdir(parents=True)
+    (workspace / ".agentv" / "targets.yaml").write_text("targets:\n  - name: default\n    provider: mock\n")
+    (workspace / "geo.eval.yaml").write_text(PASSING)
+    done = _docker_run(
+        "-v", f"{workspace}:/github/workspace", image,
+        "run", "geo.eval.yaml", "-o", "out", "--report", "html=out/report.html",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    page = (workspace / "out" / "report.html").read_text(encoding="utf-8")
+    assert page.lstrip().lower().startswith("<!doctype html") and "geo" in page
+
+
+# The derived-image recipe docs/github.md gives for third-party plugins: FROM the image, pip install.
+THIRD_PARTY_PYPROJECT = """\
+[build-system]
+requires = ["setuptools>=77"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "acme-shouting-grader"
+version = "1.0.0"
+dependencies = ["agentv-ci>=0.1"]
+
+[project.entry-points."agentv_ci.graders"]
+acme-shouting = "acme_shouting:Shouting"
+"""
+
+THIRD_PARTY_MODULE = """\
+from agentv_ci.api import answer_text, pass_fail_result
+
+
+class Shouting:
+    api_version = "1.0"
+    config_schema = {"type": "object", "additionalProperties": False}
+
+    def __init__(self, spec, config, *, base_dir):
+        self.spec = spec
+
+    async def grade(self, ctx):
+        text = answer_text(ctx.response)
+        return pass_fail_result(self.spec, text.isupper(), "all upper case")
+"""
+
+
 def test_a_plugin_installed_in_a_derived_image_is_seen(image: str, tmp_path: Path) -> None:
-    shutil.copytree(
-        ROOT / "plugins" / "text-stats-grader",
-        tmp_path / "plugin",
-        ignore=shutil.ignore_patterns("*.egg-info", "__pycache__", "build"),
-    )
+    plugin = tmp_path / "plugin"
+    (plugin / "acme_shouting").mkdir(parents=True)
+    (plugin / "pyproject.toml").write_text(THIRD_PARTY_PYPROJECT)
+    (plugin / "acme_shouting" / "__init__.py").write_text(THIRD_PARTY_MODULE)
     (tmp_path / "Dockerfile").write_text(f"FROM {image}\nCOPY plugin /plugin\nRUN pip install /plugin\n")
+    before = _docker_run(image, "plugins")
+    assert "acme-shouting" not in before.stdout  # not in the released image: the recipe adds it
     subprocess.run(
         ["docker", "build", "-q", "-t", "agentv-ci:test-plugin", str(tmp_path)],
         check=True,
         capture_output=True,
         timeout=900,
     )
-    listed = _docker_run("agentv-ci:test-plugin", "plugins")
+    listed = _docker_run("agentv-ci:test-plugin", "plugins", "--json")
     assert listed.returncode == 0, listed.stdout + listed.stderr
-    assert "text-stats" in listed.stdout
+    plugins = {(p["kind"], p["name"]): p for p in json.loads(listed.stdout)["plugins"]}
+    added = plugins[("grader", "acme-shouting")]
+    assert added["distribution"] == "acme-shouting-grader" and added["error"] is None, added
+    assert ("reporter", "html") in plugins  # the shipped plugins stay
 
 
 def test_files_written_in_the_workspace_belong_to_its_owner(image: str, tmp_path: Path) -> None:

@@ -1,7 +1,9 @@
-"""action.yml and the example workflows: audited by zizmor, and every use of the action is valid."""
+"""action.yml, the example workflows and the project's own workflows (.github/workflows: CI and the
+release): audited by zizmor, least privilege, actions pinned by SHA, and every use of the action valid."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -15,6 +17,10 @@ from agentv_ci.github.inputs import INPUTS, read_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = sorted((ROOT / "examples" / "workflows").glob("*.yml"))
+OWN_WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+# `uses: owner/repo@<40 hex> # vX.Y.Z`: a full commit SHA with the version it is, for reviewers
+# and Dependabot.
+PINNED = re.compile(r"^\s*(?:- )?uses: [\w.-]+/[\w./-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+\s*$")
 
 
 def _steps(workflow: dict[str, Any]) -> list[dict[str, Any]]:
@@ -51,6 +57,75 @@ def test_zizmor_finds_nothing_at_medium_or_above() -> None:
     assert "No findings to report" in result.stdout + result.stderr
 
 
+def test_zizmor_finds_nothing_at_all_in_the_projects_own_workflows() -> None:
+    """Every severity and confidence, the pedantic persona: not one finding on .github/workflows."""
+    result = subprocess.run(
+        [
+            _zizmor(),
+            "--offline",
+            "--config",
+            str(ROOT / "zizmor.yml"),
+            "--persona",
+            "pedantic",
+            "--format",
+            "plain",
+            str(ROOT / ".github" / "workflows"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out
+    assert "No findings to report" in out
+    for path in OWN_WORKFLOWS:
+        assert f"completed .github/workflows/{path.name}" in out or path.name in out, out
+
+
+def test_the_project_has_ci_and_release_workflows() -> None:
+    assert {p.stem for p in OWN_WORKFLOWS} >= {"ci", "release"}
+    ci = yaml.safe_load((ROOT / ".github" / "workflows" / "ci.yml").read_text(encoding="utf-8"))
+    assert set(ci[True]) == {"push", "pull_request"}  # PyYAML reads the `on:` key as True
+    runs = [str(s.get("run", "")) for s in _steps(ci)]
+    assert "make test" in runs  # the README's test command
+    release = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8"))
+    assert release[True]["push"] == {"tags": ["v*.*.*"]}
+    assert release[True]["workflow_dispatch"]["inputs"]["dry_run"]["default"] is True
+
+
+@pytest.mark.parametrize("path", OWN_WORKFLOWS, ids=lambda p: p.stem)
+def test_every_action_is_pinned_by_commit_sha_with_its_version(path: Path) -> None:
+    text = path.read_text(encoding="utf-8").splitlines()
+    lines = [line for line in text if "uses:" in line and not line.lstrip().startswith("#")]
+    assert lines, f"{path.name} uses no action"
+    for line in lines:
+        assert PINNED.match(line), f"{path.name}: not pinned by SHA with a version comment: {line.strip()}"
+
+
+def test_release_permissions_are_granted_only_where_used() -> None:
+    """id-token: write on the PyPI job only, packages: write on the image job only, contents: write
+    on the job that pushes the release commit and moves the major tag only."""
+    release = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8"))
+    jobs = release["jobs"]
+    holders: dict[str, set[str]] = {}
+    for name, job in jobs.items():
+        for scope, level in job["permissions"].items():
+            if level == "write":
+                holders.setdefault(scope, set()).add(name)
+    assert holders == {"id-token": {"pypi"}, "packages": {"image"}, "contents": {"action"}}
+    assert jobs["pypi"]["permissions"] == {"id-token": "write"}
+    [publish] = [s for s in jobs["pypi"]["steps"] if "gh-action-pypi-publish" in str(s.get("uses"))]
+    assert "password" not in (publish.get("with") or {})  # trusted publishing: no stored token
+    for step in _steps(release):
+        assert "${{" not in str(step.get("run", "")), f"an expression pasted into a shell: {step}"
+
+
+def test_main_keeps_building_the_action_from_the_dockerfile() -> None:
+    """Until a release commit pins it, `uses: ./` (tests, act) builds the image from the Dockerfile."""
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    assert action["runs"]["using"] == "docker" and action["runs"]["image"] == "Dockerfile"
+
+
 def test_the_examples_cover_pr_main_fork_and_sharded_runs() -> None:
     names = {p.stem for p in WORKFLOWS}
     assert {"evals-pr", "evals-main", "evals-fork-comment", "evals-sharded"} <= names
@@ -68,7 +143,7 @@ def test_every_use_of_the_action_passes_valid_inputs(path: Path) -> None:
         read_inputs(literal)  # raises on a value the action would refuse
 
 
-@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", WORKFLOWS + OWN_WORKFLOWS, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_least_privilege(path: Path) -> None:
     workflow = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert workflow.get("permissions") == {}, "workflow-level permissions must be empty"
