@@ -131,3 +131,29 @@ def test_action_yml_declares_every_output_the_action_writes() -> None:
     )
     declared = yaml.safe_load(ACTION_YML.read_text(encoding="utf-8"))["outputs"]
     assert set(declared) == set(written)
+
+
+def test_extra_packages_are_index_requirements() -> None:
+    given = "my-graders==1.4.0 acme_reporter[html,pdf]>=2,<3\nplain.name~=1.0"
+    parsed = read_inputs({"INPUT_EXTRA_PACKAGES": given}).extra_packages
+    assert parsed == ["my-graders==1.4.0", "acme_reporter[html,pdf]>=2,<3", "plain.name~=1.0"]
+    assert read_inputs({}).extra_packages == []
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        "./plugins/mine",
+        "/github/workspace/plugin",
+        "https://evil.example/pkg.whl",
+        "git+https://github.com/o/r",
+        "pkg @ file:///tmp/x",
+        "-r",
+        "--index-url=https://evil.example/simple",
+        "--pre",
+        "pkg==1.0;python_version>'3'",
+    ],
+)
+def test_extra_packages_refuse_paths_urls_and_pip_options(item: str) -> None:
+    with pytest.raises(UsageError, match=r"input `extra_packages`: .* is not a package requirement"):
+        read_inputs({"INPUT_EXTRA_PACKAGES": f"good==1.0 '{item}'"})

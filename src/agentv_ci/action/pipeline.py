@@ -15,6 +15,7 @@ from pathlib import Path
 
 from agentv_ci.action.baseline import Baseline, resolve_baseline
 from agentv_ci.action.cache_origin import CacheDirectory, action_cache
+from agentv_ci.action.extra_packages import install_extra_packages
 from agentv_ci.action.fork_code import refuse_fork_code_with_secrets
 from agentv_ci.action.log import ActionLog
 from agentv_ci.action.options import gate_options, gate_options_for, run_request
@@ -68,6 +69,7 @@ class ActionRun:
             from agentv_ci.selection import mark_safe_directory
 
             mark_safe_directory(self.workspace)
+        install_extra_packages(self.inputs.extra_packages, self.log)
 
     def check_html_reporter(self) -> None:
         """`html_report: true` needs the HTML reporter plugin: bad input before anything runs, not a

@@ -20,6 +20,12 @@ from agentv_ci.errors import UsageError
 _TRUE = frozenset({"true", "yes", "on", "1"})
 _FALSE = frozenset({"false", "no", "off", "0", ""})
 _SHARD = re.compile(r"^\d+/\d+$")
+# A PEP 508 name, optional extras, optional version specifiers: nothing pip reads as a path or URL.
+_PACKAGE = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
+_VERSION = r"(?:===|==|!=|~=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+"
+_REQUIREMENT = re.compile(
+    rf"^{_PACKAGE}(?:\[\s*{_PACKAGE}(?:\s*,\s*{_PACKAGE})*\s*\])?(?:\s*{_VERSION}(?:\s*,\s*{_VERSION})*)?$"
+)
 
 
 @dataclass(frozen=True)
@@ -38,6 +44,18 @@ def _words(name: str, raw: str) -> list[str]:
         raise UsageError(
             f"input `{name}`: cannot split {raw!r}: {exc}", hint="separate items with spaces or new lines"
         ) from None
+
+
+def _requirements(name: str, raw: str) -> list[str]:
+    items = _words(name, raw)
+    for item in items:
+        if not _REQUIREMENT.match(item):
+            raise UsageError(
+                f"input `{name}`: {item!r} is not a package requirement",
+                hint="give index package names with optional versions, e.g. `my-graders==1.4.0`; "
+                "for local code, build a derived image (docs/github.md, third-party plugins)",
+            )
+    return items
 
 
 def _text(name: str, raw: str) -> str | None:
@@ -223,6 +241,12 @@ INPUTS: dict[str, InputSpec] = {
         "PR comment; upload it with actions/upload-artifact after this step (see docs/github.md).",
         _bool,
     ),
+    "extra_packages": InputSpec(
+        "",
+        "Plugin packages pip installs in the container before the run, as requirement specifiers "
+        "(`my-graders==1.4.0`); they run with the job's secrets: pin versions (see docs/github.md).",
+        _requirements,
+    ),
 }
 
 
@@ -265,6 +289,7 @@ class ActionInputs:
     cache: bool = False
     cache_dir: str | None = ".agentv-ci/response-cache"
     html_report: bool = False
+    extra_packages: list[str] = field(default_factory=list)
 
 
 def _env_name(name: str) -> str:
