@@ -39,7 +39,7 @@ def _docker_problem() -> str | None:
 
 
 _PROBLEM = _docker_problem()
-pytestmark = pytest.mark.skipif(_PROBLEM is not None, reason=_PROBLEM or "")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(_PROBLEM is not None, reason=_PROBLEM or "")]
 
 
 def _copy_project(dest: Path) -> None:
