@@ -18,7 +18,10 @@ FORMATS = ("text", "json", "github", "sarif")
 def validate_command(
     paths: Annotated[
         list[Path] | None,
-        typer.Argument(metavar="PATH", help="Eval files or directories (default: the current directory)."),
+        typer.Argument(
+            metavar="PATH",
+            help="Eval files, directories or targets files (default: the current directory).",
+        ),
     ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Treat unknown keys as errors.")] = False,
     max_warnings: Annotated[
@@ -38,9 +41,17 @@ def validate_command(
             "--target", metavar="NAME", help="Check this target instead of the files' own, as `run --target`."
         ),
     ] = None,
+    skip_non_eval_files: Annotated[
+        bool,
+        typer.Option(
+            "--skip-non-eval-files",
+            help="Skip named files a directory scan would not pick up (a .jsonl recording, results or "
+            "baseline); nothing left to check exits 0. For the pre-commit hook.",
+        ),
+    ] = False,
 ) -> None:
     """Validate eval files: syntax, types, unknown keys, graders, referenced files and the targets
-    they use. Exit 2 on errors."""
+    they use. A targets file named here is checked with the eval files that read it. Exit 2 on errors."""
     if output_format not in FORMATS:
         typer.echo(f"error: --format must be one of {', '.join(FORMATS)}, got {output_format!r}", err=True)
         raise SystemExit(2)
@@ -64,6 +75,7 @@ def validate_command(
         allow_outside=allow_outside_repo or (),
         targets_file=targets_file,
         cli_targets=tuple(target or ()),
+        skip_non_eval=skip_non_eval_files,
     )
     if output_format == "github":
         from agentv_ci.security.streams import print_workflow_command
@@ -74,6 +86,8 @@ def validate_command(
     else:
         renderers = {"text": render_text, "json": render_json, "sarif": render_sarif}
         typer.echo(renderers[output_format](report))
+    if not report.files and skip_non_eval_files:
+        return  # only recordings, results or baselines were named: nothing to check
     if not report.files:
         typer.echo(f"error: no eval files found in {', '.join(str(p) for p in targets)}", err=True)
         raise SystemExit(2)

@@ -40,7 +40,7 @@ def _walk(directory: Path) -> list[Path]:
     return found
 
 
-def _case_references(eval_file: Path) -> set[Path]:
+def case_references(eval_file: Path) -> set[Path]:
     """JSONL files an eval file pulls in as raw cases (`tests: x.jsonl`, list strings, `type: tests`)."""
     from agentv_ci.errors import LoadError
     from agentv_ci.loading.yaml_source import parse_yaml
@@ -87,7 +87,7 @@ def _referenced_by_others(files: list[Path]) -> set[Path]:
             referenced.add(path)
     for path in files:
         if path.suffix != ".jsonl":
-            referenced |= _case_references(path) & set(jsonl)
+            referenced |= case_references(path) & set(jsonl)
     return referenced
 
 

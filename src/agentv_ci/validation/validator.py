@@ -50,15 +50,26 @@ def validate_paths(
     allow_outside: Sequence[Path] = (),
     targets_file: Path | None = None,
     cli_targets: Sequence[str] = (),
+    skip_non_eval: bool = False,
 ) -> ValidationReport:
     """Every diagnostic of every eval file under `paths` and, with `check_targets`, of the targets
     files they use (found as `run` finds them, or `targets_file`) and of the targets each suite names
-    (or `cli_targets` in their place, as `run --target`); sorted, deduplicated, `--strict` applied."""
+    (or `cli_targets` in their place, as `run --target`); sorted, deduplicated, `--strict` applied.
+    A targets file among `paths` is checked with the eval files that read it (`named_files`);
+    `skip_non_eval` drops named files a directory scan would not pick up (the pre-commit hook)."""
     from agentv_ci.loading.discovery import find_eval_files
     from agentv_ci.loading.suite_loader import load_suite
-    from agentv_ci.validation.targets_check import TargetChecker
+    from agentv_ci.validation.named_files import eval_files_reading, split_named_paths
+    from agentv_ci.validation.targets_check import TargetChecker, check_targets_file
 
-    files = find_eval_files(paths)
+    scanned, named_targets = split_named_paths(paths, skip_non_eval=skip_non_eval)
+    files = find_eval_files(scanned) if scanned else []
+    lone_targets: list[Path] = []  # no eval file reads them: checked whole, below
+    for targets_path in named_targets:
+        readers = eval_files_reading(targets_path)
+        files = sorted({*files, *readers}) if readers else files
+        if not readers:
+            lone_targets.append(targets_path.absolute())
     diagnostics: list[Diagnostic] = []
     tests = 0
     targets = TargetChecker(targets_file=targets_file, env=env, cli_targets=cli_targets)
@@ -87,11 +98,14 @@ def validate_paths(
             if check_targets:
                 diagnostics.extend(targets.check(result.suite, used))
     if check_targets:
-        from agentv_ci.validation.targets_check import check_targets_file, targets_files_of
+        from agentv_ci.validation.targets_check import targets_files_of
 
         for path in targets_files_of(files, explicit=targets_file):
             diagnostics.extend(check_targets_file(path, env, used=targets.used.get(path, set())))
+    for path in lone_targets:
+        diagnostics.extend(check_targets_file(path, env))
     unique = merge_repeated(sorted(set(diagnostics), key=sort_key))
     if strict:
         unique = apply_strict(unique)
-    return ValidationReport(files=[str(f) for f in files], diagnostics=unique, tests=tests)
+    checked = [*files, *lone_targets]
+    return ValidationReport(files=[str(f) for f in checked], diagnostics=unique, tests=tests)
