@@ -1,0 +1,79 @@
+"""The `agentv-ci-validate` hook of `.pre-commit-hooks.yaml`, run by the real pre-commit on a scratch
+project: pre-commit clones this repository at a commit, installs it into a hook environment of its
+own (`language: python`) and runs the hook on the staged files at each `git commit`."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import USER_CACHE_HOME
+from tests.repo_snapshot import GIT_ENV, git, snapshot_repository
+
+TARGETS = "targets:\n  - name: default\n    provider: mock\n    response: hi\n"
+GOOD = "name: good\ntests:\n  - id: t\n    input: hi\n    expected_output: hi\n"
+BAD = "name: bad\ntests:\n  - id: t\n    input: hi\n    criteria: ok\n    execution:\n      threshold: 7\n"
+RECORDING = '{"test_id": "t", "output": "hi"}\n'  # replayed answers: a .jsonl that is no dataset
+
+
+def _commit(project: Path, env: dict[str, str], message: str) -> tuple[int, str]:
+    """`git commit` of everything (the hook runs in it); its exit code and what it printed."""
+    git(project, "add", "-A")
+    done = subprocess.run(
+        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", message],
+        cwd=project, env=env, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    return done.returncode, done.stdout + done.stderr
+
+
+@pytest.mark.slow
+def test_the_hook_blocks_a_commit_of_a_bad_eval_or_targets_file_and_passes_good_ones(tmp_path: Path) -> None:
+    hooks = snapshot_repository(tmp_path / "agentv-ci")
+    rev = git(hooks, "rev-parse", "HEAD").strip()
+    project = tmp_path / "project"
+    (project / "evals" / ".agentv").mkdir(parents=True)
+    git(project, "init", "-q", "-b", "main")
+    (project / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {hooks}\n    rev: {rev}\n    hooks:\n      - id: agentv-ci-validate\n"
+    )
+    (project / "evals" / ".agentv" / "targets.yaml").write_text(TARGETS)
+    (project / "evals" / "good.eval.yaml").write_text(GOOD)
+    (project / "evals" / "answers.jsonl").write_text(RECORDING)
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV" and not k.startswith("PRE_COMMIT")}
+    env.update(GIT_ENV)
+    env.update(
+        {"PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "PIP_CACHE_DIR": str(USER_CACHE_HOME / "pip")}
+    )
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # this venv's pre-commit
+    installed = subprocess.run(
+        ["pre-commit", "install"], cwd=project, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+
+    # Good eval file, its targets file and a recording (skipped, not an eval file): the commit goes in.
+    code, out = _commit(project, env, "good")
+    assert code == 0, out
+    assert re.search(r"^agentv-ci validate\.+Passed$", out, re.M), out
+
+    # A bad eval file: the commit is refused, the problem located at its line.
+    (project / "evals" / "bad.eval.yaml").write_text(BAD)
+    code, out = _commit(project, env, "bad")
+    assert code == 1, out
+    assert re.search(r"^agentv-ci validate\.+Failed$", out, re.M), out
+    assert "evals/bad.eval.yaml:7:18: error[E108]" in out, out
+    assert git(project, "rev-list", "--count", "HEAD").strip() == "1"
+
+    # A broken targets file staged alone: checked with the eval file that reads it.
+    (project / "evals" / "bad.eval.yaml").unlink()
+    git(project, "add", "-A")
+    (project / "evals" / ".agentv" / "targets.yaml").write_text(TARGETS.replace("mock", "mokc"))
+    code, out = _commit(project, env, "targets")
+    assert code == 1, out
+    assert "evals/.agentv/targets.yaml:3:5: error[E205]" in out, out
+    assert "did you mean `mock`?" in out
+    assert git(project, "rev-list", "--count", "HEAD").strip() == "1"
