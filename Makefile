@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 PLUGINS := plugins/text-stats-grader plugins/jsonschema-grader plugins/html-report
 export XDG_CACHE_HOME ?= $(CURDIR)/.cache
 
-.PHONY: setup demo test lint typecheck unit bench clean
+.PHONY: setup demo test test-fast lint typecheck unit bench clean
 
 $(STAMP): pyproject.toml $(addsuffix /pyproject.toml,$(PLUGINS))
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,11 @@ unit: $(STAMP)
 	$(BIN)/pytest
 
 test: lint typecheck unit
+
+# The inner loop: lint, then the tests not marked `slow` (fresh clones and venvs, the container image,
+# act, pre-commit installs), stopping at the first failure. `make test` (CI) still runs everything.
+test-fast: lint
+	$(BIN)/pytest -x -q -m "not slow"
 
 # The issue-12 workloads (median of 5, peak RSS, ratio to target), the memory scale (10k, 100k; add
 # BENCH_MEMORY=--with-1m for 1M tests), the reports on 100k results and discover on 5,000 evals.

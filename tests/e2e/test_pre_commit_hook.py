@@ -77,3 +77,27 @@ def test_the_hook_blocks_a_commit_of_a_bad_eval_or_targets_file_and_passes_good_
     assert "evals/.agentv/targets.yaml:3:5: error[E205]" in out, out
     assert "did you mean `mock`?" in out
     assert git(project, "rev-list", "--count", "HEAD").strip() == "1"
+
+
+def test_the_hook_matches_eval_and_targets_files_and_the_docs_local_hook_matches_the_same() -> None:
+    import yaml
+
+    from tests.conftest import REPO_ROOT
+
+    (hook,) = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert (hook["id"], hook["language"]) == ("agentv-ci-validate", "python")
+    assert hook["entry"] == "agentv-ci validate --skip-non-eval-files"
+    files = re.compile(hook["files"])
+    matched = [
+        "a/x.eval.yaml",
+        "x.EVAL.yml",
+        "EVAL.yaml",
+        "d/eval.yml",
+        "d/cases.jsonl",
+        "d/.agentv/targets.yaml",
+    ]
+    unmatched = ["myeval.yaml", "d/x.yaml", "d/targets.json", "d/agentv/targets.yaml", "x.eval.yaml.bak"]
+    assert [name for name in matched if not files.search(name)] == []
+    assert [name for name in unmatched if files.search(name)] == []
+    docs = (REPO_ROOT / "docs" / "diagnostics.md").read_text()
+    assert f"files: {hook['files']}\n" in docs and f"entry: .venv/bin/{hook['entry']}\n" in docs

@@ -1,21 +1,25 @@
-"""The README's "Using it" commands and examples/README's, run as written on a fresh copy of the
-repository (its own git history, `main` checked out), with `pip install .` into a new virtualenv.
-Each command must exit as its comment says (0 unless "exits N"), and nothing may be left behind
-that git would show as untracked (a stray junit.xml in the root, say)."""
+"""The README's "Using it" commands and examples/README's, run as written on a fresh `git clone` of
+this repository (as it stands, committed on `main`): in one shell, as a user types them, starting
+with the README's own virtualenv line and `pip install`. Each command must exit as its comment says
+(0 unless "exits N"); the steps must not overwrite each other's files (the report keeps its Δ column);
+the `discover` demo must select what its change affects and leave the clone as it was; and nothing may
+be left behind that git would show."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
-import shutil
 import subprocess
-import sys
-import sysconfig
 from pathlib import Path
 
-from tests.conftest import REPO_ROOT, USER_CACHE_HOME
+import pytest
+
+from tests.conftest import USER_CACHE_HOME
+from tests.repo_snapshot import GIT_ENV, git, snapshot_repository
 
 FENCE = re.compile(r"```sh\n(.*?)```", re.S)
+MARK = "@@agentv-ci-readme-exit"
 
 
 def _block(markdown: Path, heading: str | None) -> list[str]:
@@ -33,59 +37,66 @@ def _expected_exit(line: str) -> int:
     return int(found.group(1)) if found else 0
 
 
-def _git(cwd: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+def _run_in_one_shell(lines: list[str], cwd: Path, env: dict[str, str]) -> list[tuple[str, int, str]]:
+    """Each line in one bash session, in order; (line, exit code, what it printed) for each."""
+    script = "".join(f'{line}\necho "{MARK} $?"\n' for line in lines)
     done = subprocess.run(
-        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
-        cwd=cwd, env=env, capture_output=True, text=True, check=True,
+        ["bash", "-c", script], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL, text=True, timeout=1800,
     )  # fmt: skip
-    return done.stdout
+    parts = re.split(rf"^{MARK} (\d+)\n", done.stdout, flags=re.M)
+    outputs, codes = parts[0::2], [int(code) for code in parts[1::2]]
+    assert len(codes) == len(lines), f"the shell stopped after {len(codes)} commands:\n{done.stdout[-3000:]}"
+    return list(zip(lines, codes, outputs, strict=False))
 
 
-def _fresh_clone(tmp_path: Path) -> Path:
-    files = _git(REPO_ROOT, "ls-files", "--cached", "--others", "--exclude-standard").splitlines()
+@pytest.mark.slow
+def test_the_readme_and_examples_commands_run_as_written_on_a_fresh_clone(tmp_path: Path) -> None:
+    origin = snapshot_repository(tmp_path / "origin")
+    git(tmp_path, "clone", "-q", str(origin), "agentv-ci")
     clone = tmp_path / "agentv-ci"
-    for name in files:
-        source = REPO_ROOT / name
-        if source.is_file():
-            (clone / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, clone / name)
-    _git(clone, "init", "-q", "-b", "main")
-    _git(clone, "add", "-A")
-    _git(clone, "commit", "-qm", "clone")
-    return clone
-
-
-def _virtualenv(tmp_path: Path) -> Path:
-    """A new virtualenv that sees this one's dependencies (not its agentv-ci): `pip install .` then
-    installs only the package, without downloading every dependency again."""
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    site = next((venv / "lib").glob("python*/site-packages"))
-    (site / "dev-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    return venv / "bin"
-
-
-def test_the_readme_and_examples_commands_run_as_written(tmp_path: Path) -> None:
-    clone = _fresh_clone(tmp_path)
-    bin_dir = _virtualenv(tmp_path)
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "VIRTUAL_ENV"}
-    env.update({"PATH": f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", "CI": "true"})
-    env["PIP_CACHE_DIR"] = str(USER_CACHE_HOME / "pip")  # the build backend, once per machine
-    env.update({"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"})
     readme = _block(clone / "README.md", "## Using it")
     examples = [line for line in _block(clone / "examples" / "README.md", None) if "needs " not in line]
-    assert readme[0].startswith("pip install .") and any("--dry-run" in line for line in readme)
-    for line in [*readme, *examples]:
-        done = subprocess.run(
-            ["bash", "-c", line], cwd=clone, env=env, capture_output=True, text=True, timeout=600
-        )
-        assert done.returncode == _expected_exit(line), f"{line}\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
+    assert readme[0].startswith("python3 -m venv .venv && . .venv/bin/activate")
+    assert readme[1].startswith("pip install .")
+
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "VIRTUAL_ENV"}
+    path = [p for p in env.get("PATH", "").split(os.pathsep) if not (Path(p) / "activate").is_file()]
+    env.update({"PATH": os.pathsep.join(path), "CI": "true", **GIT_ENV})  # no other venv on PATH
+    env["PIP_CACHE_DIR"] = str(USER_CACHE_HOME / "pip")  # downloads once per machine
+    ran = _run_in_one_shell([*readme, *examples], clone, env)
+    for line, code, output in ran:
+        assert code == _expected_exit(line), f"{line}\nexited {code}:\n{output[-3000:]}"
         if line.startswith("pip install"):
-            assert "deprecated" not in (done.stdout + done.stderr).lower()
-            assert (bin_dir / "agentv-ci").is_file()
-    assert (clone / ".agentv-ci" / "junit.xml").is_file() and (
-        clone / ".agentv-ci" / "demo" / "junit.xml"
-    ).is_file()
-    leftovers = _git(clone, "status", "--porcelain", "--untracked-files=all")
+            assert "deprecated" not in output.lower(), output
+    assert (clone / ".venv" / "bin" / "agentv-ci").is_file()  # installed where the README said
+
+    # Each step's files are its own: the run's Markdown and the report's both diff against the baseline.
+    agent = re.compile(r"^\| basic \| 5 \|.*\| [+-]\d\.\d{3} ", re.M)
+    for markdown in (clone / ".agentv-ci" / "head" / "summary.md", clone / ".agentv-ci" / "report.md"):
+        assert agent.search(markdown.read_text()), markdown.read_text()
+    assert (clone / ".agentv-ci" / "head" / "junit.xml").is_file()
+    assert (clone / ".agentv-ci" / "demo" / "junit.xml").is_file()
+    assert (clone / ".agentv-ci" / "demo-html" / "report.html").is_file()
+
+    # discover: nothing on the fresh clone; the scratch branch's change selects its eval, and the run
+    # after it runs only what was selected.
+    outputs = {line: output for line, _, output in ran}
+    nothing, changed = (next(outputs[x] for x in readme if x.startswith(p)) for p in DISCOVER_LINES)
+    assert nothing.lower().startswith("no eval is affected") and "0 changed files" in nothing, nothing
+    assert "examples/basic/basic.eval.yaml\n  - eval file changed" in changed, changed
+    assert "agent-trajectory" not in changed
+    rows = (clone / ".agentv-ci" / "changed" / "index.jsonl").read_text().splitlines()
+    suites = {json.loads(row)["suite"] for row in rows}
+    assert "basic" in suites and "agent-trajectory" not in suites
+
+    assert git(clone, "branch", "--show-current").strip() == "main"
+    assert git(clone, "branch", "--list", "demo") == ""
+    leftovers = git(clone, "status", "--porcelain", "--untracked-files=all")
     assert leftovers == "", f"the commands left files git would show:\n{leftovers}"
+
+
+DISCOVER_LINES = (
+    "agentv-ci discover examples/ --base main  ",
+    "agentv-ci discover examples/ --base main --include-uncommitted",
+)

@@ -141,7 +141,12 @@ INPUTS: dict[str, InputSpec] = {
     ),
     "target": InputSpec("", "Target name(s) from targets.yaml, separated by spaces (a matrix).", _words),
     "targets_file": InputSpec("", "targets.yaml to use (default: the nearest .agentv/targets.yaml).", _text),
-    "threshold": InputSpec("", "Per-test pass bar 0..1 (overrides each test's own threshold).", _rate),
+    "threshold": InputSpec(
+        "",
+        "Per-test pass bar 0..1 for EVERY test: overrides each test's own threshold (execution.threshold "
+        "in its eval file, else 0.8), as `run --threshold`. Leave empty to judge each test at its own.",
+        _rate,
+    ),
     "min_pass_rate": InputSpec("", "Gate: minimum pass rate 0..1, per suite and overall.", _rate),
     "min_mean_score": InputSpec("", "Gate: minimum mean score 0..1, per suite and overall.", _rate),
     "max_regression": InputSpec(
