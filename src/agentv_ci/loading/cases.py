@@ -10,9 +10,11 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from agentv_ci.loading.context import LoadContext, Node, type_name
 from agentv_ci.loading.documents import read_document
-from agentv_ci.loading.execution import parse_execution
+from agentv_ci.loading.execution import merge_execution, parse_execution
 from agentv_ci.loading.jsonl import read_jsonl_cases
 from agentv_ci.loading.keys import INCLUDE_ENTRY_KEYS, TESTS_ALIASES
 from agentv_ci.loading.paths import resolve_relative, safe_resolve, strip_file_scheme
@@ -210,6 +212,23 @@ def _included_tests(
             if run is not None:
                 entry.run = run
         yield entry
+
+
+def apply_include(
+    entry: IncludedSuite, wrapper: ExecutionSpec, ctx: LoadContext
+) -> list[tuple[Test, SourceLocation]]:
+    """The tests of a `type: suite` include that its `select` keeps, each run with the wrapper's
+    execution over its own, over the entry's `run`."""
+    run = parse_execution(entry.run, entry.run_node, ctx) if entry.run is not None else ExecutionSpec()
+    tests = entry.tests
+    checked = check_select(entry.select, entry.select_node, ctx)
+    if checked is not None:
+        tests = [(t, loc) for t, loc in tests if is_selected(t.id, t.tags, t.metadata, checked)]
+    out: list[tuple[Test, SourceLocation]] = []
+    for test, loc in tests:
+        execution = merge_execution(wrapper, merge_execution(test.execution, run))
+        out.append((msgspec.structs.replace(test, execution=execution), loc))
+    return out
 
 
 def glob_root(pattern: str) -> Path:

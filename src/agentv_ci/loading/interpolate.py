@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from agentv_ci.loading.context import LoadContext
+
 ENV_PATTERN = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 VAR_PATTERN = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}")
 _NUMBER = re.compile(r"^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
@@ -68,6 +70,15 @@ def merge_env(files: list[Path], process_env: Mapping[str, str]) -> dict[str, st
             continue
     merged.update(process_env)
     return merged
+
+
+def dotenv_environment(eval_dir: Path, ctx: LoadContext) -> dict[str, str]:
+    """The process env over the `.env` chain of `eval_dir`; every place a `.env` could be is a
+    dependency (a new one changes the environment)."""
+    candidates = dotenv_candidates(eval_dir, ctx.repo_root)
+    for candidate in candidates:
+        ctx.depend(candidate)
+    return merge_env([c for c in candidates if c.is_file()], ctx.process_env)
 
 
 def build_env(

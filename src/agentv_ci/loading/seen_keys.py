@@ -1,7 +1,7 @@
 """Which test keys a streamed dataset has already had, in 8 bytes a test (no key is kept).
 
 A run checks every test of a JSONL dataset before anything runs, then reads the dataset again as it
-runs (suite_loader): holding the ids of a million tests to find duplicates would cost about 100 MB,
+runs (suite_reader): holding the ids of a million tests to find duplicates would cost about 100 MB,
 so only a 64-bit hash of each is kept, in an open-addressing table of integers. A repeated hash means
 a duplicate id (or, about once in 10^10 runs of a million tests, two ids with the same hash): the
 loader then checks the suite exactly, the way it checks a suite held in memory, so every duplicate is

@@ -2,27 +2,29 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agentv_ci.loading.context import LoadContext, Node, type_name
-from agentv_ci.loading.documents import read_text
+from agentv_ci.loading.conversation_turns import (
+    AGGREGATIONS,
+    CONVERSATION_ONLY,
+    TURN_FAILURE,
+    build_turns,
+    check_conversation_fields,
+)
 from agentv_ci.loading.execution import merge_execution, parse_execution
 from agentv_ci.loading.graders import GraderNormaliser
+from agentv_ci.loading.input_files import read_prompt, resolve_input_files
 from agentv_ci.loading.interpolate import substitute_vars
-from agentv_ci.loading.keys import TEST_DEPRECATED, TEST_KEYS, TURN_KEYS
+from agentv_ci.loading.keys import TEST_DEPRECATED, TEST_KEYS
 from agentv_ci.loading.messages import check_role_markers, normalise_expected, normalise_input
-from agentv_ci.loading.paths import resolve_reference
 from agentv_ci.loading.rubrics import normalise_rubrics
+from agentv_ci.loading.suite_defaults import SuiteDefaults, merge_metadata
 from agentv_ci.loading.workspace import merge_workspace, parse_workspace
 from agentv_ci.loading.workspace_resets import check_worktree_reset
-from agentv_ci.model.bounds import MAX_TURNS
-from agentv_ci.model.suite import ExecutionSpec, GraderSpec, Message, Test, Turn
+from agentv_ci.model.suite import ExecutionSpec, GraderSpec, Message, Test
 
-_CONVERSATION_ONLY = ("turns", "aggregation", "on_turn_failure", "window_size")
-AGGREGATIONS = ("mean", "min", "max")
-TURN_FAILURE = ("continue", "stop")
 DEPENDENCY_FAILURE = ("skip", "fail", "run")
 _GRADING_KEYS = frozenset(
     (
@@ -43,77 +45,6 @@ _PLAIN_KEYS = frozenset(("id", "input", "criteria", "expected_output", "metadata
 _OPTIONAL_KEYS = frozenset(
     ("description", "note", "conversation_id", "aggregation", "on_turn_failure", "window_size", "depends_on")
 )
-
-
-@dataclass
-class SuiteDefaults:
-    """What a suite contributes to each of its tests."""
-
-    name: str
-    input_raw: Any = None
-    input_node: Node | None = None
-    input_messages: list[Message] = field(default_factory=list)
-    input_files: list[tuple[str, Path]] | None = None
-    graders: list[GraderSpec] = field(default_factory=list)
-    execution: ExecutionSpec = field(default_factory=ExecutionSpec)
-    metadata: dict[str, Any] = field(default_factory=dict)
-    workspace: dict[str, Any] | None = None
-    preprocessors: list[dict[str, Any]] = field(default_factory=list)
-    prompt_md: Path | None = None
-    graders_written: bool = False  # the suite wrote assertions (even if they failed to load)
-
-
-def merge_metadata(suite: dict[str, Any], test: dict[str, Any]) -> dict[str, Any]:
-    """Suite metadata inherited; arrays concatenated (suite first, de-duplicated); test scalars win."""
-    if not suite:
-        return test
-    merged = dict(suite)
-    for key, value in test.items():
-        base = merged.get(key)
-        if isinstance(base, list) and isinstance(value, list):
-            merged[key] = base + [v for v in value if v not in base]
-        else:
-            merged[key] = value
-    return merged
-
-
-def resolve_input_files(raw: Any, node: Node, ctx: LoadContext) -> list[tuple[str, Path]]:
-    if isinstance(raw, str):
-        raw = [raw]
-    if not isinstance(raw, list):
-        ctx.error("E101", f"input_files must be a list of paths, got {type_name(raw)}", node)
-        return []
-    out: list[tuple[str, Path]] = []
-    for i, ref in enumerate(raw):
-        if not isinstance(ref, str):
-            ctx.error("E101", f"an input file must be a path string, got {type_name(ref)}", node.child(i))
-            continue
-        path = resolve_reference(ref, node.base_dir, ctx.repo_root)
-        ctx.depend(path)
-        if not ctx.confined(path, node.child(i), ref):
-            continue
-        if path.is_dir():
-            ctx.error(
-                "E101",
-                f"input file {ref!r} is a directory",
-                node.child(i),
-                hint="list the files themselves (globs are not expanded in input_files)",
-            )
-        elif not path.is_file():
-            ctx.error(
-                "E301",
-                f"input file not found: {ref}",
-                node.child(i),
-                hint=f"resolved relative to {node.base_dir} (leading `/` = repo root)"
-                + ("; globs are not expanded in input_files" if any(c in ref for c in "*?[") else ""),
-            )
-        out.append((ref, path))
-    return out
-
-
-def _read_prompt(path: Path, ctx: LoadContext) -> str:
-    text = read_text(path, ctx)  # unreadable or not UTF-8 -> E001 at the prompt file
-    return "" if text is None else text.replace("\r\n", "\n")
 
 
 class TestBuilder:
@@ -243,9 +174,9 @@ class TestBuilder:
             prompt = next((p for ref, p in files if p.name == "PROMPT.md"), None)
             if prompt is not None:
                 files = [(ref, p) for ref, p in files if p.name != "PROMPT.md"]
-                input_raw = _read_prompt(prompt, ctx)
+                input_raw = read_prompt(prompt, ctx)
             elif defaults.prompt_md is not None:
-                input_raw = _read_prompt(defaults.prompt_md, ctx)
+                input_raw = read_prompt(defaults.prompt_md, ctx)
         if files and (input_raw is None or isinstance(input_raw, str)):
             blocks: list[Any] = [{"type": "file", "value": ref, "path": str(p)} for ref, p in files]
             if input_raw is not None:
@@ -277,14 +208,14 @@ class TestBuilder:
         if not skip:
             graders = graders + defaults.graders
 
-        turns = self._turns(raw, node, variables) if "turns" in raw else []
+        turns = build_turns(raw, node, variables, ctx, self.graders) if "turns" in raw else []
         mode = raw.get("mode")
         if mode is not None and mode != "conversation":
             ctx.error("E103", f"mode must be `conversation`, got {mode!r}", node.child("mode"))
         if mode == "conversation" and not turns:
             ctx.error("E102", "a conversation test needs `turns`", node.child("mode"))
-        if mode == "conversation" or not raw.keys().isdisjoint(_CONVERSATION_ONLY):
-            self._check_conversation_fields(raw, node, mode == "conversation")
+        if mode == "conversation" or not raw.keys().isdisjoint(CONVERSATION_ONLY):
+            check_conversation_fields(raw, node, mode == "conversation", ctx)
         input_written = input_raw not in (None, "", [], {})
         if not messages and not turns and not input_written:
             ctx.error(
@@ -381,78 +312,6 @@ class TestBuilder:
                 if key in exec_raw:
                     graders += self.graders.normalise_list(exec_raw[key], node.child("execution").child(key))
         return graders
-
-    def _turns(self, raw: dict[str, Any], node: Node, variables: dict[str, Any]) -> list[Turn]:
-        if "turns" not in raw:
-            return []
-        turns_raw = raw["turns"]
-        tnode = node.child("turns")
-        if not isinstance(turns_raw, list):
-            self.ctx.error("E101", f"turns must be a list, got {type_name(turns_raw)}", tnode)
-            return []
-        if len(turns_raw) > MAX_TURNS:
-            message = f"a conversation has at most {MAX_TURNS} turns (their bound), got {len(turns_raw)}"
-            self.ctx.error("E115", message, tnode.child(MAX_TURNS), hint="split it into several tests")
-            turns_raw = turns_raw[:MAX_TURNS]  # the rest is not built (nor reported)
-        turns: list[Turn] = []
-        for i, turn in enumerate(turns_raw):
-            child = tnode.child(i)
-            if isinstance(turn, str):
-                turn = {"input": turn}
-            if not isinstance(turn, dict):
-                self.ctx.error("E101", f"a turn must be a mapping, got {type_name(turn)}", child)
-                continue
-            self.ctx.check_keys(turn, child, TURN_KEYS, "a conversation turn")
-            self.ctx.not_run(
-                turn,
-                child,
-                {
-                    "criteria": "turns are graded by their `assertions` (strings are rubric criteria)",
-                    "rubrics": "write the criteria as strings in the turn's `assertions`",
-                    "id": "turns are named turn-1, turn-2, ... in results",
-                },
-                "a conversation turn",
-            )
-            turn_input = substitute_vars(turn.get("input"), variables)
-            messages = normalise_input(turn_input, child.child("input"), self.ctx)
-            if not messages or (isinstance(turn_input, str) and not turn_input.strip()):
-                self.ctx.error("E111", f"conversation turn {i + 1} has an empty input", child)
-            expected = normalise_expected(
-                substitute_vars(turn.get("expected_output"), variables),
-                child.child("expected_output"),
-                self.ctx,
-            )
-            graders: list[GraderSpec] = []
-            for key in ("assertions", "assert"):
-                if key in turn:
-                    graders += self.graders.normalise_list(turn[key], child.child(key))
-            turns.append(
-                Turn(input=messages, expected_output=expected, graders=graders, location=child.loc())
-            )
-        return turns
-
-    def _check_conversation_fields(self, raw: dict[str, Any], node: Node, conversation: bool) -> None:
-        """AgentV's cross-field rules: live-conversation fields only with `mode: conversation`, and a
-        conversation grades per-turn `expected_output`, never a top-level one."""
-        if conversation:
-            if "expected_output" in raw and isinstance(raw.get("turns"), list):
-                self.ctx.error(
-                    "E113",
-                    "a top-level `expected_output` is not allowed with `mode: conversation`",
-                    node.child("expected_output"),
-                    key=True,
-                    hint="put `expected_output` on each turn instead",
-                )
-            return
-        for key in _CONVERSATION_ONLY:
-            if key in raw:
-                self.ctx.error(
-                    "E113",
-                    f"`{key}` requires `mode: conversation`",
-                    node.child(key),
-                    key=True,
-                    hint="add `mode: conversation` (live turns), or put a scripted history in `input`",
-                )
 
     def _optional_str(self, raw: dict[str, Any], key: str, node: Node) -> str | None:
         value = raw.get(key)
