@@ -6,6 +6,7 @@ process group; `timeout_seconds` (default 300) kills the whole group; stdout is 
 Any failure to produce a grade is a grader error (an execution error), never a low score.
 With `target: true` / `{max_calls: N}` the script gets AgentV's target proxy (graders/target_proxy.py):
 `AGENTV_TARGET_PROXY_URL` and `AGENTV_TARGET_PROXY_TOKEN`, never the grader target's API key.
+A test with a docker workspace runs the script in a fresh container (graders/code_in_docker.py).
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from typing import Any, ClassVar
 import msgspec
 
 from agentv_ci.errors import ConfigError
-from agentv_ci.graders.code_process import ScriptFailure
+from agentv_ci.graders.code_in_docker import repository_root, run_in_container
+from agentv_ci.graders.code_process import ScriptFailure, ScriptRun
 from agentv_ci.graders.code_protocol import ProtocolError, interpret, run_with_payload
+from agentv_ci.graders.docker_container import ContainerFailure
 from agentv_ci.graders.outcome import errored, scored
 from agentv_ci.graders.target_proxy import DEFAULT_MAX_CALLS, TargetProxy
 from agentv_ci.model.result import GraderResult
@@ -84,8 +87,10 @@ class CodeGrader:
         self.argv = command_argv(
             config.command if config.command is not None else config.script, what=what, where=where
         )
-        self.cwd = (base_dir / config.cwd).resolve() if config.cwd else base_dir
+        self.cwd = (base_dir / config.cwd).resolve() if config.cwd else base_dir.resolve()
         self.timeout_s = config.timeout_seconds or DEFAULT_TIMEOUT_S
+        self.explicit_timeout_s = config.timeout_seconds
+        self.repo_root = repository_root(base_dir)
         if self.timeout_s <= 0:
             raise ConfigError(f"{what}: `timeout_seconds` must be > 0", location=spec.location)
         self.max_calls = _proxy_calls(config.target, what, spec.config_locations.get("target", spec.location))
@@ -104,29 +109,48 @@ class CodeGrader:
         details = {**(result.details or {}), "target_proxy": proxy.usage_details()}
         return msgspec.structs.replace(result, details=details, token_usage=proxy.token_usage())
 
-    async def _grade(self, ctx: GradingContext, proxy: TargetProxy | None) -> GraderResult:
-        env = {"AGENTV_WORKSPACE_PATH": str(ctx.workspace_path)} if ctx.workspace_path else {}
-        if proxy is not None:
-            env.update(proxy.env)  # the URL and token only: the grader target's key stays here
-        try:
-            run = await run_with_payload(
+    async def _run(self, ctx: GradingContext, proxy: TargetProxy | None) -> ScriptRun:
+        """The script's run: in its test's docker container, or on the host."""
+        docker = ctx.test.workspace.docker if ctx.test.workspace is not None else None
+        if docker is not None:  # AgentV: the docker `timeout`; a shorter `timeout_seconds` wins
+            timeout = min(float(docker.timeout), self.explicit_timeout_s or float(docker.timeout))
+            return await run_in_container(
                 self.argv,
+                docker,
                 ctx.test,
                 ctx.response,
                 config=self.script_config,
                 workspace_path=ctx.workspace_path,
                 cwd=self.cwd,
-                timeout_s=self.timeout_s,
-                spill_prefix="agentv-ci-grader-",
-                indent=2,
-                env=env or None,
+                repo_root=self.repo_root,
+                timeout_s=timeout,
             )
-        except ScriptFailure as exc:
+        env = {"AGENTV_WORKSPACE_PATH": str(ctx.workspace_path)} if ctx.workspace_path else {}
+        if proxy is not None:
+            env.update(proxy.env)  # the URL and token only: the grader target's key stays here
+        return await run_with_payload(
+            self.argv,
+            ctx.test,
+            ctx.response,
+            config=self.script_config,
+            workspace_path=ctx.workspace_path,
+            cwd=self.cwd,
+            timeout_s=self.timeout_s,
+            spill_prefix="agentv-ci-grader-",
+            indent=2,
+            env=env or None,
+        )
+
+    async def _grade(self, ctx: GradingContext, proxy: TargetProxy | None) -> GraderResult:
+        try:
+            run = await self._run(ctx, proxy)
+        except (ScriptFailure, ContainerFailure) as exc:
             return self._failed(str(exc))
         try:
-            score, assertions, details, verdict = interpret(run.exit_code, run.stdout, run.stderr)
+            interpreted = interpret(run.exit_code, run.stdout, run.stderr)
         except ProtocolError as exc:
             return self._failed(str(exc), {"stdout": run.stdout[-2000:]} if run.stdout.strip() else None)
+        score, assertions, details, verdict = interpreted
         if run.stderr.strip():
             details.setdefault("stderr", run.stderr[-2000:])
         del verdict  # only the composite code aggregator reads a script's `verdict`

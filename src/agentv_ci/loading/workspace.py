@@ -4,7 +4,7 @@ Parsing yields the fields as written (paths resolved against the file they are w
 external workspace file resolves its own template, hook `cwd` and local repos); `merge_workspace`
 lays a test's fields over its suite's, as AgentV: fields replace fields, each hook merges field by
 field, `hooks.enabled` is the test's if set. What agentv-ci does not run is reported here, located:
-`docker` (E114) and the v5 keys `setup`/`scope`-less leftovers (W110).
+the v5 keys `setup`/`scope`-less leftovers (W110).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agentv_ci.loading.context import LoadContext, Node, type_name
+from agentv_ci.loading.docker_workspace import parse_docker
 from agentv_ci.loading.documents import read_document
 from agentv_ci.loading.hook_commands import check_hook_command
 from agentv_ci.loading.keys import WORKSPACE_HOOK_KEYS, WORKSPACE_HOOKS, WORKSPACE_KEYS, WORKSPACE_REPO_KEYS
@@ -319,14 +320,9 @@ def parse_workspace(raw: Any, node: Node, ctx: LoadContext) -> Partial | None:
     ):
         partial["allow_reset_of_worktree"] = raw["allow_reset_of_worktree"]
     if "docker" in raw:
-        ctx.error(
-            "E114",
-            "docker workspaces are not supported by agentv-ci: hooks, agent and graders would run on the "
-            "host instead of the container",
-            node.child("docker"),
-            key=True,
-            hint="run the eval with AgentV, or drop `docker` and install what the task needs in before_all",
-        )
+        docker = parse_docker(raw["docker"], node.child("docker"), ctx)
+        if docker is not None:
+            partial["docker"] = docker
     for key in ("setup", "name"):
         if key in raw:
             ctx.warn(

@@ -51,6 +51,20 @@ class WorkspaceRepo(msgspec.Struct, frozen=True, omit_defaults=True):
     sparse: list[str] = []
 
 
+class DockerWorkspace(msgspec.Struct, frozen=True, omit_defaults=True):
+    """`workspace.docker` (AgentV v4.42.4): code graders run inside a fresh container of `image`.
+
+    `timeout` (seconds, AgentV's default 1800) bounds the grader's run in the container; `memory`
+    (`512m`, `2g`) and `cpus` (`0.5`, `2`) become `docker create --memory/--cpus`; `network: none`
+    (agentv-ci) cuts the container off every network."""
+
+    image: str
+    timeout: int = 1800
+    memory: str | None = None
+    cpus: float | None = None
+    network: str | None = None  # "none" (agentv-ci); None = Docker's default network
+
+
 class WorkspaceSpec(msgspec.Struct, frozen=True, omit_defaults=True):
     """A workspace: template copy + repos + hooks, shared by a suite's tests or fresh per test."""
 
@@ -67,6 +81,7 @@ class WorkspaceSpec(msgspec.Struct, frozen=True, omit_defaults=True):
     base_dir: str | None = None  # the external workspace file's directory (hooks' default cwd)
     # agentv-ci: resets may restore a static `path` that lies in a git work tree (running/snapshots.py)
     allow_reset_of_worktree: bool = False
+    docker: DockerWorkspace | None = None  # code graders run in a container (graders/code_in_docker.py)
 
     def hook(self, name: str) -> WorkspaceHook | None:
         """The hook `name` when hooks are enabled."""

@@ -1,0 +1,96 @@
+"""A code grader run inside its test's docker workspace (AgentV v4.42.4 `workspace.docker`).
+
+Per grader run, as AgentV: the image is looked up (pulled only when missing), a fresh container is
+created with the workspace's limits and started, the grader runs in it with `docker exec -i` (its
+argv as written, no shell added) and the AgentV stdin payload, its answer is read by the same
+protocol as on the host (graders/code_protocol.py), and the container is removed (`docker rm -f`)
+whatever happened: a grade, an error, a timeout, a Ctrl-C.
+
+What goes into the container (agentv-ci; AgentV copies nothing): the files the command runs from the
+repository (its script, the in-repo modules it imports, other files it names) and the test's
+workspace, each at the same absolute path as on the host, so relative paths, `workspace_path` and
+`AGENTV_WORKSPACE_PATH` mean the same inside; the grader starts in its usual working directory.
+Nothing else of the host: no other file, no environment variable (no secret), and with
+`network: none` no network. The target proxy (`target:`) listens on the host and is not offered.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from agentv_ci.graders.code_process import ScriptRun
+from agentv_ci.graders.code_protocol import build_payload
+from agentv_ci.graders.docker_container import Container, ensure_image
+from agentv_ci.loading.command_paths import command_files
+from agentv_ci.model.result import TargetResponse
+from agentv_ci.model.suite import Test
+from agentv_ci.model.workspace import DockerWorkspace
+
+__all__ = ["repository_root", "run_in_container"]
+
+
+def repository_root(start: Path) -> Path:
+    """The git work tree holding `start` (the eval file's directory), else `start` itself."""
+    for directory in (start, *start.parents):
+        if (directory / ".git").exists():
+            return directory
+    return start
+
+
+def _archive(files: list[Path], directories: list[Path], workdir: Path) -> bytes:
+    """A tar of `files` and `directories` (recursively) at their absolute paths, plus `workdir`."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for directory in (workdir, *(d for d in directories if d != workdir)):
+            info = tarfile.TarInfo(str(directory).lstrip("/"))
+            info.type, info.mode = tarfile.DIRTYPE, 0o755
+            tar.addfile(info)
+        for directory in directories:
+            tar.add(directory, arcname=str(directory).lstrip("/"), recursive=True)
+        for path in files:
+            tar.add(path, arcname=str(path).lstrip("/"), recursive=False)
+    return buffer.getvalue()
+
+
+def _command_files(argv: list[str], cwd: Path, repo_root: Path) -> list[Path]:
+    found = command_files(argv, cwd, repo_root)
+    return [path for path in found.files if path.is_file()]
+
+
+async def run_in_container(
+    argv: list[str],
+    docker: DockerWorkspace,
+    test: Test,
+    response: TargetResponse,
+    *,
+    config: dict[str, Any],
+    workspace_path: Path | None,
+    cwd: Path,
+    repo_root: Path,
+    timeout_s: float,
+) -> ScriptRun:
+    """The grader's run in a fresh container (removed before this returns or raises). Raises
+    `ScriptFailure` (timeout, runaway output) or `ContainerFailure` (docker itself failed)."""
+    await ensure_image(docker.image, float(docker.timeout))
+    with tempfile.TemporaryDirectory(prefix="agentv-ci-docker-") as spill:
+        payload = build_payload(
+            test, response, config=config, workspace_path=workspace_path, spill_dir=Path(spill)
+        )
+        stdin = json.dumps(payload, indent=2, ensure_ascii=False, default=str).encode()
+        files = _command_files(argv, cwd, repo_root)
+        if "output_path" in payload:
+            files.append(Path(payload["output_path"]))
+        directories = [workspace_path] if workspace_path is not None and workspace_path.is_dir() else []
+        archive = _archive(files, directories, cwd)
+        env = {"AGENTV_WORKSPACE_PATH": str(workspace_path)} if workspace_path else {}
+        container = await Container.start(docker, test_id=test.id)
+        try:
+            await container.copy_tar(archive)
+            return await container.execute(argv, stdin=stdin, workdir=str(cwd), env=env, timeout_s=timeout_s)
+        finally:
+            container.remove()

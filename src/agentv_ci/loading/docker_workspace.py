@@ -1,0 +1,96 @@
+"""`workspace.docker` (AgentV v4.42.4): `{image, timeout, memory, cpus}`, plus `network: none`
+(agentv-ci), checked field by field with located errors. The code graders of a test with a docker
+workspace run inside a fresh container (graders/code_in_docker.py)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agentv_ci.loading.context import LoadContext, Node, type_name
+from agentv_ci.model.workspace import DockerWorkspace
+
+DOCKER_KEYS = ("image", "timeout", "memory", "cpus", "network")
+NETWORKS = ("none", "bridge")
+MAX_TIMEOUT_S = 86_400
+MIN_CPUS = 0.1  # AgentV's schema minimum
+# Docker's own size syntax (`512m`, `2g`, `1.5GB`, `1073741824`): go-units RAMInBytes.
+_MEMORY = re.compile(r"^\d+(\.\d+)? ?[kmgtp]?i?b?$", re.IGNORECASE)
+# A reference Docker can resolve: [registry[:port]/]name[:tag][@digest]; never an option.
+_IMAGE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/:@+-]*$")
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def parse_docker(raw: Any, node: Node, ctx: LoadContext) -> DockerWorkspace | None:
+    """The container settings of `workspace.docker`; None (with errors recorded) when unusable."""
+    if not isinstance(raw, dict):
+        ctx.error("E101", f"workspace.docker must be a mapping, got {type_name(raw)}", node)
+        return None
+    ctx.check_keys(raw, node, DOCKER_KEYS, "workspace.docker")
+    fields: dict[str, Any] = {}
+    ok = True
+    image = raw.get("image")
+    if image is None:
+        ctx.error("E102", "workspace.docker needs an `image`", node, hint="e.g. image: python:3.11-slim")
+        ok = False
+    elif not isinstance(image, str) or not _IMAGE.match(image.strip()):
+        ctx.error(
+            "E103",
+            f"workspace.docker.image must be an image reference, got {image!r}",
+            node.child("image"),
+            hint="e.g. python:3.11-slim or ghcr.io/org/image@sha256:...",
+        )
+        ok = False
+    else:
+        fields["image"] = image.strip()
+    timeout = raw.get("timeout")
+    if timeout is not None:
+        if not _number(timeout) or timeout != int(timeout) or not 1 <= timeout <= MAX_TIMEOUT_S:
+            ctx.error(
+                "E110",
+                f"workspace.docker.timeout must be a whole number of seconds in 1..{MAX_TIMEOUT_S}",
+                node.child("timeout"),
+                hint="AgentV's default is 1800",
+            )
+            ok = False
+        else:
+            fields["timeout"] = int(timeout)
+    memory = raw.get("memory")
+    if memory is not None:
+        text = str(memory) if _number(memory) and memory == int(memory) else memory
+        if not isinstance(text, str) or not _MEMORY.match(text.strip()):
+            ctx.error(
+                "E103",
+                f"workspace.docker.memory must be a size such as 512m or 2g, got {memory!r}",
+                node.child("memory"),
+            )
+            ok = False
+        else:
+            fields["memory"] = text.strip().replace(" ", "")
+    cpus = raw.get("cpus")
+    if cpus is not None:
+        if not _number(cpus) or cpus < MIN_CPUS or cpus > 1024:
+            ctx.error(
+                "E110",
+                f"workspace.docker.cpus must be a number from {MIN_CPUS} (e.g. 0.5 or 2), got {cpus!r}",
+                node.child("cpus"),
+            )
+            ok = False
+        else:
+            fields["cpus"] = float(cpus)
+    network = raw.get("network")
+    if network is not None:
+        if network not in NETWORKS:
+            ctx.error(
+                "E103",
+                f"workspace.docker.network must be one of {', '.join(NETWORKS)}, got {network!r}",
+                node.child("network"),
+                hint="`none`: the grader gets no network at all",
+            )
+            ok = False
+        else:
+            fields["network"] = network
+    return DockerWorkspace(**fields) if ok else None
