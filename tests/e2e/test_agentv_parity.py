@@ -185,13 +185,16 @@ def test_a_repository_outside_the_repository_root_is_refused_located(tmp_path: P
     assert "ws.eval.yaml:8:13: error[E305]" in done.stdout and "outside the repository" in done.stdout
 
 
-def test_docker_workspaces_are_refused_located(tmp_path: Path) -> None:
+def test_docker_workspaces_are_validated_located(tmp_path: Path) -> None:
+    """No longer refused (E114): the fields are checked, each at its own place."""
     (tmp_path / "d.eval.yaml").write_text(
-        "workspace:\n  docker:\n    image: python:3.12\ntests:\n  - id: a\n    input: hi\n    criteria: c\n"
+        "workspace:\n  docker:\n    image: python:3.12\n    cpus: 0\n"
+        "tests:\n  - id: a\n    input: hi\n    criteria: c\n"
     )
     done = run_cli("validate", str(tmp_path / "d.eval.yaml"), env=_env(tmp_path), timeout=60)
     assert done.returncode == 2
-    assert "d.eval.yaml:2:3: error[E114]: docker workspaces are not supported" in done.stdout
+    assert "E114" not in done.stdout
+    assert "d.eval.yaml:4:11: error[E110]: workspace.docker.cpus must be a number from 0.1" in done.stdout
 
 
 def _judge_targets(project: Path, server: FakeLlmServer, agent: str) -> None:
