@@ -355,3 +355,40 @@ def test_tool_calls_in_openai_shapes_are_read_with_their_arguments(tmp_path: Pat
     row = rows(tmp_path / "out")[0]
     assert row["output"] == "Refunds within 30 days."
     assert row["scores"][0]["score"] == 1.0
+
+
+def test_grade_into_an_old_run_directory_is_judged_against_its_own_plan_only(tmp_path: Path) -> None:
+    """`grade -o DIR` into the directory of an earlier run (its plan.jsonl, summary.json and rows)
+    replaces them: `report DIR` reads the grade's rows against the grade's plan, never the old run's."""
+    from tests.cli_helpers import mock_project, run_cli
+
+    old_eval = "name: other\ntests:\n" + "".join(
+        f"  - id: old-{n}\n    input: q\n    assertions:\n      - type: contains\n        value: yes\n"
+        for n in range(3)
+    )
+    evals = mock_project(tmp_path / "old", response="no", eval_file="other.eval.yaml", eval_yaml=old_eval)
+    out = tmp_path / "out"
+    earlier = run_cli("run", str(evals / "other.eval.yaml"), "-o", str(out), "-q", cwd=tmp_path)
+    assert earlier.returncode == 1, earlier.stdout + earlier.stderr  # a failing run, with a plan
+    assert (out / "plan.jsonl").is_file() and (out / "summary.json").is_file()
+    eval_path, responses = write(
+        tmp_path,
+        {"test_id": "france", "output": "Paris"},
+        {"test_id": "japan", "output": "Tokyo"},
+        eval_text=only("france", "japan"),
+    )
+
+    code, output = grade_cli(str(eval_path), "--responses", str(responses), "-o", str(out))
+
+    assert code == 0, output
+    assert [(r["suite"], r["test_id"]) for r in rows(out)] == [("capitals", "france"), ("capitals", "japan")]
+    assert not (out / "summary.json").exists()  # the old run's facts are not the grade's
+    report = run_cli("report", str(out), cwd=tmp_path)
+    assert report.returncode == 0, report.stdout + report.stderr
+    assert "PASSED: 2/2 tests passed" in report.stdout
+    assert "plan unknown" not in report.stdout + report.stderr  # the grade recorded its own plan
+    # ...and that plan counts: a grade killed after its plan and before its rows reads as incomplete.
+    (out / "index.jsonl").write_text(json.dumps(rows(out)[0]) + "\n")
+    cut = run_cli("report", str(out), cwd=tmp_path)
+    assert cut.returncode == 3, cut.stdout + cut.stderr
+    assert "incomplete: 1 of 2 tests did not run" in cut.stdout

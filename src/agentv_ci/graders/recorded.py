@@ -166,14 +166,37 @@ async def run_offline_grading(
         output = timestamp_dir()
     answered = {r.test_id for r in recorded}
     unanswered = [t for t in suite.tests if t.id not in answered]
+    rows = results + [  # `report` on these results is inconclusive too, as `grade` is
+        _row_without_answer(t, suite, effective_threshold(threshold, t, suite), error="no recorded answer")
+        for t in unanswered
+    ]
+    _start_results(output, rows)
     with ResultsWriter(output / "index.jsonl") as writer:
-        for result in results:
-            writer.append(result)
-        for test in unanswered:  # `report` on these results is inconclusive too, as `grade` is
-            bar = effective_threshold(threshold, test, suite)
-            writer.append(_row_without_answer(test, suite, bar, error="no recorded answer"))
+        for row in rows:
+            writer.append(row)
     warnings = [d.render() for d in loaded.diagnostics if d.severity == "warning"]
     return OfflineOutcome(results, output, [t.id for t in unanswered], warnings)
+
+
+def _start_results(output: Path, rows: list[TestResult]) -> None:
+    """Make `output` this grade's results directory: another run's `index.jsonl` and `summary.json`
+    there are removed and its `plan.jsonl` replaced by the grade's own (the rows about to be
+    written), so `report` never judges these rows against another run's plan or facts."""
+    from agentv_ci.reporting.plan_file import PlannedJob, PlanWriter
+    from agentv_ci.reporting.results_file import SUMMARY_NAME
+
+    attempts: dict[tuple[str, str, str], int] = {}
+    first: dict[tuple[str, str, str], TestResult] = {}
+    for row in rows:
+        key = (row.suite, row.test_id, row.target)
+        attempts[key] = attempts.get(key, 0) + 1
+        first.setdefault(key, row)
+    for stale in ("index.jsonl", SUMMARY_NAME):
+        (output / stale).unlink(missing_ok=True)
+    writer = PlanWriter(output, shard=None, dry_run=False)
+    for key, row in first.items():
+        writer.add(PlannedJob(*key, attempts=attempts[key], eval_path=row.eval_path, line=row.line))
+    writer.commit()
 
 
 def has_content(response: TargetResponse) -> bool:
