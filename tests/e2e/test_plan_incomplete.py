@@ -145,6 +145,33 @@ def test_a_killed_run_is_reported_from_its_plan_and_compares_as_incomplete(tmp_p
     assert _cli(project, "compare", "complete", "complete").returncode == 0
 
 
+def test_a_resume_keeps_the_plan_of_the_run_it_continues(tmp_path: Path) -> None:
+    """`--resume` with a narrower selection (`--test-id`) continues the same run: the tests the killed
+    run planned and never finished stay planned, so the resumed run is still incomplete, never a
+    green `2/2`. A resume as another shard of the selection is refused."""
+    project = _project(tmp_path, FAST, ["slow"])
+    code, output = run_until(project, project / "out", 3, signal.SIGKILL)
+    assert code == -signal.SIGKILL, output
+    (project / "SLOW").unlink()
+
+    narrower = _cli(project, "run", "s.eval.yaml", "-o", "out", "--resume", "--test-id", "fast-0", "-q")
+    assert narrower.returncode == 3, narrower.stdout + narrower.stderr
+    assert "incomplete: 1 of 4 tests did not run" in narrower.stdout
+    report = _cli(project, "report", "out")
+    assert report.returncode == 3, report.stdout + report.stderr
+    assert "incomplete: 1 of 4 tests did not run" in report.stdout
+
+    other_shard = _cli(project, "run", "s.eval.yaml", "-o", "out", "--resume", "--shard", "1/2", "-q")
+    assert other_shard.returncode == 2, other_shard.stdout + other_shard.stderr
+    assert "--resume" in other_shard.stderr and "shard" in other_shard.stderr
+
+    everything = _cli(project, "run", "s.eval.yaml", "-o", "out", "--resume", "-q")
+    assert everything.returncode == 0, everything.stdout + everything.stderr
+    assert _cli(project, "report", "out").returncode == 0
+    summary = json.loads((project / "out" / "summary.json").read_text())
+    assert (summary["planned"], summary["not_run"]) == (4, 0)
+
+
 def _shard_names() -> tuple[list[str], str, int]:
     """Test ids for 3 shards: shard 2 holds the slow test and at least one quick one; shard 3 at least
     one test. (names, the slow one, how many tests shard 3 has)."""

@@ -157,6 +157,16 @@ class PlanWriter:
         """A job of the same selection in shard `shard` (1-based; this run's own included)."""
         self.shard_jobs[shard - 1] += 1
 
+    def keep_unlisted(self, previous: Plan) -> None:
+        """Add the jobs of `previous` (the plan of the run a `--resume` continues) that this plan does
+        not list: they are still the run's to do, whatever the resumed run selects."""
+        handle = self._open()
+        handle.write(redact_bytes(bytes(self._buffer)))
+        self._buffer.clear()
+        handle.flush()
+        so_far = Plan(self._temp, self.shard, self.dry_run, PlanEnd(end=True, jobs=self.jobs))
+        count_against_plan(previous, (job.key for job, _line in so_far.jobs()), self.add)
+
     def commit(self, *, missing: int = 0, missing_shards: Iterable[str] = ()) -> Plan:
         """Write the end, flush, fsync and rename into place (then fsync the directory). `missing`:
         jobs of absent shards, not listed (a merged run's plan)."""

@@ -22,6 +22,7 @@ from agentv_ci.reporting.plan_file import (
     PlanWriter,
     count_against_plan,
     not_run_row,
+    read_plan,
 )
 from agentv_ci.running.estimate import CostEstimator
 from agentv_ci.running.needs import RunNeeds
@@ -94,6 +95,28 @@ class PlanRecorder:
                     self.estimator.add(
                         suite, test, target, attempts, repeat.strategy if repeat else "pass_at_k"
                     )
+
+    def commit(self, *, resume: bool) -> Plan:
+        """Make the plan durable. A `--resume` keeps every job the plan of the run it continues lists
+        (a narrower `--test-id` / `--tag` leaves them not run, never forgotten); resuming the run
+        as another shard is a usage error."""
+        if resume:
+            previous = read_plan(self.writer.directory)
+            if previous is not None:
+                if previous.shard != self.writer.shard:
+                    from agentv_ci.errors import UsageError
+
+                    raise UsageError(
+                        f"--resume continues the run in {self.writer.directory}, which was "
+                        f"{_shard_text(previous.shard)}; this run is {_shard_text(self.writer.shard)}",
+                        hint="resume it with the --shard it was run with, or write to a new -o DIR",
+                    )
+                self.writer.keep_unlisted(previous)
+        return self.writer.commit()
+
+
+def _shard_text(shard: tuple[int, int] | None) -> str:
+    return f"shard {shard[0]}/{shard[1]}" if shard else "not sharded"
 
 
 def record_not_run(

@@ -307,7 +307,7 @@ def _run_planned(
     runner.workspaces.protected = tuple(p.absolute() for p in written if p is not None)  # never reset
     runner.prepare()  # unknown targets / missing API keys fail here, before anything runs or is written
     (output_dir / "summary.json").unlink(missing_ok=True)  # written again at the end: none if killed
-    planned = recording.writer.commit()  # durable before anything is spent
+    planned = recording.commit(resume=request.resume)  # durable before anything is spent
     interrupted = False
     with ResultsWriter(output_dir / "index.jsonl") as writer:
 
