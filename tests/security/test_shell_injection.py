@@ -228,6 +228,10 @@ def test_hook_placeholders_reach_string_and_argv_hooks_exactly_and_never_run(tmp
         ('sh -c "echo {{case_metadata}}"', "{{case_metadata}} is inside the code string of a nested `sh -c`"),
         (["sh", "-c", 'echo "{{case_input}}"'], "{{case_input}} is inside double quotes"),
         (["bash", "-lc", "eval {{test_id}}"], "{{test_id}} is an argument of `eval`"),
+        ("command eval {{case_input}}", "{{case_input}} is an argument of `eval`"),
+        ("if true; then eval {{case_input}}; fi", "{{case_input}} is an argument of `eval`"),
+        ("! eval {{test_id}}", "{{test_id}} is an argument of `eval`"),
+        (["bash", "-c", "declare -i n={{case_input}}"], "{{case_input}} is an argument of `declare`"),
         (
             ["python3", "-c", "print({{case_input}})"],
             "{{case_input}} is inside the code string of a nested `python3 -c`",

@@ -22,6 +22,7 @@ from agentv_ci.security.shell_values import UnsafePathError, plain_path, variabl
 from agentv_ci.targets.cli import COMMAND
 from tests.properties import property_settings
 
+_READ_AS_CODE = " with an integer or array attribute (bash reads it as code)"
 SHELLS = [s for s in ("sh", "bash") if shutil.which(s)]
 PY = sys.executable
 
@@ -50,6 +51,21 @@ PY = sys.executable
         ("let x={PROMPT}", "an argument of `let` (arithmetic)"),
         ("[[ {PROMPT} -eq 1 ]]", "inside `[[ ... ]]` with an arithmetic comparison"),
         ("eval {PROMPT}", "an argument of `eval`, which runs it as shell code"),
+        # eval behind a reserved word or a builtin that runs the command after it
+        ("command eval {PROMPT}", "an argument of `eval`, which runs it as shell code"),
+        ("command -p eval {PROMPT}", "an argument of `eval`, which runs it as shell code"),
+        ("builtin eval {PROMPT}", "an argument of `eval`, which runs it as shell code"),
+        ("! eval {PROMPT}", "an argument of `eval`, which runs it as shell code"),
+        ("time -p eval {PROMPT}", "an argument of `eval`, which runs it as shell code"),
+        ("if eval {PROMPT}; then :; fi", "an argument of `eval`, which runs it as shell code"),
+        ("while eval {PROMPT}; do :; done", "an argument of `eval`, which runs it as shell code"),
+        ("if true; then eval {PROMPT}; fi", "an argument of `eval`, which runs it as shell code"),
+        ("{ eval {PROMPT}; }", "an argument of `eval`, which runs it as shell code"),
+        ("if . {PROMPT}; then :; fi", "an argument of `.`, which runs the file it names as shell code"),
+        ("command {PROMPT}", "as the command name (it would choose the program)"),
+        ("declare -i x={PROMPT}", "an argument of `declare`" + _READ_AS_CODE),
+        ("local -a x={PROMPT}", "an argument of `local`" + _READ_AS_CODE),
+        ("typeset -A x={PROMPT}", "an argument of `typeset`" + _READ_AS_CODE),
         ("trap {PROMPT} EXIT", "an argument of `trap`, which runs it as shell code"),
         (". {PROMPT}", "an argument of `.`, which runs the file it names as shell code"),
         ("awk -F, {PROMPT} file", "inside the code string of a nested `awk PROGRAM`"),
@@ -84,6 +100,8 @@ def test_data_outside_a_plain_word_is_found_with_why(template: str, where: str) 
         "[[ {PROMPT} == x ]] && agent",
         "awk -f prog.awk {PROMPT} > {OUTPUT_FILE}",
         "sed -e s/a/b/ {FILES}",
+        "if [ -n {PROMPT} ]; then agent {PROMPT}; fi > {OUTPUT_FILE}",
+        "export X={PROMPT}; command -v agent && time agent {PROMPT} {OUTPUT_FILE}",
     ],
 )
 def test_plain_words_and_runner_paths_anywhere_are_accepted(template: str) -> None:

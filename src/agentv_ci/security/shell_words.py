@@ -29,6 +29,12 @@ from agentv_ci.security.nested_programs import code_arguments
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _BREAKS = " \t\n;&|()<>"
+# Words before a simple command's name that leave the next word the command: reserved words,
+# and builtins that run the command after them (`command eval X` is `eval X`).
+_RESERVED = frozenset({"!", "{", "if", "then", "else", "elif", "while", "until", "do"})
+_PREFIXES = frozenset({"command", "builtin", "exec", "time"})
+# bash reads a value assigned with `-i` as arithmetic and with `-a`/`-A` as a compound assignment.
+_DECLARATIONS = frozenset({"declare", "typeset", "local", "export", "readonly"})
 UNREAD = "where agentv-ci cannot tell how the shell reads it"
 
 
@@ -173,9 +179,17 @@ class _Scanner:
     def judge(self, words: list[_Word]) -> None:
         """The rules about a whole simple command: command name, eval, arithmetic, nested programs."""
         first = 0
-        while first < len(words) and _ASSIGNMENT.match(words[first].literal):
-            first += 1
-        if first == len(words):
+        while first < len(words):  # assignments, reserved words and `command`-like prefixes
+            literal = words[first].literal
+            if _ASSIGNMENT.match(literal) or literal in _RESERVED:
+                first += 1
+            elif literal in _PREFIXES:
+                first += 1
+                while first < len(words) and words[first].literal.startswith("-"):
+                    first += 1 + (words[first].literal == "-a")  # `exec -a NAME`
+            else:
+                break
+        if first >= len(words):
             return
         command = words[first]
         arguments = words[first + 1 :]
@@ -190,6 +204,9 @@ class _Scanner:
             ".": "an argument of `.`, which runs the file it names as shell code",
             "source": "an argument of `source`, which runs the file it names as shell code",
         }
+        options = "".join(w.literal[1:] for w in arguments if w.literal[:1] in "-+")
+        if name in _DECLARATIONS and set(options) & set("aAi"):
+            why[name] = f"an argument of `{name}` with an integer or array attribute (bash reads it as code)"
         if name == "[[" and any(w.literal in _ARITHMETIC_TESTS for w in arguments):
             why["[["] = "inside `[[ ... ]]` with an arithmetic comparison"
         if name in why:
