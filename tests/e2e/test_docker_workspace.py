@@ -59,7 +59,11 @@ def marker_image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A local image (no registry): BASE with a file that exists nowhere else."""
     context = tmp_path_factory.mktemp("image")
     (context / "marker").write_text("in the image\n")
-    (context / "Dockerfile").write_text(f"FROM {BASE}\nCOPY marker /agentv-ci-test-marker\n")
+    (context / "run_tests.py").write_text("print('image tests passed')\n")
+    (context / "Dockerfile").write_text(
+        f"FROM {BASE}\nCOPY marker /agentv-ci-test-marker\n"
+        "COPY run_tests.py /testbed/run_tests.py\nWORKDIR /testbed\n"
+    )
     subprocess.run(
         ["docker", "build", "-q", "-t", IMAGE, str(context)], check=True, capture_output=True, timeout=300
     )
@@ -222,6 +226,37 @@ def test_ctrl_c_while_the_grader_runs_removes_the_container(tmp_path: Path) -> N
             process.kill()
     assert process.returncode == 130, stderr
     assert _containers(test_id) == []
+
+
+def test_a_grader_of_the_image_alone_starts_in_the_images_workdir(tmp_path: Path) -> None:
+    """AgentV's way: a command that runs nothing of the repository (a SWE-bench image's own test
+    runner) starts in the image's WORKDIR and reads paths relative to it."""
+    test_id = _unique()
+    project = _project(tmp_path, test_id, docker=f"  docker:\n    image: {IMAGE}\n")
+    text = (project / "d.eval.yaml").read_text()
+    (project / "d.eval.yaml").write_text(text.replace("[python3, check.py]", "[python3, run_tests.py]"))
+    done = run_cli("run", "d.eval.yaml", "-o", "out", "-q", cwd=project, env=_env(tmp_path), timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    grader = _row(project / "out")["scores"][0]
+    assert grader["assertions"] == [{"text": "image tests passed", "passed": True}]
+    assert _containers(test_id) == []
+
+
+def test_without_the_docker_cli_the_grader_is_an_execution_error(tmp_path: Path) -> None:
+    test_id = _unique()
+    project = _project(tmp_path, test_id, docker=f"  docker:\n    image: {IMAGE}\n")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for program in ("git", "python3"):
+        found = shutil.which(program)
+        assert found is not None
+        (bin_dir / program).symlink_to(found)
+    env = {**_env(tmp_path), "PATH": str(bin_dir)}
+    done = run_cli("run", "d.eval.yaml", "-o", "out", "-q", cwd=project, env=env, timeout=120)
+    assert done.returncode == 3, done.stdout + done.stderr
+    row = _row(project / "out")
+    assert row["execution_status"] == "execution_error"
+    assert "needs the docker CLI, which is not installed here" in row["error"], row["error"]
 
 
 def test_agentvs_docker_example_runs(tmp_path: Path) -> None:

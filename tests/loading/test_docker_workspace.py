@@ -95,3 +95,21 @@ def test_agentvs_docker_example_validates(tmp_path: Path) -> None:
     done = run_cli("validate", str(tmp_path / "docker-example.EVAL.yaml"), cwd=tmp_path, timeout=60)
     assert "E114" not in done.stdout and "error[" not in done.stdout, done.stdout
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("level", ["suite", "test"])
+def test_a_script_only_the_image_holds_is_not_looked_for_on_the_host(tmp_path: Path, level: str) -> None:
+    (tmp_path / ".git").mkdir()
+    grader = "    assertions:\n      - type: code-grader\n        command: [python3, /testbed/run_tests.py]\n"
+    docker = "workspace:\n  docker:\n    image: python:3.11-slim\n"
+    if level == "suite":
+        text = f"{docker}tests:\n  - id: a\n    input: hi\n{grader}"
+    else:
+        text = f"tests:\n  - id: a\n    input: hi\n{grader}    {docker.replace(chr(10) + '  ', chr(10) + '      ')}"
+    (tmp_path / "d.eval.yaml").write_text(text)
+    result = load_suite(tmp_path / "d.eval.yaml", repo_root=tmp_path)
+    assert [d.code for d in result.diagnostics if d.code.startswith("E")] == []
+    # The same grader without a docker workspace: the script must exist (E301 at the argument).
+    (tmp_path / "h.eval.yaml").write_text(f"tests:\n  - id: a\n    input: hi\n{grader}")
+    result = load_suite(tmp_path / "h.eval.yaml", repo_root=tmp_path)
+    assert [(d.code, d.line) for d in result.diagnostics if d.code.startswith("E")] == [("E301", 6)]

@@ -90,6 +90,7 @@ class CodeGrader:
         self.cwd = (base_dir / config.cwd).resolve() if config.cwd else base_dir.resolve()
         self.timeout_s = config.timeout_seconds or DEFAULT_TIMEOUT_S
         self.explicit_timeout_s = config.timeout_seconds
+        self.explicit_cwd = bool(config.cwd)
         self.repo_root = repository_root(base_dir)
         if self.timeout_s <= 0:
             raise ConfigError(f"{what}: `timeout_seconds` must be > 0", location=spec.location)
@@ -124,6 +125,7 @@ class CodeGrader:
                 cwd=self.cwd,
                 repo_root=self.repo_root,
                 timeout_s=timeout,
+                explicit_cwd=self.explicit_cwd,
             )
         env = {"AGENTV_WORKSPACE_PATH": str(ctx.workspace_path)} if ctx.workspace_path else {}
         if proxy is not None:

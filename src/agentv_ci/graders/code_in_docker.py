@@ -9,7 +9,9 @@ whatever happened: a grade, an error, a timeout, a Ctrl-C.
 What goes into the container (agentv-ci; AgentV copies nothing): the files the command runs from the
 repository (its script, the in-repo modules it imports, other files it names) and the test's
 workspace, each at the same absolute path as on the host, so relative paths, `workspace_path` and
-`AGENTV_WORKSPACE_PATH` mean the same inside; the grader starts in its usual working directory.
+`AGENTV_WORKSPACE_PATH` mean the same inside. A grader that runs such a file (or sets `cwd`) starts
+in its usual working directory; one that runs only what the image holds (inline code, `/testbed`
+scripts) starts in the image's working directory, as in AgentV.
 Nothing else of the host: no other file, no environment variable (no secret), and with
 `network: none` no network. The target proxy (`target:`) listens on the host and is not offered.
 """
@@ -42,11 +44,12 @@ def repository_root(start: Path) -> Path:
     return start
 
 
-def _archive(files: list[Path], directories: list[Path], workdir: Path) -> bytes:
+def _archive(files: list[Path], directories: list[Path], workdir: Path | None) -> bytes:
     """A tar of `files` and `directories` (recursively) at their absolute paths, plus `workdir`."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
-        for directory in (workdir, *(d for d in directories if d != workdir)):
+        made = [workdir] if workdir is not None else []
+        for directory in (*made, *(d for d in directories if d != workdir)):
             info = tarfile.TarInfo(str(directory).lstrip("/"))
             info.type, info.mode = tarfile.DIRTYPE, 0o755
             tar.addfile(info)
@@ -73,9 +76,12 @@ async def run_in_container(
     cwd: Path,
     repo_root: Path,
     timeout_s: float,
+    explicit_cwd: bool = False,
 ) -> ScriptRun:
-    """The grader's run in a fresh container (removed before this returns or raises). Raises
-    `ScriptFailure` (timeout, runaway output) or `ContainerFailure` (docker itself failed)."""
+    """The grader's run in a fresh container (removed before this returns or raises). It starts in
+    `cwd` when the command runs a file of the repository or the grader sets `cwd` (`explicit_cwd`),
+    else in the image's working directory, as AgentV. Raises `ScriptFailure` (timeout, runaway
+    output) or `ContainerFailure` (docker itself failed)."""
     await ensure_image(docker.image, float(docker.timeout))
     with tempfile.TemporaryDirectory(prefix="agentv-ci-docker-") as spill:
         payload = build_payload(
@@ -83,14 +89,15 @@ async def run_in_container(
         )
         stdin = json.dumps(payload, indent=2, ensure_ascii=False, default=str).encode()
         files = _command_files(argv, cwd, repo_root)
+        workdir = str(cwd) if files or explicit_cwd else None
         if "output_path" in payload:
             files.append(Path(payload["output_path"]))
         directories = [workspace_path] if workspace_path is not None and workspace_path.is_dir() else []
-        archive = _archive(files, directories, cwd)
+        archive = _archive(files, directories, cwd if workdir is not None else None)
         env = {"AGENTV_WORKSPACE_PATH": str(workspace_path)} if workspace_path else {}
         container = await Container.start(docker, test_id=test.id)
         try:
             await container.copy_tar(archive)
-            return await container.execute(argv, stdin=stdin, workdir=str(cwd), env=env, timeout_s=timeout_s)
+            return await container.execute(argv, stdin=stdin, workdir=workdir, env=env, timeout_s=timeout_s)
         finally:
             container.remove()

@@ -12,6 +12,7 @@ import asyncio
 import atexit
 import contextlib
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -36,6 +37,7 @@ _DOCKER_VARIABLES = (
 _EXEC_FAILURES = (125, 126, 127)  # docker exec: engine error, cannot invoke, not found
 _live: set[str] = set()
 _images: set[str] = set()
+_engine_checked = False
 _image_lock: asyncio.Lock | None = None
 
 
@@ -61,9 +63,22 @@ def _failed(what: str, run: ScriptRun) -> ContainerFailure:
     return ContainerFailure(f"{what} failed (exit {run.exit_code}): {reason[-500:]}")
 
 
+async def _check_engine() -> None:
+    """The docker CLI is installed and its engine answers (asked once per run, as AgentV)."""
+    if shutil.which("docker") is None:
+        raise ContainerFailure(
+            "a docker workspace needs the docker CLI, which is not installed here "
+            "(docs/graders.md, code-grader in a docker workspace)"
+        )
+    version = await _docker(["version", "--format", "{{.Server.Version}}"], timeout_s=_QUICK_S)
+    if version.exit_code != 0:
+        raise _failed("Docker is not available: docker version", version)
+
+
 async def ensure_image(image: str, timeout_s: float) -> None:
-    """The image is there locally (then nothing is pulled), or `docker pull` fetches it."""
-    global _image_lock
+    """The engine answers and the image is there locally (then nothing is pulled), or `docker pull`
+    fetches it."""
+    global _image_lock, _engine_checked
     if image in _images:
         return
     if _image_lock is None:
@@ -71,6 +86,9 @@ async def ensure_image(image: str, timeout_s: float) -> None:
     async with _image_lock:
         if image in _images:
             return
+        if not _engine_checked:
+            await _check_engine()
+            _engine_checked = True
         found = await _docker(["image", "inspect", "--format", "{{.Id}}", "--", image])
         if found.exit_code != 0:
             pulled = await _docker(["pull", "--", image], timeout_s=timeout_s)
@@ -121,13 +139,14 @@ class Container:
             raise _failed("docker cp", copied)
 
     async def execute(
-        self, argv: list[str], *, stdin: bytes, workdir: str, env: dict[str, str], timeout_s: float
+        self, argv: list[str], *, stdin: bytes, workdir: str | None, env: dict[str, str], timeout_s: float
     ) -> ScriptRun:
         """`docker exec -i` the grader. Raises ScriptFailure on a timeout (the caller removes the
         container, which ends whatever still runs in it) and ContainerFailure when docker could not
         run the command at all (exit 125, 126, 127: an engine error, a program that is missing or
-        not executable in the image), as a missing program is an error on the host too."""
-        args = ["docker", "exec", "-i", "-w", workdir]
+        not executable in the image), as a missing program is an error on the host too. `workdir`
+        None: the image's own working directory."""
+        args = ["docker", "exec", "-i", *(["-w", workdir] if workdir is not None else [])]
         for name, value in env.items():
             args += ["-e", f"{name}={value}"]
         run = await run_script(

@@ -138,6 +138,9 @@ class LoadContext:
         # Outcomes of load-time grader builds, by the spec's content (see grader_checks): identical
         # graders repeated across the tests of a suite are built once per load.
         self.build_outcomes: dict[Any, Any] = {}
+        # True while reading the graders of a test with a docker workspace: a code-grader's script
+        # may be one only the image holds (loading/docker_workspace.py), so it is not looked for.
+        self.graders_in_container = False
 
     def depend(self, path: Path) -> None:
         self.dependencies[str(path)] = None

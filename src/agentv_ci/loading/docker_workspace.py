@@ -20,6 +20,12 @@ _MEMORY = re.compile(r"^\d+(\.\d+)? ?[kmgtp]?i?b?$", re.IGNORECASE)
 _IMAGE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/:@+-]*$")
 
 
+def writes_docker(raw: Any) -> bool:
+    """Whether a `workspace:` block as written (inline) has a `docker` block: its code graders may
+    run scripts that only the image holds (not looked for on the host, no E301)."""
+    return isinstance(raw, dict) and isinstance(raw.get("docker"), dict)
+
+
 def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 

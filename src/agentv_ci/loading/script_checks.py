@@ -107,6 +107,8 @@ def check_command_files(command: Any, node: Node, ctx: LoadContext, cwd: Any = N
                 depend_on_script(path, node, ctx)
             continue
         depend_on_script(path, node, ctx)
+        if not path.exists() and ctx.graders_in_container:
+            continue  # a docker workspace's image may hold it (`/testbed/run_tests.py`)
         if not ctx.confined(path, where, arg):
             continue
         if not path.exists():

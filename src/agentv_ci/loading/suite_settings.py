@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agentv_ci.loading.context import LoadContext, Node, type_name
+from agentv_ci.loading.docker_workspace import writes_docker
 from agentv_ci.loading.execution import parse_execution
 from agentv_ci.loading.graders import GraderNormaliser
 from agentv_ci.loading.input_files import resolve_input_files
@@ -56,6 +57,7 @@ def read_suite_settings(
         execution.target = data["target"]
 
     graders_norm = GraderNormaliser(ctx, path.parent)
+    ctx.graders_in_container = writes_docker(data.get("workspace"))
     graders: list[GraderSpec] = []
     for key in _GRADER_KEYS:
         if key in data:

@@ -13,6 +13,7 @@ from agentv_ci.loading.conversation_turns import (
     build_turns,
     check_conversation_fields,
 )
+from agentv_ci.loading.docker_workspace import writes_docker
 from agentv_ci.loading.execution import merge_execution, parse_execution
 from agentv_ci.loading.graders import GraderNormaliser
 from agentv_ci.loading.input_files import read_prompt, resolve_input_files
@@ -292,6 +293,8 @@ class TestBuilder:
         return normalise_input(substitute_vars(defaults.input_raw, variables), defaults.input_node, quiet)
 
     def _test_graders(self, raw: dict[str, Any], exec_raw: Any, node: Node) -> list[GraderSpec]:
+        suite_docker = "docker" in (self.defaults.workspace or {})
+        self.ctx.graders_in_container = writes_docker(raw.get("workspace")) or suite_docker
         graders: list[GraderSpec] = []
         if "rubrics" in raw:
             items = normalise_rubrics(raw["rubrics"], node.child("rubrics"), self.ctx)
