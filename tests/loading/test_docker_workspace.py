@@ -105,7 +105,8 @@ def test_a_script_only_the_image_holds_is_not_looked_for_on_the_host(tmp_path: P
     if level == "suite":
         text = f"{docker}tests:\n  - id: a\n    input: hi\n{grader}"
     else:
-        text = f"tests:\n  - id: a\n    input: hi\n{grader}    {docker.replace(chr(10) + '  ', chr(10) + '      ')}"
+        nested = docker.replace("\n  ", "\n      ")
+        text = f"tests:\n  - id: a\n    input: hi\n{grader}    {nested}"
     (tmp_path / "d.eval.yaml").write_text(text)
     result = load_suite(tmp_path / "d.eval.yaml", repo_root=tmp_path)
     assert [d.code for d in result.diagnostics if d.code.startswith("E")] == []
