@@ -249,3 +249,33 @@ def test_an_action_interrupted_while_its_baseline_runs_is_inconclusive_not_passe
     [comment] = github_server.comments_on(7)
     assert reason in comment.body
     assert "PASSED" not in comment.body
+
+
+def test_an_interrupted_run_says_why_its_baseline_was_not_compared_next_to_the_selection(
+    tmp_path: Path, github_server: FakeGitHub
+) -> None:
+    """One step: `baseline_ref: merge-base`, a change that selects the eval plus one that selects
+    nothing, and a SIGTERM while the run is in flight. The comment says it is incomplete, why no
+    baseline was compared (not a bare `-`), why the eval ran and which file selected nothing."""
+    project = _project(tmp_path)
+    project.commit({"README.md": "how to run the agent\n"})
+    (project.repo / "SLOW").write_text("the slow test hangs\n")
+    env = project.env(
+        github_server, project.event(), paths="evals/s.eval.yaml", workers="4", baseline_ref="merge-base"
+    )
+    results = project.repo / ".agentv-ci" / "results"
+
+    code, output, _ = _interrupt(env, project.root, results / "index.jsonl", signal.SIGTERM)
+
+    assert code == 130, output
+    why = "baseline_ref: merge-base: not compared: the run was interrupted before it"
+    assert why in output  # the log
+    assert json.loads((results / "summary.json").read_text())["baseline"]["reason"] == why
+    [comment] = github_server.comments_on(7)
+    body = comment.body
+    assert INCOMPLETE in body
+    shown = f"**No baseline:** {why.replace('_', chr(92) + '_')}."  # Markdown-escaped
+    assert shown in body
+    assert "Why these evals ran (1)" in body and "- `evals/s.eval.yaml`: eval file added" in body
+    assert "Changed files that selected no eval (1):" in body and "- `README.md`" in body
+    assert shown in (results / "summary.md").read_text()

@@ -43,6 +43,16 @@ def _missing(reason: str) -> Baseline:
     return Baseline(source=BaselineSource("none", reason=reason), warnings=[f"{reason}; no baseline used"])
 
 
+def not_compared(inputs: ActionInputs, why: str) -> Baseline:
+    """No baseline because the step never got to it (`why`), said in one line when the inputs asked
+    for one; nothing is said when they did not."""
+    if inputs.baseline_ref:
+        return _missing(f"baseline_ref: {inputs.baseline_ref}: not compared: {why}")
+    if inputs.baseline:
+        return _missing(f"baseline: {inputs.baseline}: not compared: {why}")
+    return Baseline()
+
+
 @contextmanager
 def _working_directory(path: Path) -> Iterator[None]:
     previous = Path.cwd()

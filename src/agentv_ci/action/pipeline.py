@@ -13,7 +13,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from agentv_ci.action.baseline import Baseline, resolve_baseline
+from agentv_ci.action.baseline import Baseline, not_compared, resolve_baseline
 from agentv_ci.action.cache_origin import CacheDirectory, action_cache
 from agentv_ci.action.extra_packages import install_extra_packages
 from agentv_ci.action.fork_code import refuse_fork_code_with_secrets
@@ -143,8 +143,9 @@ class ActionRun:
         if stopped is None:
             baseline, stopped = self.baseline(paths, request, summary.results)
         else:
-            self.log.warning("the run was interrupted: no baseline is compared")
-            baseline = Baseline()
+            baseline = not_compared(inputs, "the run was interrupted before it")
+            for text in baseline.warnings or ["the run was interrupted: no baseline is compared"]:
+                self.log.warning(text)
         if baseline.source is not None:  # named in the log, the summary, the comment and summary.json
             summary = self.record_baseline(summary, baseline.source)
         if stopped is not None:
