@@ -23,6 +23,7 @@ from agentv_ci.graders.code_protocol import ProtocolError, interpret, run_with_p
 from agentv_ci.graders.docker_container import ContainerFailure
 from agentv_ci.graders.outcome import errored, scored
 from agentv_ci.graders.target_proxy import DEFAULT_MAX_CALLS, TargetProxy
+from agentv_ci.model.bounds import TimeoutSeconds
 from agentv_ci.model.result import GraderResult
 from agentv_ci.model.suite import GraderSpec
 from agentv_ci.plugins import GradingContext
@@ -38,7 +39,7 @@ class CodeGraderConfig(msgspec.Struct):
     command: list[str] | str | None = None
     script: list[str] | str | None = None
     cwd: str | None = None
-    timeout_seconds: float | None = None
+    timeout_seconds: TimeoutSeconds | None = None
     config: dict[str, Any] | None = None
     target: Any = None
 

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import msgspec
 
 from agentv_ci.errors import TargetError
+from agentv_ci.model.bounds import Connections, Retries, RetryDelayMs, TimeoutSeconds
 from agentv_ci.model.result import TargetResponse, TokenUsage
 from agentv_ci.model.suite import Message, ToolCall
 from agentv_ci.plugins import TargetRequest
@@ -28,13 +29,13 @@ class AnthropicConfig(msgspec.Struct, omit_defaults=True):
     anthropic_version: str = "2023-06-01"
     max_tokens: int = 4096
     temperature: float | None = None
-    timeout_seconds: float = 120.0
-    max_retries: int = 2
-    retry_initial_delay_ms: float = 500.0
-    retry_max_delay_ms: float = 30_000.0
+    timeout_seconds: TimeoutSeconds = 120.0
+    max_retries: Retries = 2
+    retry_initial_delay_ms: RetryDelayMs = 500.0
+    retry_max_delay_ms: RetryDelayMs = 30_000.0
     headers: dict[str, str] = {}
     pricing: Price | None = None
-    max_connections: int = 100
+    max_connections: Connections = 100
 
 
 def to_anthropic_payload(messages: list[Message]) -> tuple[str | None, list[dict[str, Any]]]:

@@ -26,6 +26,7 @@ import msgspec
 
 from agentv_ci.deadlines import default_test_timeout_s, timed_out
 from agentv_ci.errors import TargetError, TargetTimeout
+from agentv_ci.model.bounds import TimeoutSeconds
 from agentv_ci.model.result import TargetResponse, TokenUsage
 from agentv_ci.model.suite import Message
 from agentv_ci.plugins import TargetRequest
@@ -55,7 +56,7 @@ FILES_FORMAT = Template(re.compile(r"\{([a-z]+)\}"), data=frozenset({"path", "ba
 class CliConfig(msgspec.Struct, omit_defaults=True):
     command: str = ""
     cwd: str | None = None  # default: the workspace, else the eval file's directory
-    timeout_seconds: float | None = None
+    timeout_seconds: TimeoutSeconds | None = None
     files_format: str = "{path}"
     keep_temp_files: bool = False
     env: dict[str, str] = {}

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 import msgspec
 
 from agentv_ci.errors import ConfigError, TargetError
+from agentv_ci.model.bounds import Connections, Retries, RetryDelayMs, TimeoutSeconds
 from agentv_ci.model.result import TargetResponse, TokenUsage
 from agentv_ci.model.suite import Message, ToolCall
 from agentv_ci.plugins import TargetRequest
@@ -30,13 +31,13 @@ class OpenAIConfig(msgspec.Struct, omit_defaults=True):
     api_format: str = "chat"
     temperature: float | None = None
     max_tokens: int | None = None
-    timeout_seconds: float = 120.0
-    max_retries: int = 2
-    retry_initial_delay_ms: float = 500.0
-    retry_max_delay_ms: float = 30_000.0
+    timeout_seconds: TimeoutSeconds = 120.0
+    max_retries: Retries = 2
+    retry_initial_delay_ms: RetryDelayMs = 500.0
+    retry_max_delay_ms: RetryDelayMs = 30_000.0
     headers: dict[str, str] = {}
     pricing: Price | None = None
-    max_connections: int = 100
+    max_connections: Connections = 100
 
 
 class AzureConfig(OpenAIConfig, omit_defaults=True):

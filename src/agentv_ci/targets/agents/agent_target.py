@@ -20,6 +20,7 @@ import msgspec
 
 from agentv_ci.deadlines import default_test_timeout_s
 from agentv_ci.errors import TargetError
+from agentv_ci.model.bounds import TimeoutSeconds
 from agentv_ci.model.result import TargetResponse
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.security.child_env import child_environment
@@ -35,7 +36,7 @@ class AgentConfig(msgspec.Struct, omit_defaults=True):
     args: list[str] = []  # extra arguments, after ours
     model: str | None = None
     cwd: str | None = None
-    timeout_seconds: float | None = None
+    timeout_seconds: TimeoutSeconds | None = None
     system_prompt: str | None = None
     env: dict[str, str] = {}
     pricing: Price | None = None  # USD per million tokens, when the agent reports tokens but no cost
