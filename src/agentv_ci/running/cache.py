@@ -104,7 +104,7 @@ class ResponseCache:
         try:
             data = self._path(key).read_bytes()
             response = _decoder.decode(data)
-        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError, RecursionError):  # a miss
             self.misses += 1
             return None
         self.hits += 1
@@ -115,7 +115,7 @@ class ResponseCache:
         """The entry under `key`, not counted as a hit (the cost estimate looks ahead)."""
         try:
             return _decoder.decode(self._path(key).read_bytes())
-        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError, RecursionError):  # a miss
             return None
 
     def _count_saving(self, response: TargetResponse) -> None:

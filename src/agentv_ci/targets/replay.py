@@ -18,7 +18,9 @@ import msgspec
 
 from agentv_ci.clock import now_millis
 from agentv_ci.errors import ConfigError, TargetError
+from agentv_ci.json_limits import MAX_JSON_DEPTH, too_deep
 from agentv_ci.model.result import TargetResponse, TokenUsage
+from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import Message
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.prompting import final_answer
@@ -74,9 +76,16 @@ def read_replay_rows(path: Path) -> list[ReplayRow]:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
+            deep = too_deep(line)
+            if deep is not None:  # the decoder's stack would run out: bad input, not a crash
+                raise ConfigError(
+                    f"bad replay row: JSON nested more than {MAX_JSON_DEPTH} levels deep",
+                    location=SourceLocation(str(path), number, deep + 1),
+                    hint="re-record the fixture (`agentv-ci run --record`)",
+                )
             try:
                 rows.append(decoder.decode(line))
-            except msgspec.DecodeError as exc:
+            except (msgspec.DecodeError, RecursionError) as exc:
                 raise ConfigError(f"bad replay row: {exc}", hint=f"{path}:{number}") from None
     return rows
 
