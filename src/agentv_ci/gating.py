@@ -292,6 +292,11 @@ def _decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | No
         from agentv_ci.reporting.plan_check import incomplete_reason
 
         inconclusive.append(incomplete_reason(summary, not_run))
+        unlisted = not_run - overall.not_run  # a missing shard's tests: planned, no row to count
+        if unlisted > 0:
+            from msgspec.structs import replace
+
+            overall = replace(overall, tests=overall.tests + unlisted, not_run=not_run)
     if overall.conclusive == 0:
         inconclusive.append(
             "nothing conclusive ran: "

@@ -29,6 +29,14 @@ def test_planned_tests_without_a_result_make_the_run_incomplete() -> None:
     assert "incomplete: 3 of 5 tests did not run" in decision.verdict
     assert "incomplete: 3 of 5 tests did not run" in render_console(summary, decision)
     assert "incomplete: 3 of 5 tests did not run" in render_markdown(summary, decision)
+    # the missing shard's tests have no row, yet the headline counts and the outputs count them
+    assert "2/5 tests passed (3 not run)" in decision.verdict
+    from agentv_ci.github.outputs import run_outputs
+
+    outputs = run_outputs(
+        summary, decision, results_path=None, junit_path=None, sarif_path=None, comment_url=None
+    )
+    assert (outputs["tests"], outputs["passed"], outputs["not_run"]) == ("5", "2", "3")
 
 
 def test_a_failing_test_still_fails_an_incomplete_run_and_both_are_said() -> None:
