@@ -1,6 +1,7 @@
-"""Sorting string tuples in bounded memory: chunks of `CHUNK` items are sorted, spilled to a temporary
-directory as JSON lines and merged (the JUnit report sorts a run's rows the same way, see
-`stored_results`). Used to count a run's rows against its plan without holding either.
+"""Sorting tuples in bounded memory: chunks of `CHUNK` items are sorted, spilled to a temporary
+directory as JSON lines and merged. Used to count a run's rows against its plan without holding
+either (`external_sorted`), and to read a run's rows in key order for the JUnit report
+(`stored_results`, through `spilled_sort`).
 """
 
 from __future__ import annotations
@@ -9,25 +10,35 @@ import heapq
 import tempfile
 from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
+from typing import Any, TypeVar
 
 import msgspec
 
-__all__ = ["CHUNK", "external_sorted"]
+__all__ = ["CHUNK", "external_sorted", "spilled_sort"]
 
 CHUNK = 50_000  # items sorted in memory at a time
 
 StrTuple = tuple[str, ...]
+Key = TypeVar("Key", bound=tuple[Any, ...])
 _ENCODER = msgspec.json.Encoder()
-_DECODER = msgspec.json.Decoder(list[str])
+_STR_TUPLES = msgspec.json.Decoder(StrTuple)
 
 
 def external_sorted(items: Iterable[StrTuple], *, chunk: int = CHUNK) -> Generator[StrTuple, None, None]:
     """`items` in sorted order. Every item is read (on the first `next`) before the first is yielded,
     so the source may be changed (appended to) while the sorted items are consumed. Memory: `chunk`
     items. `close()` a generator left unfinished to remove its spill directory at once."""
-    with tempfile.TemporaryDirectory(prefix="agentv-ci-keys-") as spill_dir:
+    return spilled_sort(items, _STR_TUPLES, chunk=chunk, prefix="agentv-ci-keys-")
+
+
+def spilled_sort(
+    items: Iterable[Key], decoder: msgspec.json.Decoder[Key], *, chunk: int, prefix: str
+) -> Generator[Key, None, None]:
+    """`items` sorted as `external_sorted` sorts them; `decoder` reads a spilled item back, and the
+    spill directory's name starts with `prefix`."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as spill_dir:
         spilled: list[Path] = []
-        batch: list[StrTuple] = []
+        batch: list[Key] = []
         for item in items:
             batch.append(item)
             if len(batch) >= chunk:
@@ -37,10 +48,10 @@ def external_sorted(items: Iterable[StrTuple], *, chunk: int = CHUNK) -> Generat
         if not spilled:
             yield from batch
             return
-        yield from heapq.merge(*(_read(path) for path in spilled), batch)
+        yield from heapq.merge(*(_read(path, decoder) for path in spilled), batch)
 
 
-def _spill(items: list[StrTuple], path: Path) -> Path:
+def _spill(items: list[Key], path: Path) -> Path:
     buffer = bytearray()
     with path.open("wb") as handle:
         for item in items:
@@ -53,7 +64,7 @@ def _spill(items: list[StrTuple], path: Path) -> Path:
     return path
 
 
-def _read(path: Path) -> Iterator[StrTuple]:
+def _read(path: Path, decoder: msgspec.json.Decoder[Key]) -> Iterator[Key]:
     with path.open("rb") as handle:
         for line in handle:
-            yield tuple(_DECODER.decode(line))
+            yield decoder.decode(line)

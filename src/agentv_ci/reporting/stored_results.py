@@ -12,8 +12,6 @@ merges them (memory: `SORT_CHUNK` keys, whatever the number of rows).
 
 from __future__ import annotations
 
-import heapq
-import tempfile
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -22,6 +20,7 @@ from typing import overload
 import msgspec
 
 from agentv_ci.model.result import TestResult
+from agentv_ci.reporting.key_sort import spilled_sort
 from agentv_ci.reporting.results_file import aggregate_attempts, decode_row, merge_attempts
 from agentv_ci.reporting.tally import ResultsTally
 from agentv_ci.reporting.totals import outcome_of
@@ -55,7 +54,6 @@ class _Outcome(msgspec.Struct):
 _OUTCOME = msgspec.json.Decoder(_Outcome)
 _IMPLIED = {"ok": "pass", "not_run": "skip"}  # as the row reader implies a verdict our writer omitted
 _SPILLED = msgspec.json.Decoder(tuple[str, str, str, int])
-_ENCODER = msgspec.json.Encoder()
 
 SortedKey = tuple[str, str, str, int]  # suite, test id, target, byte offset of the row
 
@@ -194,26 +192,18 @@ class StoredResults(Sequence[TestResult]):
     ) -> Iterator[SortedKey]:
         """(suite, test id, target, offset) of every row, sorted; equal keys in file order (the
         offset breaks ties). Chunks of `SORT_CHUNK` keys are sorted and spilled, then merged."""
-        chunk: list[SortedKey] = []
-        with tempfile.TemporaryDirectory(prefix="agentv-ci-sort-") as spill_dir:
-            spilled: list[Path] = []
-            position = 0
-            with self.path.open("rb") as handle:
-                for line in handle:
-                    if line.strip():
-                        key = _key_of(line, self.path)
-                        if on_key is not None:
-                            on_key(key)
-                        chunk.append((*key, position))
-                        if len(chunk) >= SORT_CHUNK:
-                            spilled.append(_spill(sorted(chunk), Path(spill_dir), len(spilled)))
-                            chunk = []
-                    position += len(line)
-            chunk.sort()
-            if not spilled:
-                yield from chunk
-                return
-            yield from heapq.merge(*(_read_spilled(path) for path in spilled), chunk)
+        return spilled_sort(self._keys(on_key), _SPILLED, chunk=SORT_CHUNK, prefix="agentv-ci-sort-")
+
+    def _keys(self, on_key: Callable[[tuple[str, str, str]], None] | None) -> Iterator[SortedKey]:
+        position = 0
+        with self.path.open("rb") as handle:
+            for line in handle:
+                if line.strip():
+                    key = _key_of(line, self.path)
+                    if on_key is not None:
+                        on_key(key)
+                    yield (*key, position)
+                position += len(line)
 
 
 def _key_of(line: bytes, path: Path) -> tuple[str, str, str]:
@@ -225,26 +215,6 @@ def _key_of(line: bytes, path: Path) -> tuple[str, str, str]:
         row = decode_row(line, str(path))
         return row.suite, row.test_id, row.target
     return key.suite, key.test_id, key.target
-
-
-def _spill(keys: list[SortedKey], directory: Path, number: int) -> Path:
-    path = directory / f"keys-{number}.jsonl"
-    buffer = bytearray()
-    with path.open("wb") as handle:
-        for key in keys:
-            _ENCODER.encode_into(key, buffer, len(buffer))
-            buffer.extend(b"\n")
-            if len(buffer) > 1 << 20:
-                handle.write(buffer)
-                buffer.clear()
-        handle.write(buffer)
-    return path
-
-
-def _read_spilled(path: Path) -> Iterator[SortedKey]:
-    with path.open("rb") as handle:
-        for line in handle:
-            yield _SPILLED.decode(line)
 
 
 def aggregated(results: Iterable[TestResult]) -> Iterable[TestResult]:
