@@ -10,32 +10,22 @@ from typing import Any, ClassVar
 import msgspec
 
 from agentv_ci.errors import TargetError
-from agentv_ci.model.bounds import Connections, Retries, RetryDelayMs, TimeoutSeconds
 from agentv_ci.model.result import TargetResponse, TokenUsage
 from agentv_ci.model.suite import Message, ToolCall
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.prompting import content_text
 from agentv_ci.targets.config import MODEL_FIELD_ALIASES
 from agentv_ci.targets.http import client_for
+from agentv_ci.targets.model_config import ModelApiConfig
 from agentv_ci.targets.model_reply import reply_response, reported_usage, require_answer
-from agentv_ci.targets.pricing import Price
 from agentv_ci.targets.system_prompt import with_default_system
 
 
-class AnthropicConfig(msgspec.Struct, omit_defaults=True):
+class AnthropicConfig(ModelApiConfig, omit_defaults=True):
     model: str = "claude-sonnet-4-20250514"
-    api_key: str = ""
     base_url: str = "https://api.anthropic.com/v1"
     anthropic_version: str = "2023-06-01"
-    max_tokens: int = 4096
-    temperature: float | None = None
-    timeout_seconds: TimeoutSeconds = 120.0
-    max_retries: Retries = 2
-    retry_initial_delay_ms: RetryDelayMs = 500.0
-    retry_max_delay_ms: RetryDelayMs = 30_000.0
-    headers: dict[str, str] = {}
-    pricing: Price | None = None
-    max_connections: Connections = 100
+    max_tokens: int = 4096  # the Messages API requires one
 
 
 def to_anthropic_payload(messages: list[Message]) -> tuple[str | None, list[dict[str, Any]]]:

@@ -17,15 +17,14 @@ from urllib.parse import quote
 import msgspec
 
 from agentv_ci.errors import TargetError
-from agentv_ci.model.bounds import Connections, Retries, RetryDelayMs, TimeoutSeconds
 from agentv_ci.model.result import TargetResponse, TokenUsage
 from agentv_ci.model.suite import Message, ToolCall
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.prompting import content_text
 from agentv_ci.targets.config import MODEL_FIELD_ALIASES
 from agentv_ci.targets.http import client_for
+from agentv_ci.targets.model_config import ModelApiConfig
 from agentv_ci.targets.model_reply import reply_response, reported_usage, require_answer
-from agentv_ci.targets.pricing import Price
 from agentv_ci.targets.system_prompt import with_default_system
 
 GEMINI_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
@@ -35,19 +34,9 @@ BLOCKED_FINISH_REASONS = frozenset(
 )
 
 
-class GeminiConfig(msgspec.Struct, omit_defaults=True):
+class GeminiConfig(ModelApiConfig, omit_defaults=True):
     model: str = "gemini-2.5-flash"  # AgentV's default
-    api_key: str = ""
     base_url: str = GEMINI_BASE_URL
-    temperature: float | None = None
-    max_tokens: int | None = None
-    timeout_seconds: TimeoutSeconds = 120.0
-    max_retries: Retries = 2
-    retry_initial_delay_ms: RetryDelayMs = 500.0
-    retry_max_delay_ms: RetryDelayMs = 30_000.0
-    headers: dict[str, str] = {}
-    pricing: Price | None = None
-    max_connections: Connections = 100
 
 
 def to_gemini_request(messages: list[Message]) -> dict[str, Any]:
