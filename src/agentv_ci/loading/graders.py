@@ -15,7 +15,7 @@ from agentv_ci.loading.documents import read_document
 from agentv_ci.loading.grader_checks import check_builtin, check_grader_builds, check_plugin_config
 from agentv_ci.loading.grader_reuse import PURE_TYPES, CleanGrader, content_key, replay
 from agentv_ci.loading.keys import GRADER_COMMON, LEGACY_GRADER_NAMES, canonical_grader_type
-from agentv_ci.loading.rubrics import normalise_rubrics
+from agentv_ci.loading.rubrics import normalise_rubrics, read_min_score
 from agentv_ci.loading.template_paths import include_candidates, include_roots, is_template_name
 from agentv_ci.model.suite import GraderSpec
 
@@ -91,11 +91,9 @@ def _common_fields(raw: dict[str, Any], node: Node, ctx: LoadContext) -> dict[st
                 node.child("required"),
             )
     if "min_score" in raw:
-        score = raw["min_score"]
-        if ctx.expect_type(score, (int, float), "min_score", node.child("min_score"), "a number"):
-            if not 0 < score <= 1:
-                ctx.error("E108", f"min_score must be in (0, 1], got {score}", node.child("min_score"))
-            fields["min_score"] = float(score)
+        min_score = read_min_score(raw["min_score"], node.child("min_score"), ctx)
+        if min_score is not None:
+            fields["min_score"] = min_score
     if "negate" in raw:
         negate = raw["negate"]
         if ctx.expect_type(negate, (bool,), "negate", node.child("negate"), "true or false"):

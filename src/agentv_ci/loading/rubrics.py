@@ -93,11 +93,9 @@ def normalise_rubric(raw: Any, index: int, node: Node, ctx: LoadContext) -> dict
     if ctx.expect_type(required, (bool,), "rubric required", node.child("required"), "true or false"):
         item["required"] = required
     if "min_score" in raw:
-        score = raw["min_score"]
-        if ctx.expect_type(score, (int, float), "min_score", node.child("min_score"), "a number"):
-            if not 0 < score <= 1:
-                ctx.error("E108", f"min_score must be in (0, 1], got {score}", node.child("min_score"))
-            item["min_score"] = float(score)
+        min_score = read_min_score(raw["min_score"], node.child("min_score"), ctx)
+        if min_score is not None:
+            item["min_score"] = min_score
     elif "required_min_score" in raw:
         score = raw["required_min_score"]
         if ctx.expect_type(
@@ -119,6 +117,16 @@ def normalise_rubric(raw: Any, index: int, node: Node, ctx: LoadContext) -> dict
             "E102", "rubric is missing `outcome`", node, hint="write the checklist item under `outcome:`"
         )
     return item
+
+
+def read_min_score(score: Any, node: Node, ctx: LoadContext) -> float | None:
+    """A grader's or a rubric's `min_score`: a number in (0, 1] (E108 outside, kept all the same);
+    None when it is not a number."""
+    if not ctx.expect_type(score, (int, float), "min_score", node, "a number"):
+        return None
+    if not 0 < score <= 1:
+        ctx.error("E108", f"min_score must be in (0, 1], got {score}", node)
+    return float(score)
 
 
 def normalise_rubrics(raw: Any, node: Node, ctx: LoadContext) -> list[dict[str, Any]]:
