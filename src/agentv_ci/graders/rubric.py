@@ -10,24 +10,16 @@ from typing import Any, ClassVar
 import msgspec
 
 from agentv_ci.errors import ConfigError
-from agentv_ci.graders.llm import LlmGrader
+from agentv_ci.graders.llm import LlmGrader, LlmGraderConfig
 from agentv_ci.model.result import GraderResult
 from agentv_ci.model.suite import GraderSpec
 from agentv_ci.plugins import GradingContext
 
 
-class RubricsConfig(msgspec.Struct):
+class RubricsConfig(LlmGraderConfig):
     """`criteria` (rubric items; `rubrics` accepted too), plus the llm-grader keys."""
 
     criteria: list[Any] | None = None
-    rubrics: list[Any] | None = None
-    prompt: Any = None
-    target: str | None = None
-    model: str | None = None
-    temperature: float | None = None
-    max_steps: int | None = None
-    config: dict[str, Any] | None = None
-    preprocessors: list[dict[str, Any]] | None = None
 
 
 class Rubrics(LlmGrader):
@@ -36,7 +28,7 @@ class Rubrics(LlmGrader):
     Config: ClassVar[type[msgspec.Struct]] = RubricsConfig
 
     def __init__(self, spec: GraderSpec, config: RubricsConfig, *, base_dir: Path) -> None:
-        super().__init__(spec, config, base_dir=base_dir)  # type: ignore[arg-type]
+        super().__init__(spec, config, base_dir=base_dir)
         if not self.rubrics:
             where = spec.config_locations.get("criteria", spec.location)
             raise ConfigError(f"rubrics grader {spec.name!r} has no `criteria` items", location=where)
