@@ -329,3 +329,76 @@ def test_the_container_is_removed_when_the_run_is_cancelled(tmp_path: Path) -> N
         return started, " ".join(_containers(test_id))
 
     assert asyncio.run(main()) == (True, "")
+
+
+def _git(*args: str, cwd: Path) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t"}
+    env["GIT_COMMITTER_EMAIL"] = "t@t"
+    done = subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def testbed_image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """An image holding a git repository at /testbed (HEAD at its second commit): (image, first SHA)."""
+    context = tmp_path_factory.mktemp("testbed")
+    repo = context / "testbed"
+    repo.mkdir()
+    _git("init", "-q", "-b", "main", cwd=repo)
+    (repo / "README").write_text("v1\n")
+    _git("add", "-A", cwd=repo)
+    _git("commit", "-qm", "one", cwd=repo)
+    first = _git("rev-parse", "HEAD", cwd=repo)
+    (repo / "README").write_text("v2\n")
+    _git("commit", "-qam", "two", cwd=repo)
+    base = "local/act-runner:bookworm"  # has git; built by container-base.sh as well
+    if subprocess.run(["docker", "image", "inspect", base], capture_output=True, timeout=30).returncode:
+        pytest.skip(f"the image {base} is missing (run ../shared/tools/container-base.sh)")
+    (context / "Dockerfile").write_text(
+        f"FROM {base}\nCOPY testbed /testbed\n"
+        "RUN git config --system --add safe.directory '*'\nWORKDIR /testbed\n"
+    )
+    image = "agentv-ci-test/docker-workspace:testbed"
+    subprocess.run(
+        ["docker", "build", "-q", "-t", image, str(context)], check=True, capture_output=True, timeout=300
+    )
+    yield image, first
+    subprocess.run(["docker", "image", "rm", "-f", image], capture_output=True, timeout=60)
+
+
+README_IS_V1 = (
+    "import sys; text = open('README').read().strip(); print(text); sys.exit(0 if text == 'v1' else 1)"
+)
+
+
+@pytest.mark.parametrize("known", [True, False])
+def test_a_repository_inside_the_image_is_reset_to_its_base_commit(
+    tmp_path: Path, testbed_image: tuple[str, str], known: bool
+) -> None:
+    """AgentV's SWE-bench shape: a `repos` entry without `repo` is a repository the image holds; each
+    grader's container resets it to `base_commit` first (an unknown commit: execution error)."""
+    image, first = testbed_image
+    test_id = _unique()
+    commit = first if known else "f" * 40
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".git").mkdir()
+    (project / "targets.yaml").write_text(
+        "targets:\n  - name: default\n    provider: mock\n    response: ok\n"
+    )
+    (project / "d.eval.yaml").write_text(
+        f"workspace:\n  docker:\n    image: {image}\n"
+        f"  repos:\n    - path: /testbed\n      base_commit: {commit}\n"
+        f"tests:\n  - id: {test_id}\n    input: fix it\n    assertions:\n"
+        f"      - type: code-grader\n        command: [python3, -c, {json.dumps(README_IS_V1)}]\n"
+    )
+    done = run_cli("run", "d.eval.yaml", "-o", "out", "-q", cwd=project, env=_env(tmp_path), timeout=120)
+    row = _row(project / "out")
+    if known:
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert row["scores"][0]["assertions"] == [{"text": "v1", "passed": True}]
+    else:
+        assert done.returncode == 3, done.stdout + done.stderr
+        assert row["execution_status"] == "execution_error"
+        assert "git reset" in row["error"] and "/testbed" in row["error"], row["error"]
+    assert _containers(test_id) == []

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agentv_ci.loading.suite_loader import load_suite
-from agentv_ci.model.workspace import DockerWorkspace
+from agentv_ci.model.workspace import DockerWorkspace, ImageRepo
 from tests.cli_helpers import run_cli
 
 MIRROR = Path("/work/.mirror/EntityProcess+agentv/repo")
@@ -114,3 +114,29 @@ def test_a_script_only_the_image_holds_is_not_looked_for_on_the_host(tmp_path: P
     (tmp_path / "h.eval.yaml").write_text(f"tests:\n  - id: a\n    input: hi\n{grader}")
     result = load_suite(tmp_path / "h.eval.yaml", repo_root=tmp_path)
     assert [(d.code, d.line) for d in result.diagnostics if d.code.startswith("E")] == [("E301", 6)]
+
+
+def test_a_repo_without_repo_is_a_repository_inside_the_image(tmp_path: Path) -> None:
+    suite, found = _load(
+        tmp_path,
+        "    image: swebench/x\n  repos:\n    - path: /testbed\n      base_commit: abc123\n"
+        "    - base_commit: def456\n      ancestor: 1\n",
+    )
+    assert found == [
+        "8:7 W110 `ancestor` of a repository inside the docker image is not run (AgentV ignores it too)"
+    ]
+    workspace = suite.tests[0].workspace  # type: ignore[attr-defined]
+    assert workspace.repos == []  # nothing is cloned on the host
+    assert workspace.image_repos == [ImageRepo(path="/testbed", commit="abc123"), ImageRepo(commit="def456")]
+
+
+def test_a_repo_without_repo_needs_docker(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "d.eval.yaml").write_text(
+        "workspace:\n  repos:\n    - path: testbed\n      base_commit: abc123\n"
+        "tests:\n  - id: a\n    input: hi\n    criteria: c\n"
+    )
+    result = load_suite(tmp_path / "d.eval.yaml", repo_root=tmp_path)
+    assert [(d.code, d.line, d.hint) for d in result.diagnostics] == [
+        ("E102", 3, "an entry without `repo` (a repository in the image) needs `docker` in its workspace")
+    ]

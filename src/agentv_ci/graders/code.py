@@ -113,8 +113,11 @@ class CodeGrader:
 
     async def _run(self, ctx: GradingContext, proxy: TargetProxy | None) -> ScriptRun:
         """The script's run: in its test's docker container, or on the host."""
-        docker = ctx.test.workspace.docker if ctx.test.workspace is not None else None
-        if docker is not None:  # AgentV: the docker `timeout`; a shorter `timeout_seconds` wins
+        workspace = ctx.test.workspace
+        docker = workspace.docker if workspace is not None else None
+        if (
+            workspace is not None and docker is not None
+        ):  # AgentV: the docker `timeout`; a shorter `timeout_seconds` wins
             timeout = min(float(docker.timeout), self.explicit_timeout_s or float(docker.timeout))
             return await run_in_container(
                 self.argv,
@@ -127,6 +130,7 @@ class CodeGrader:
                 repo_root=self.repo_root,
                 timeout_s=timeout,
                 explicit_cwd=self.explicit_cwd,
+                image_repos=workspace.image_repos,
             )
         env = {"AGENTV_WORKSPACE_PATH": str(ctx.workspace_path)} if ctx.workspace_path else {}
         if proxy is not None:

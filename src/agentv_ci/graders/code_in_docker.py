@@ -31,7 +31,7 @@ from agentv_ci.graders.docker_container import Container, ensure_image
 from agentv_ci.loading.command_paths import command_files
 from agentv_ci.model.result import TargetResponse
 from agentv_ci.model.suite import Test
-from agentv_ci.model.workspace import DockerWorkspace
+from agentv_ci.model.workspace import DockerWorkspace, ImageRepo
 
 __all__ = ["repository_root", "run_in_container"]
 
@@ -77,10 +77,12 @@ async def run_in_container(
     repo_root: Path,
     timeout_s: float,
     explicit_cwd: bool = False,
+    image_repos: list[ImageRepo] | None = None,
 ) -> ScriptRun:
     """The grader's run in a fresh container (removed before this returns or raises). It starts in
     `cwd` when the command runs a file of the repository or the grader sets `cwd` (`explicit_cwd`),
-    else in the image's working directory, as AgentV. Raises `ScriptFailure` (timeout, runaway
+    else in the image's working directory, as AgentV. The repositories inside the image
+    (`image_repos`) are first reset to their commits. Raises `ScriptFailure` (timeout, runaway
     output) or `ContainerFailure` (docker itself failed)."""
     await ensure_image(docker.image, float(docker.timeout))
     with tempfile.TemporaryDirectory(prefix="agentv-ci-docker-") as spill:
@@ -98,6 +100,8 @@ async def run_in_container(
         container = await Container.start(docker, test_id=test.id)
         try:
             await container.copy_tar(archive)
+            for repo in image_repos or []:
+                await container.reset_checkout(repo, float(docker.timeout))
             return await container.execute(argv, stdin=stdin, workdir=workdir, env=env, timeout_s=timeout_s)
         finally:
             container.remove()

@@ -17,7 +17,7 @@ import subprocess
 from pathlib import Path
 
 from agentv_ci.graders.code_process import ScriptFailure, ScriptRun, run_script
-from agentv_ci.model.workspace import DockerWorkspace
+from agentv_ci.model.workspace import DockerWorkspace, ImageRepo
 from agentv_ci.security.child_env import child_environment
 
 LABEL = "agentv-ci.grader"  # every container agentv-ci creates carries it (`docker ps -a --filter label=...`)
@@ -155,6 +155,35 @@ class Container:
         if run.exit_code in _EXEC_FAILURES and not run.stdout.lstrip().startswith(("{", "[")):
             raise _failed(f"docker exec {argv[0]!r} in {self.id[:12]}", run)
         return run
+
+    async def reset_checkout(self, repo: ImageRepo, timeout_s: float) -> None:
+        """`git reset --hard <commit>` of a repository inside the image, then HEAD verified to be
+        that commit (AgentV v4.42.4 `resetContainerCheckout`)."""
+        if repo.commit is None:
+            return
+        where = ["-C", repo.path] if repo.path is not None else []
+        git = ["docker", "exec", self.id, "git", *where]
+        steps = (
+            (["reset", "--hard", "--quiet", repo.commit, "--"], timeout_s),
+            (["rev-parse", "--verify", "--quiet", "--end-of-options", f"{repo.commit}^{{commit}}"], _QUICK_S),
+            (["rev-parse", "HEAD"], _QUICK_S),
+        )
+        shown = repo.path or "the image's working directory"
+        outputs: list[str] = []
+        for args, limit in steps:
+            try:
+                run = await run_script(
+                    [*git, *args], stdin=b"", cwd=Path("/"), timeout_s=limit, env=_docker_env_extra()
+                )
+            except ScriptFailure as exc:
+                raise ContainerFailure(f"git {args[0]} of {shown} in the container: {exc}") from None
+            if run.exit_code != 0:
+                raise _failed(f"git {args[0]} {repo.commit} of {shown} in the container", run)
+            outputs.append(run.stdout.strip())
+        if outputs[1] != outputs[2]:
+            raise ContainerFailure(
+                f"{shown} in the container is at {outputs[2]}, not {repo.commit} ({outputs[1]})"
+            )
 
     def remove(self) -> None:
         """`docker rm -f`, synchronous: runs to its end even in a cancelled task."""

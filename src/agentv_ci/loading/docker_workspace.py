@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from agentv_ci.loading.context import LoadContext, Node, type_name
-from agentv_ci.model.workspace import DockerWorkspace
+from agentv_ci.model.workspace import DockerWorkspace, ImageRepo
 
 DOCKER_KEYS = ("image", "timeout", "memory", "cpus", "network")
 NETWORKS = ("none", "bridge")
@@ -18,6 +18,36 @@ MIN_CPUS = 0.1  # AgentV's schema minimum
 _MEMORY = re.compile(r"^\d+(\.\d+)? ?[kmgtp]?i?b?$", re.IGNORECASE)
 # A reference Docker can resolve: [registry[:port]/]name[:tag][@digest]; never an option.
 _IMAGE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/:@+-]*$")
+
+
+def parse_image_repo(item: dict[str, Any], node: Node, ctx: LoadContext) -> ImageRepo | None:
+    """A `repos` entry without `repo` in a block with `docker`: a repository inside the image,
+    `path` as the container knows it (absolute, or relative to the image's working directory)."""
+    path = item.get("path")
+    ok = True
+    if path is not None and (not isinstance(path, str) or not path.strip() or path.startswith("-")):
+        ctx.error("E103", "repo path must be a path inside the image", node.child("path"))
+        ok = False
+    commit, base = item.get("commit"), item.get("base_commit")
+    for key, value in (("commit", commit), ("base_commit", base)):
+        if value is not None and (not isinstance(value, str) or not value or value.startswith("-")):
+            ctx.error("E103", f"{key} must be a branch, tag or commit SHA", node.child(key))
+            ok = False
+    if isinstance(commit, str) and isinstance(base, str) and commit != base:
+        ctx.error(
+            "E113", "`commit` and `base_commit` differ (`base_commit` is an alias)", node.child("base_commit")
+        )
+        ok = False
+    for key in ("ancestor", "sparse"):
+        if key in item:
+            ctx.warn(
+                "W110",
+                f"`{key}` of a repository inside the docker image is not run (AgentV ignores it too)",
+                node.child(key),
+                key=True,
+            )
+    ref = commit if isinstance(commit, str) else base if isinstance(base, str) else None
+    return ImageRepo(path=path.strip() if isinstance(path, str) else None, commit=ref) if ok else None
 
 
 def writes_docker(raw: Any) -> bool:

@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from agentv_ci.loading.context import LoadContext, Node, type_name
-from agentv_ci.loading.docker_workspace import parse_docker
+from agentv_ci.loading.docker_workspace import parse_docker, parse_image_repo, writes_docker
 from agentv_ci.loading.documents import read_document
 from agentv_ci.loading.hook_commands import check_hook_command
 from agentv_ci.loading.keys import WORKSPACE_HOOK_KEYS, WORKSPACE_HOOKS, WORKSPACE_KEYS, WORKSPACE_REPO_KEYS
 from agentv_ci.loading.paths import resolve_reference, safe_resolve
 from agentv_ci.loading.script_checks import check_script_argument
-from agentv_ci.model.workspace import WorkspaceHook, WorkspaceRepo, WorkspaceSpec
+from agentv_ci.model.workspace import ImageRepo, WorkspaceHook, WorkspaceRepo, WorkspaceSpec
 
 ISOLATION = ("shared", "per_test")
 SCOPES = {"suite": "shared", "attempt": "per_test"}  # AgentV v5's spelling of `isolation`
@@ -131,7 +131,11 @@ def _repo_source(text: str, node: Node, ctx: LoadContext, base_dir: Path) -> str
     return local.as_uri()
 
 
-def _repos(raw: Any, node: Node, ctx: LoadContext, base_dir: Path) -> list[WorkspaceRepo] | None:
+def _repos(
+    raw: Any, node: Node, ctx: LoadContext, base_dir: Path, image_repos: list[ImageRepo] | None
+) -> list[WorkspaceRepo] | None:
+    """The repositories to clone; with `docker` in the block (`image_repos` a list), the entries
+    without `repo` are repositories inside the image, collected there (AgentV v4.42.4)."""
     if not isinstance(raw, list):
         ctx.error("E101", f"workspace repos must be a list, got {type_name(raw)}", node)
         return None
@@ -143,6 +147,11 @@ def _repos(raw: Any, node: Node, ctx: LoadContext, base_dir: Path) -> list[Works
             continue
         ctx.check_keys(item, child, WORKSPACE_REPO_KEYS, "a workspace repo")
         path, repo = item.get("path"), item.get("repo")
+        if repo is None and image_repos is not None:
+            image_repo = parse_image_repo(item, child, ctx)
+            if image_repo is not None:
+                image_repos.append(image_repo)
+            continue
         if not isinstance(path, str) or not path.strip():
             ctx.error("E102", "workspace repo needs a `path` (where it is cloned in the workspace)", child)
             continue
@@ -150,7 +159,12 @@ def _repos(raw: Any, node: Node, ctx: LoadContext, base_dir: Path) -> list[Works
             ctx.error("E103", f"repo path {path!r} must stay inside the workspace", child.child("path"))
             continue
         if not isinstance(repo, str) or not repo.strip():
-            ctx.error("E102", "workspace repo needs a `repo` (URL or org/name)", child)
+            ctx.error(
+                "E102",
+                "workspace repo needs a `repo` (URL or org/name)",
+                child,
+                hint="an entry without `repo` (a repository in the image) needs `docker` in its workspace",
+            )
             continue
         url = _repo_source(repo.strip(), child.child("repo"), ctx, base_dir)
         commit, base = item.get("commit"), item.get("base_commit")
@@ -270,9 +284,11 @@ def parse_workspace(raw: Any, node: Node, ctx: LoadContext) -> Partial | None:
                     )
                 partial["template"] = str(template)
     if "repos" in raw:
-        repos = _repos(raw["repos"], node.child("repos"), ctx, base_dir)
+        image_repos: list[ImageRepo] | None = [] if writes_docker(raw) else None
+        repos = _repos(raw["repos"], node.child("repos"), ctx, base_dir, image_repos)
         if repos is not None:
             partial["repos"] = repos
+            partial["image_repos"] = image_repos or []
     if "hooks" in raw:
         hooks = _hooks(raw["hooks"], node.child("hooks"), ctx, base_dir)
         if hooks is not None:

@@ -65,6 +65,15 @@ class DockerWorkspace(msgspec.Struct, frozen=True, omit_defaults=True):
     network: str | None = None  # "none" (agentv-ci); None = Docker's default network
 
 
+class ImageRepo(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A `repos` entry without `repo` in a docker workspace (AgentV v4.42.4): a repository already in
+    the image (SWE-bench's `/testbed`), reset to `commit` in each grader's container before the
+    grader runs. `path` None: the image's working directory."""
+
+    path: str | None = None
+    commit: str | None = None  # `commit` or `base_commit`; None: left as the image has it
+
+
 class WorkspaceSpec(msgspec.Struct, frozen=True, omit_defaults=True):
     """A workspace: template copy + repos + hooks, shared by a suite's tests or fresh per test."""
 
@@ -82,6 +91,7 @@ class WorkspaceSpec(msgspec.Struct, frozen=True, omit_defaults=True):
     # agentv-ci: resets may restore a static `path` that lies in a git work tree (running/snapshots.py)
     allow_reset_of_worktree: bool = False
     docker: DockerWorkspace | None = None  # code graders run in a container (graders/code_in_docker.py)
+    image_repos: list[ImageRepo] = []  # `repos` entries without `repo`: in the docker image
 
     def hook(self, name: str) -> WorkspaceHook | None:
         """The hook `name` when hooks are enabled."""
