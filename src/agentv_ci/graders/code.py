@@ -115,9 +115,8 @@ class CodeGrader:
         """The script's run: in its test's docker container, or on the host."""
         workspace = ctx.test.workspace
         docker = workspace.docker if workspace is not None else None
-        if (
-            workspace is not None and docker is not None
-        ):  # AgentV: the docker `timeout`; a shorter `timeout_seconds` wins
+        if workspace is not None and docker is not None:
+            # AgentV: the docker `timeout` bounds the run; a shorter `timeout_seconds` wins
             timeout = min(float(docker.timeout), self.explicit_timeout_s or float(docker.timeout))
             return await run_in_container(
                 self.argv,
