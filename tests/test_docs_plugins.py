@@ -67,6 +67,7 @@ def test_the_quoted_error_messages_are_what_validate_prints(tmp_path: Path) -> N
         assert f"error[E203]: {message}" in printed
 
 
+@pytest.mark.slow
 def test_the_page_runs(fresh_venv: FreshVenv, tmp_path: Path) -> None:
     fresh_venv.install("pip")  # the venv's own pip, for the page's `pip install`
     project = tmp_path / "project"

@@ -131,6 +131,7 @@ def test_an_interrupted_action_reports_incomplete_everywhere_and_exits_130(
     assert INCOMPLETE in done.stdout
 
 
+@pytest.mark.slow
 def test_a_hanging_comment_api_does_not_hold_an_interrupted_action(
     tmp_path: Path, github_server: FakeGitHub
 ) -> None:

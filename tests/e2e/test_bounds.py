@@ -169,6 +169,7 @@ def _matrix_project(tmp_path: Path, tests: int) -> Path:
     return project
 
 
+@pytest.mark.slow
 def test_the_matrix_of_a_run_is_bounded(tmp_path: Path) -> None:
     """Tests x targets past 1,000,000: located at the test that crosses it, in `validate` and `run`."""
     tests = MAX_JOBS // MAX_TARGETS + 1

@@ -372,6 +372,7 @@ def test_answers_in_the_response_cache_are_estimated_free_and_a_budget_counts_th
     assert warm_low <= spent <= warm_high
 
 
+@pytest.mark.slow
 def test_the_actual_cost_adds_up_over_resume_and_merge_and_a_killed_run_is_not_a_floor_that_passes(
     project: tuple[Path, dict[str, str]], server: FakeLlmServer
 ) -> None:

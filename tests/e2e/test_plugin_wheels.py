@@ -22,6 +22,9 @@ IN_REPO = {
     ("reporter", "html"): ("agentv-ci-html-report", "agentv_ci_html_report:HtmlReporter"),
 }
 
+# Each builds and installs wheels into a fresh virtualenv: `make test-fast` leaves them out.
+pytestmark = pytest.mark.slow
+
 
 def test_the_installed_packages_come_from_the_wheels_not_the_checkout(
     fresh_venv: FreshVenv, tmp_path: Path

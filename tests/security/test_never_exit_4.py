@@ -10,6 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -56,6 +57,7 @@ def _yaml_scalar(value: object) -> str:
     return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
 
 
+@pytest.mark.slow
 @given(
     test_id=text,
     prompt=text,

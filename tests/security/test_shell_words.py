@@ -190,6 +190,7 @@ _PAYLOADS = [
 ]
 
 
+@pytest.mark.slow
 @property_settings(300, deadline_ms=None)
 @given(
     pieces=st.lists(st.sampled_from(_FRAGMENTS), min_size=1, max_size=12),
