@@ -244,7 +244,7 @@ def test_a_grader_flooding_stderr_still_finishes(tmp_path: Path) -> None:
     [
         ({"command": []}, "`command` must be a non-empty list"),
         ({"command": ""}, "`command` must be a non-empty list"),
-        ({"command": "true", "timeout_seconds": -1}, "`timeout_seconds` must be > 0"),
+        ({"command": "true", "timeout_seconds": -1}, "> 0.0 - at `$.timeout_seconds`"),
         ({"command": "true", "target": "yes"}, "must be true or a mapping with `max_calls`"),
         ({"command": "true", "target": {"max_calls": -1}}, "non-negative integer"),
     ],
