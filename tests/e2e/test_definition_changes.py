@@ -100,3 +100,24 @@ def test_an_edited_test_is_changed_and_only_the_real_regression_gates(tmp_path: 
     assert gated.returncode == 1
     assert "e2e/stable [agent]: regressed vs baseline" in gated.stdout + gated.stderr
     assert "e2e/edited [agent]: regressed" not in gated.stdout + gated.stderr
+
+
+def test_a_threshold_given_on_the_command_line_keeps_the_baseline_comparable(tmp_path: Path) -> None:
+    """A baseline recorded without `--threshold` (a sidecar written locally, an artifact of another
+    workflow) and a head run with `--threshold 0` (the Action's `threshold` input): the tests are
+    the same tests, so a real regression still fails `--max-regression`. Hashing the command-line
+    bar made every test `changed`, and the 1.0 -> 0.5 drop passed."""
+    base = checkout(tmp_path / "base", answer="alpha beta")
+    assert run_in(base, "run", "evals", "-o", str(tmp_path / "b"), "-q").returncode == 0
+    head = checkout(tmp_path / "head", answer="alpha")
+    done = run_in(
+        head, "run", "evals", "-o", str(tmp_path / "h"), "--baseline", str(tmp_path / "b"),
+        "--threshold", "0", "--max-regression", "0.1", "-q",
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "changed definition" not in done.stdout
+    assert "e2e/stable [agent]: regressed vs baseline (1.000 -> 0.500)" in done.stdout
+    # a threshold written in the eval file is part of the test: a different test
+    edited = checkout(tmp_path / "edited", answer="alpha beta", eval_text=EVAL.replace("0.5", "0.9"))
+    again = run_in(edited, "run", "evals", "-o", str(tmp_path / "e"), "--baseline", str(tmp_path / "b"), "-q")
+    assert "2 test(s) changed definition since the baseline" in again.stdout, again.stdout

@@ -216,10 +216,9 @@ def test_editing_a_grader_script_changes_the_tests_it_grades(project: Path, tmp_
     assert {k for k in before if before[k] != after[k]} == {"graded"}
 
 
-def test_threshold_in_the_file_and_on_the_command_line_changes_it(project: Path) -> None:
+def test_threshold_in_the_file_changes_it_but_not_on_the_command_line(project: Path) -> None:
     before = fingerprints(project)
-    assert fingerprints(project, plan=PlanOptions(threshold=0.9)).keys() == before.keys()
-    assert all(before[k] != v for k, v in fingerprints(project, plan=PlanOptions(threshold=0.9)).items())
+    assert fingerprints(project, plan=PlanOptions(threshold=0.9)) == before  # how the run judges
     edit(project / "evals" / "fp.eval.yaml", "  target: model\n", "  target: model\n  threshold: 0.7\n")
     assert all(before[k] != v for k, v in fingerprints(project).items())
 

@@ -11,7 +11,8 @@ Hashed, as canonical JSON (msgspec, sorted keys):
   conversation turns and their settings;
 - the graders: type, config, weight, required, min_score, negate (not their names, not where they
   were written: moving a test within its file keeps its fingerprint);
-- the effective threshold;
+- the threshold the eval file gives the test (its own, else the suite's, else 0.8; not a
+  `--threshold` on the command line, which re-judges both sides of a comparison instead);
 - the target: its name, provider, non-secret fields and `grader_target` from targets.yaml (keys that
   name a secret and the runner's own knobs such as `workers` are left out).
 
@@ -114,7 +115,12 @@ class DefinitionFingerprints:
         self._named: dict[tuple[str, str], str | None] = {}
 
     def of_job(self, job: Job, targets: TargetsConfig | None) -> str:
-        return self._fingerprint(job.test, job.suite.path, job.threshold, job.target, targets)
+        """The job's test with the threshold its eval file gives it: a `--threshold` on the command
+        line is how a run judges, not a new test (a baseline recorded without it stays comparable)."""
+        from agentv_ci.scoring import effective_threshold
+
+        declared = effective_threshold(None, job.test, job.suite)
+        return self._fingerprint(job.test, job.suite.path, declared, job.target, targets)
 
     def fingerprint(
         self, test: Test, *, eval_path: str, threshold: float, target: str, targets: TargetsConfig | None
