@@ -255,6 +255,12 @@ def decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | Non
         return _decide(summary, options, baseline)
 
 
+def _incomplete(summary: RunSummary) -> str:
+    from agentv_ci.reporting.plan_check import incomplete_reason
+
+    return incomplete_reason(summary, summary.not_run)
+
+
 def _decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | None) -> GateDecision:
     results = summary.results
     tally = tally_of(results, options.threshold)  # one pass (none for a run's results: it kept its own)
@@ -280,6 +286,9 @@ def _decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | No
         comparison = compare_runs(base.results, rejudge(summary, options.threshold).results)
         failed, notes = regression_reasons(comparison, options.max_regression)
         quality.extend(failed)
+        if baseline.planned is not None and baseline.not_run:  # killed, interrupted, a shard missing
+            gap = f"baseline {_incomplete(baseline)} in it; a regression among them cannot be ruled out"
+            (inconclusive if options.max_regression is not None else notes).append(gap)
 
     if options.max_cost_usd is not None and not summary.dry_run:
         over, unknown = cost_gate(summary, overall, options.max_cost_usd)

@@ -143,6 +143,10 @@ def test_a_killed_run_is_reported_from_its_plan_and_compares_as_incomplete(tmp_p
     statuses = {t["test_id"]: t["status"] for t in json.loads(compared.stdout)["tests"]}
     assert statuses["slow"] == "not comparable"
     assert _cli(project, "compare", "complete", "complete").returncode == 0
+    # the killed run as the baseline of a complete, green run: the regression gate cannot pass
+    gated = _cli(project, "report", "complete", "--baseline", "killed", "--max-regression", "0.1")
+    assert gated.returncode == 3, gated.stdout + gated.stderr
+    assert "baseline incomplete: 1 of 4 tests did not run in it" in gated.stdout
 
 
 def test_a_resume_keeps_the_plan_of_the_run_it_continues(tmp_path: Path) -> None:

@@ -56,3 +56,21 @@ def test_a_complete_planned_run_passes_and_an_unplanned_one_says_the_plan_is_unk
     assert decision.exit_code == ExitCode.OK  # read as before
     assert "plan unknown" in render_console(unknown, decision)
     assert "plan unknown" in render_markdown(unknown, decision)
+
+
+def test_an_incomplete_baseline_cannot_pass_the_regression_gate() -> None:
+    """The head is complete and green, but the baseline was killed after 1 of 3 tests: a regression
+    among the 2 it never ran cannot be ruled out, so `--max-regression` is inconclusive (as
+    `compare` is); without that gate it is said as a note."""
+    head = RunSummary(results=[_row("a", 1.0), _row("b", 0.5), _row("c", 1.0)], planned=3)
+    base = RunSummary(
+        results=[_row("a", 1.0), _row("b", 0.0, "not_run"), _row("c", 0.0, "not_run")], planned=3, not_run=2
+    )
+    gated = decide(head, GateOptions(threshold=0.4, max_regression=0.1), base)
+    assert gated.exit_code == ExitCode.INCONCLUSIVE
+    assert "baseline incomplete: 2 of 3 tests did not run in it" in gated.verdict
+    shown = decide(head, GateOptions(threshold=0.4), base)
+    assert shown.exit_code == ExitCode.OK
+    assert any("baseline incomplete: 2 of 3 tests did not run in it" in n for n in shown.notes)
+    complete = RunSummary(results=[_row("a", 1.0), _row("b", 0.5), _row("c", 1.0)], planned=3)
+    assert decide(head, GateOptions(threshold=0.4, max_regression=0.1), complete).exit_code == ExitCode.OK
