@@ -46,7 +46,7 @@ AGENTS = {
     "claude-cli": (["Read", "Edit", "Bash"], 0.0421386),
     "codex": (["Bash", "Edit", "Bash"], None),
     "copilot-cli": (["Read", "Edit", "Bash"], None),
-    "pi-coding-agent": (["Read", "edit", "Bash"], 0.00325),
+    "pi-coding-agent": (["Read", "Edit", "Bash"], 0.00325),
 }
 
 

@@ -199,3 +199,20 @@ def test_a_mismatch_carries_the_expected_and_the_actual_call() -> None:
     allowed = trajectory(calls(("rm", {"path": "/"})), mode="subset", expected=["search"])
     [check] = allowed.assertions
     assert (check.expected, check.actual) == ("search(...)", 'rm({"path": "/"})')
+
+
+def test_a_call_that_never_finished_fails_its_latency_check() -> None:
+    """A call whose end event never came (status `unknown`, no duration) never passes a latency
+    check silently: the check fails and says why. A finished call with no duration is skipped."""
+    unfinished = ToolCall(tool="Bash", input={"command": "sleep 100"}, status="unknown")
+    response = TargetResponse(text="", messages=[Message(role="assistant", tool_calls=[unfinished])])
+    config = {"mode": "in_order", "expected": [{"tool": "Bash", "max_duration_ms": 5000}]}
+    result = trajectory(response, **config)
+    assert result.score == 0.5  # the call was found; its latency check failed
+    (latency,) = [a for a in result.assertions if "latency" in a.text]
+    assert not latency.passed
+    assert "never finished" in latency.text and "status unknown" in latency.text
+
+    finished = ToolCall(tool="Bash", input={"command": "ls"}, status="ok")
+    response = TargetResponse(text="", messages=[Message(role="assistant", tool_calls=[finished])])
+    assert trajectory(response, **config).score == 1.0  # AgentV: no duration data, check skipped

@@ -4,7 +4,8 @@ Modes: `any_order` (+ `minimums: {tool: n}`), `in_order` (greedy forward scan; a
 wrong args is a miss and is consumed), `exact` (position by position), `superset` (every expected call
 appears), `subset` (every actual call is allowed). Expected items: `{tool, args?, max_duration_ms?,
 args_match?}`; `args: any` skips argument checks; `args_match`: exact | superset | subset | ignore |
-[field paths]. Latency checks count only when the call reported a duration.
+[field paths]. Latency checks count only when the call reported a duration; a call that never
+finished (status `unknown`: its end event never came) fails its latency check.
 """
 
 from __future__ import annotations
@@ -93,6 +94,12 @@ def _latency(item: Expected, call: ToolCall) -> tuple[str, str]:
     """('pass'|'fail'|'skip'|'none', message)."""
     if item.max_duration_ms is None:
         return "none", ""
+    if call.duration_ms is None and call.status == "unknown":
+        # The call never finished (its end event never came): it did not complete within any limit.
+        return "fail", (
+            f"{item.tool} never finished (status unknown, no duration); "
+            f"latency check failed (max: {item.max_duration_ms:g}ms)"
+        )
     if call.duration_ms is None:
         return "skip", f"No duration data for {item.tool}; latency assertion skipped"
     if call.duration_ms <= item.max_duration_ms:

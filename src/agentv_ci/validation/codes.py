@@ -63,6 +63,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "W109": ("warning", "target setting from an unset environment variable"),
     "W111": ("warning", "the eval file names an undeclared target"),
     "W110": ("warning", "accepted but not run"),
+    "W112": ("warning", "file edits expected under a read-only agent sandbox"),
 }
 
 # Warnings that become errors under `--strict`.

@@ -268,6 +268,11 @@ class TargetChecker:
             self._configs[directory] = cached
         return cached
 
+    def config_of(self, suite: Suite) -> TargetsConfig | None:
+        """The targets file `suite` reads (None: it cannot be read, reported once elsewhere)."""
+        config = self._config_for(Path(suite.path))
+        return None if isinstance(config, Diagnostic) else config
+
     def note(self, suite: Suite, test: Test, used: dict[str, SourceLocation | None]) -> None:
         """Add the targets `test` of `suite` runs against to `used` (one test at a time, as a
         dataset is loaded without holding its tests)."""

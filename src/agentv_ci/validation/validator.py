@@ -60,6 +60,7 @@ def validate_paths(
     from agentv_ci.loading.discovery import find_eval_files
     from agentv_ci.loading.suite_loader import load_suite
     from agentv_ci.validation.named_files import eval_files_reading, split_named_paths
+    from agentv_ci.validation.sandbox_check import read_only_edit_warnings
     from agentv_ci.validation.targets_check import TargetChecker, check_targets_file
 
     scanned, named_targets = split_named_paths(paths, skip_non_eval=skip_non_eval)
@@ -88,6 +89,10 @@ def validate_paths(
                 diagnostics.append(at_test("E115", over, test, suite, MATRIX_HINT))
             if check_targets:
                 targets.note(suite, test, used)
+                config = targets.config_of(suite)
+                if config is not None:
+                    names = targets_for(test, suite, cli_targets)
+                    diagnostics.extend(read_only_edit_warnings(test, suite, names, config))
 
         result = load_suite(
             path, repo_root=repo_root, env=env, allow_outside=allow_outside, mode="check", on_test=visit

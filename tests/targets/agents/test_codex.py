@@ -72,8 +72,55 @@ def test_a_failed_turn_is_an_execution_error(
         invoke(_target(), make_request("hi"))
 
 
+def test_a_reconnect_followed_by_a_completed_turn_is_not_a_failure(
+    agent_log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reconnect = {"type": "error", "message": "Reconnecting... 1/5 (stream disconnected before completion)"}
+    answer = {"type": "item.completed", "item": {"id": "i", "type": "agent_message", "text": "42"}}
+    completed = {"type": "turn.completed", "usage": {"input_tokens": 5, "output_tokens": 1}}
+    stream_file(tmp_path, [{"type": "turn.started"}, reconnect, answer, completed], monkeypatch)
+    assert invoke(_target(), make_request("hi")).text == "42"
+    # An error no completed turn follows is still a failure, even with exit code 0.
+    stream_file(tmp_path, [{"type": "turn.started"}, answer, completed, reconnect], monkeypatch)
+    with pytest.raises(TargetError, match=r"Codex exited with code 0: Reconnecting\.\.\. 1/5"):
+        invoke(_target(), make_request("hi"))
+
+
+def test_base_url_becomes_a_model_provider_of_its_own(
+    agent_log: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Codex 0.136 ignores OPENAI_BASE_URL: `base_url` (else that variable) is given as `-c` overrides."""
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("CODEX_API_KEY", "sk-codex")
+    invoke(_target(base_url="http://127.0.0.1:9/v1"), make_request("hi", workspace_path=workspace))
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
+    invoke(_target(), make_request("hi", workspace_path=workspace))
+    first, second = starts(agent_log)
+    provider = (
+        'model_providers.agentv_ci={{name = "agentv-ci", base_url = "{}", env_key = "{}", '
+        'wire_api = "responses"}}'
+    )
+    first_provider = provider.format("http://127.0.0.1:9/v1", "CODEX_API_KEY")
+    assert first["argv"][-5:] == ["-c", 'model_provider="agentv_ci"', "-c", first_provider, "-"]
+    assert second["argv"][-2] == provider.format("http://127.0.0.1:8/v1", "OPENAI_API_KEY")
+
+
 def test_settings_are_checked() -> None:
     with pytest.raises(ConfigError, match="model_reasoning_effort must be one of minimal, low"):
         _target(model_reasoning_effort="maximum")
     with pytest.raises(ConfigError, match="sandbox must be one of read-only"):
         _target(sandbox="yolo")
+
+
+def test_codex_home_is_handed_through(
+    agent_log: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each agent's own config directory reaches it without `env:` (Codex read its default config,
+    and retried api.openai.com, when CODEX_HOME was stripped)."""
+    monkeypatch.setenv("CODEX_HOME", "/opt/codex-home")
+    monkeypatch.setenv("FAKE_AGENT_ENV", "CODEX_HOME")
+    invoke(_target(), make_request("hi", workspace_path=workspace))
+    (start,) = starts(agent_log)
+    assert start["env"] == {"CODEX_HOME": "/opt/codex-home"}

@@ -7,14 +7,13 @@ from pathlib import Path
 import pytest
 
 from agentv_ci.errors import TargetError
-from agentv_ci.targets.agents.agent_target import AgentConfig
-from agentv_ci.targets.agents.copilot import CopilotTarget
+from agentv_ci.targets.agents.copilot import CopilotConfig, CopilotTarget
 from tests.targets.agents.conftest import invoke, starts, stream_file
 from tests.targets.helpers import make_request
 
 
 def _target(**settings: object) -> CopilotTarget:
-    return CopilotTarget("copilot", AgentConfig(**settings), base_dir=Path.cwd())  # type: ignore[arg-type]
+    return CopilotTarget("copilot", CopilotConfig(**settings), base_dir=Path.cwd())  # type: ignore[arg-type]
 
 
 def test_acp_handshake_prompt_and_permission_grant(agent_log: Path, workspace: Path) -> None:
@@ -85,5 +84,6 @@ def test_a_json_rpc_error_answering_the_prompt_is_an_execution_error(
     agent_log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     stream_file(tmp_path, [{"$error": {"code": -32000, "message": "Authentication required"}}], monkeypatch)
-    with pytest.raises(TargetError, match=r"^Copilot CLI: Authentication required$"):
+    hinted = r"^Copilot CLI: Authentication required; hint: .*COPILOT_GITHUB_TOKEN.*base_url"
+    with pytest.raises(TargetError, match=hinted):
         invoke(_target(), make_request("hi"))

@@ -49,7 +49,7 @@ def test_messages_tool_executions_usage_and_reported_cost(agent_log: Path, works
     )
     assert response.text == "Fixed: add() now returns a + b and the test passes."
     calls = [call for message in response.messages for call in message.tool_calls or []]
-    assert [call.tool for call in calls] == ["Read", "edit", "Bash"]  # AgentV maps read and bash only
+    assert [call.tool for call in calls] == ["Read", "Edit", "Bash"]  # AgentV keeps `edit`; we map it
     assert calls[0].input == {"path": "calc.py", "file_path": "calc.py"}
     assert calls[0].output["content"][0]["text"].startswith("def add")
     assert calls[2].duration_ms is not None and calls[2].duration_ms >= 150
@@ -79,3 +79,27 @@ def test_no_json_events_or_a_model_error_is_an_execution_error(
     )
     with pytest.raises(TargetError, match="401 No auth credentials"):
         invoke(_target(), make_request("hi"))
+
+
+def test_base_url_routes_a_private_copy_of_the_agent_dir(tmp_path: Path) -> None:
+    """pi ignores OPENAI_BASE_URL: `base_url` goes into models.json of a copy of its agent dir."""
+    import json
+
+    from agentv_ci.targets.agents.pi import routed_agent_dir
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "auth.json").write_text('{"openai": {"type": "api_key", "key": "k"}}')
+    own_models = {"providers": {"openai": {"apiKey": "X"}, "ollama": {"baseUrl": "http://o/v1"}}}
+    (mine / "models.json").write_text(json.dumps(own_models))
+    routed = routed_agent_dir(
+        {"PI_CODING_AGENT_DIR": str(mine)}, tmp_path / "copy", "openai", "http://127.0.0.1:9/v1"
+    )
+    assert json.loads((routed / "models.json").read_text()) == {
+        "providers": {
+            "openai": {"apiKey": "X", "baseUrl": "http://127.0.0.1:9/v1"},
+            "ollama": {"baseUrl": "http://o/v1"},
+        }
+    }
+    assert (routed / "auth.json").read_text() == (mine / "auth.json").read_text()
+    assert json.loads((mine / "models.json").read_text()) == own_models  # yours is never written

@@ -62,6 +62,9 @@ class AgentCliTarget:
     # The agent's own credentials: handed through the scrubbed environment (security.child_env)
     # when set, as a cli target's `env:` would; every other runner secret stays out.
     CREDENTIAL_ENV: ClassVar[tuple[str, ...]] = ()
+    # The agent's own configuration-directory variables (`CODEX_HOME`, `COPILOT_HOME`,
+    # `PI_CODING_AGENT_DIR`...): handed through likewise, so the agent reads the config you pointed it at.
+    CONFIG_ENV: ClassVar[tuple[str, ...]] = ()
     inline_files: ClassVar[bool] = False  # the agent reads attached files itself: it gets their paths
 
     def __init__(self, name: str, config: AgentConfig, *, base_dir: Path) -> None:
@@ -79,7 +82,9 @@ class AgentCliTarget:
         """What to write to the agent's stdin before closing it (None: nothing)."""
         return None
 
-    def environment(self, base: dict[str, str]) -> dict[str, str]:
+    def environment(self, base: dict[str, str], scratch: Path) -> dict[str, str]:
+        """The agent's environment, from the scrubbed `base`; `scratch` is a private directory for
+        this run (removed afterwards) where a family may write config files the agent reads."""
         return base
 
     def reader(self, transcript: Transcript, request: TargetRequest, workdir: Path) -> EventReader:
@@ -110,12 +115,14 @@ class AgentCliTarget:
 
     async def invoke(self, request: TargetRequest) -> TargetResponse:
         workdir, temporary = self._workdir(request)
+        scratch = Path(tempfile.mkdtemp(prefix=f"agentv-ci-{self.FAMILY}-config-"))
         try:
             transcript = Transcript(self.FAMILY, wall_start=time.time())
             transcript.model = self.config.model
             reader = self.reader(transcript, request, workdir)
-            own = {k: os.environ[k] for k in self.CREDENTIAL_ENV if os.environ.get(k)}
-            env = self.environment(child_environment({**own, **self.config.env}))
+            names = (*self.CREDENTIAL_ENV, *self.CONFIG_ENV)
+            own = {k: os.environ[k] for k in names if os.environ.get(k)}
+            env = self.environment(child_environment({**own, **self.config.env}), scratch)
             timeout = self.config.timeout_seconds or request.timeout_s or default_test_timeout_s()
             outcome = await run_event_stream(
                 [*self.command, *self.arguments(request, workdir)],
@@ -132,6 +139,7 @@ class AgentCliTarget:
                 raise TargetError(f"{self.AGENT}: the agent gave no answer (no text, no tool calls)")
             return response
         finally:
+            shutil.rmtree(scratch, ignore_errors=True)
             if temporary is not None:
                 shutil.rmtree(temporary, ignore_errors=True)
 

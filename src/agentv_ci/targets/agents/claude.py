@@ -130,6 +130,7 @@ class ClaudeTarget(AgentCliTarget):
         "CLAUDE_CODE_OAUTH_TOKEN",
         "ANTHROPIC_BASE_URL",
     )
+    CONFIG_ENV: ClassVar[tuple[str, ...]] = ("CLAUDE_CONFIG_DIR",)
     AGENT: ClassVar[str] = "Claude Code"
     DEFAULT_EXECUTABLE: ClassVar[str] = "claude"
     config: ClaudeConfig
@@ -150,7 +151,7 @@ class ClaudeTarget(AgentCliTarget):
     def stdin_text(self, request: TargetRequest) -> str | None:
         return request.prompt
 
-    def environment(self, base: dict[str, str]) -> dict[str, str]:
+    def environment(self, base: dict[str, str], scratch: Path) -> dict[str, str]:
         return {key: value for key, value in base.items() if key not in _SESSION_MARKERS}
 
     def reader(self, transcript: Transcript, request: TargetRequest, workdir: Path) -> ClaudeStreamReader:

@@ -7,12 +7,25 @@ Started as AgentV 4.42.4's Codex CLI provider starts it: `codex --ask-for-approv
 Events read (`exec --json`): `item.started` / `item.completed` for `command_execution`, `file_change`,
 `mcp_tool_call` and `web_search` items (a tool call starts and ends; AgentV names them `Bash`,
 `Edit`, `Skill` and `web_search`), `agent_message` items (assistant text), `turn.completed` (usage,
-summed over turns), `turn.failed` and `error` (the run failed). Codex reports no cost: it is priced
-from usage when `model` has a price.
+summed over turns), `turn.failed` (the run failed) and `error`. An `error` event is transient when
+a completed turn follows it: Codex prints "Reconnecting... 1/5" when the model stream is cut, then
+reconnects and answers; only an `error` no completed turn follows fails the run. Codex reports no
+cost: it is priced from usage when `model` has a price.
+
+`base_url` (ours; AgentV's Codex has none): Codex 0.136 ignores `OPENAI_BASE_URL`, so the endpoint
+is given as a model provider of its own, `-c model_provider=agentv_ci -c model_providers.agentv_ci=
+{base_url=..., env_key=..., wire_api="responses"}` (the key read from `OPENAI_API_KEY`, else
+`CODEX_API_KEY`). `OPENAI_BASE_URL` in the environment counts as `base_url` when that is unset.
+`CODEX_HOME` is handed through, so Codex reads the config you pointed it at.
+
+With no `sandbox:`, Codex uses its own default, read-only: its file writes are rejected and leave
+no `file_change` event (validate warns W112 when a test's graders expect edits then).
 """
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -31,7 +44,8 @@ SANDBOXES = ("read-only", "workspace-write", "danger-full-access")
 
 class CodexConfig(AgentConfig, omit_defaults=True):
     model_reasoning_effort: str | None = None
-    sandbox: str | None = None  # codex's own default when unset
+    sandbox: str | None = None  # codex's own default when unset (read-only)
+    base_url: str | None = None  # a Responses API endpoint (ours: Codex ignores OPENAI_BASE_URL)
 
 
 def _number(value: Any) -> int:
@@ -64,7 +78,9 @@ class CodexStreamReader:
 
     def __init__(self, transcript: Transcript) -> None:
         self.transcript = transcript
-        self.error: str | None = None
+        self.error: str | None = None  # the turn failed
+        self.pending_error: str | None = None  # an `error` event no completed turn has followed yet
+        self.transient_errors: list[str] = []  # `error` events a completed turn followed (reconnects)
         self._started: set[str] = set()
 
     def opening(self) -> list[bytes]:
@@ -83,12 +99,20 @@ class CodexStreamReader:
             self._completed(item, at_ms)
         elif kind == "turn.completed":
             self._usage(event.get("usage"))
+            if self.pending_error is not None:
+                self.transient_errors.append(self.pending_error)
+                self.pending_error = None
         elif kind == "turn.failed":
             error = event.get("error")
             self.error = str(error.get("message") if isinstance(error, dict) else error or "turn failed")
-        elif kind == "error" and self.error is None:
-            self.error = str(event.get("message") or "error")
+        elif kind == "error":
+            self.pending_error = str(event.get("message") or "error")
         return []
+
+    @property
+    def failure(self) -> str | None:
+        """Why the run failed: a failed turn, else an error no completed turn followed."""
+        return self.error or self.pending_error
 
     def _completed(self, item: dict[str, Any], at_ms: float) -> None:
         if item.get("type") == "agent_message" and str(item.get("text", "")).strip():
@@ -124,6 +148,7 @@ class CodexTarget(AgentCliTarget):
     Config: ClassVar[type[msgspec.Struct]] = CodexConfig
     FAMILY: ClassVar[str] = "codex"
     CREDENTIAL_ENV: ClassVar[tuple[str, ...]] = ("OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL")
+    CONFIG_ENV: ClassVar[tuple[str, ...]] = ("CODEX_HOME",)
     AGENT: ClassVar[str] = "Codex"
     DEFAULT_EXECUTABLE: ClassVar[str] = "codex"
     config: CodexConfig
@@ -151,7 +176,26 @@ class CodexTarget(AgentCliTarget):
             args += ["-c", f"model_reasoning_effort={self.config.model_reasoning_effort.strip().lower()}"]
         if self.config.sandbox:
             args += ["--sandbox", self.config.sandbox]
-        return [*args, *self.config.args, "-"]  # `-`: the prompt comes on stdin
+        return [*args, *self._provider_overrides(), *self.config.args, "-"]
+
+    def _provider_overrides(self) -> list[str]:
+        """`-c` overrides that send Codex to `base_url` (else `OPENAI_BASE_URL`); none without one."""
+        explicit = self.config.env.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
+        base_url = (self.config.base_url or explicit or "").strip()
+        if not base_url:
+            return []
+        has = {**os.environ, **self.config.env}
+        key = (
+            "OPENAI_API_KEY" if has.get("OPENAI_API_KEY") or not has.get("CODEX_API_KEY") else "CODEX_API_KEY"
+        )
+        fields = {"name": "agentv-ci", "base_url": base_url, "env_key": key, "wire_api": "responses"}
+        table = ", ".join(f"{name} = {json.dumps(value)}" for name, value in fields.items())
+        return [
+            "-c",
+            'model_provider="agentv_ci"',
+            "-c",
+            f"model_providers.agentv_ci={{{table}}}",
+        ]  # `-`: the prompt comes on stdin
 
     def stdin_text(self, request: TargetRequest) -> str | None:
         return self.prompt_with_system(request)
@@ -161,6 +205,6 @@ class CodexTarget(AgentCliTarget):
 
     def finish(self, reader: Any, transcript: Transcript, outcome: StreamOutcome) -> TargetResponse:
         assert isinstance(reader, CodexStreamReader)
-        if outcome.exit_code != 0 or reader.error is not None:
-            raise self.failed(outcome, reader.error)
+        if outcome.exit_code != 0 or reader.failure is not None:
+            raise self.failed(outcome, reader.failure)
         return transcript.response(duration_ms=outcome.duration_ms, pricing=self.config.pricing)

@@ -12,6 +12,12 @@ is a preview and is dropped, as AgentV's log does), `tool_call` (a call starts; 
 `title`, else its `kind`, as AgentV names it), `tool_call_update` with status `completed`/`failed`
 (it ends), `usage_update` (tokens and USD cost, when Copilot sends them). A tool call that Copilot's
 permission system rejected makes the run an error, with AgentV's hint.
+
+A custom model endpoint is configured as AgentV configures it: `base_url` (with `subprovider`, the
+provider type, e.g. `openai`; `api_key` or `bearer_token`; `api_version`; `api_format`, the wire API)
+becomes Copilot's `COPILOT_PROVIDER_BASE_URL`, `COPILOT_PROVIDER_TYPE`, `COPILOT_PROVIDER_API_KEY` (or
+`_BEARER_TOKEN`), `COPILOT_PROVIDER_AZURE_API_VERSION` and `COPILOT_PROVIDER_WIRE_API`; without
+`base_url` the other four are not used, as in AgentV.
 """
 
 from __future__ import annotations
@@ -20,16 +26,60 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
+import msgspec
+
 from agentv_ci.errors import TargetError
 from agentv_ci.model.result import TargetResponse, TokenUsage
 from agentv_ci.plugins import TargetRequest
-from agentv_ci.targets.agents.agent_target import AgentCliTarget
+from agentv_ci.targets.agents.agent_target import AgentCliTarget, AgentConfig
 from agentv_ci.targets.agents.stream_runner import StreamOutcome
 from agentv_ci.targets.agents.transcript import Transcript
 
 ACP_PROTOCOL_VERSION = 1
 _METHOD_NOT_FOUND = -32601
 _REJECTED = ("rejected", "denied")
+
+
+_AUTH_FAILURE = ("authentication required", "not authenticated", "no authentication", "please log in")
+_AUTH_HINT = (
+    "hint: give Copilot credentials: a GitHub token in COPILOT_GITHUB_TOKEN (set in the runner's "
+    "environment; it is handed through), or a custom endpoint in the target: base_url, subprovider "
+    "(e.g. openai) and api_key"
+)
+
+
+class CopilotConfig(AgentConfig, omit_defaults=True):
+    """AgentV's Copilot settings, with its custom-provider (BYOK) fields."""
+
+    subprovider: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    bearer_token: str | None = None
+    api_version: str | None = None
+    api_format: str | None = None
+
+
+def provider_environment(config: CopilotConfig) -> dict[str, str]:
+    """The `COPILOT_PROVIDER_*` variables for a custom endpoint (AgentV's mapping); {} without one."""
+    if not (config.base_url or "").strip():
+        return {}
+    env = {"COPILOT_PROVIDER_BASE_URL": config.base_url or ""}
+    if config.subprovider:
+        env["COPILOT_PROVIDER_TYPE"] = config.subprovider
+    if config.bearer_token:
+        env["COPILOT_PROVIDER_BEARER_TOKEN"] = config.bearer_token
+    elif config.api_key:
+        env["COPILOT_PROVIDER_API_KEY"] = config.api_key
+    if config.api_format:
+        env["COPILOT_PROVIDER_WIRE_API"] = config.api_format
+    if config.api_version:
+        env["COPILOT_PROVIDER_AZURE_API_VERSION"] = config.api_version
+    return env
+
+
+def _with_auth_hint(message: str) -> str:
+    lowered = message.lower()
+    return f"{message}; {_AUTH_HINT}" if any(s in lowered for s in _AUTH_FAILURE) else message
 
 
 def _message(payload: dict[str, Any]) -> bytes:
@@ -175,12 +225,27 @@ class AcpSession:
 
 class CopilotTarget(AgentCliTarget):
     """Copilot CLI over ACP. Settings: `executable`, `model`, `system_prompt`, `args`, `cwd`,
-    `timeout_seconds`, `env`, `pricing`."""
+    `timeout_seconds`, `env`, `pricing`; a custom endpoint: `base_url`, `subprovider`, `api_key`,
+    `bearer_token`, `api_version`, `api_format`."""
 
+    Config: ClassVar[type[msgspec.Struct]] = CopilotConfig
     FAMILY: ClassVar[str] = "copilot"
-    CREDENTIAL_ENV: ClassVar[tuple[str, ...]] = ("COPILOT_GITHUB_TOKEN",)
+    CREDENTIAL_ENV: ClassVar[tuple[str, ...]] = (
+        "COPILOT_GITHUB_TOKEN",
+        "COPILOT_PROVIDER_BASE_URL",
+        "COPILOT_PROVIDER_TYPE",
+        "COPILOT_PROVIDER_API_KEY",
+        "COPILOT_PROVIDER_BEARER_TOKEN",
+        "COPILOT_PROVIDER_WIRE_API",
+        "COPILOT_PROVIDER_AZURE_API_VERSION",
+    )
+    CONFIG_ENV: ClassVar[tuple[str, ...]] = ("COPILOT_HOME", "COPILOT_CACHE_HOME", "COPILOT_PKG_CACHE_HOME")
     AGENT: ClassVar[str] = "Copilot CLI"
     DEFAULT_EXECUTABLE: ClassVar[str] = "copilot"
+    config: CopilotConfig
+
+    def environment(self, base: dict[str, str], scratch: Path) -> dict[str, str]:
+        return {**base, **provider_environment(self.config)}
 
     def arguments(self, request: TargetRequest, workdir: Path) -> list[str]:
         # --yolo: copilot's permission system would otherwise reject tool calls in a headless run.
@@ -198,9 +263,10 @@ class CopilotTarget(AgentCliTarget):
     def finish(self, reader: Any, transcript: Transcript, outcome: StreamOutcome) -> TargetResponse:
         assert isinstance(reader, AcpSession)
         if reader.error is not None:
-            raise TargetError(f"{self.AGENT}: {reader.error}")
+            raise TargetError(_with_auth_hint(f"{self.AGENT}: {reader.error}"))
         if not reader.finished:
-            raise self.failed(outcome, outcome.detail() or "the agent ended before answering the prompt")
+            failure = self.failed(outcome, outcome.detail() or "the agent ended before answering the prompt")
+            raise TargetError(_with_auth_hint(failure.message))
         rejected = [
             call.tool
             for call in transcript.tool_calls()

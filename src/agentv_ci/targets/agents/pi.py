@@ -4,7 +4,13 @@ Started as AgentV 4.42.4's pi CLI provider starts it: `pi [--provider P] [--mode
 --print --no-session [--tools T] [--thinking L] [args] [@file ...] PROMPT`. AgentV runs
 `pi-coding-agent` through pi's TypeScript SDK; here both names run the CLI, which emits the same
 events. The API key goes in the environment variable pi reads for the `subprovider` (never on the
-command line, where other processes could see it); `base_url` likewise.
+command line, where other processes could see it).
+
+`base_url`: pi 0.74 ignores `OPENAI_BASE_URL` and the like (AgentV sets them, to no effect); it reads
+a provider's endpoint from `models.json` in its agent directory. So with `base_url` the agent runs
+with `PI_CODING_AGENT_DIR` pointing at a private copy of your agent directory (`PI_CODING_AGENT_DIR`,
+else `~/.pi/agent`: its `auth.json`, `settings.json` and `models.json`) whose `models.json` routes
+the `subprovider` to `base_url`. Your own directory is never written.
 
 Events read: `message_end` of assistant messages (text; `toolCall` blocks announce calls; `usage`
 with `cost.total` is summed), `tool_execution_start` / `tool_execution_end` (a call runs and ends),
@@ -13,7 +19,9 @@ with `cost.total` is summed), `tool_execution_start` / `tool_execution_end` (a c
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -38,6 +46,31 @@ SUBPROVIDERS: dict[str, tuple[str, str | None, str | None]] = {
     "azure": ("azure-openai-responses", "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_BASE_URL"),
 }
 _ROLE_MARKER = re.compile(r"@\[([^\]]+)\]:")
+
+
+def routed_agent_dir(env: dict[str, str], target: Path, provider: str, base_url: str) -> Path:
+    """A copy of pi's agent directory (`PI_CODING_AGENT_DIR` of `env`, else `~/.pi/agent`) at
+    `target`, whose `models.json` sends `provider` to `base_url`."""
+    home = env.get("HOME") or str(Path.home())
+    source = Path(env.get("PI_CODING_AGENT_DIR") or Path(home) / ".pi" / "agent")
+    target.mkdir(parents=True, exist_ok=True)
+    for name in ("auth.json", "settings.json"):
+        if (source / name).is_file():
+            shutil.copyfile(source / name, target / name)
+    models: dict[str, Any] = {}
+    if (source / "models.json").is_file():
+        try:
+            loaded = json.loads((source / "models.json").read_text(encoding="utf-8"))
+            models = loaded if isinstance(loaded, dict) else {}
+        except (OSError, ValueError):
+            models = {}  # pi would refuse it too; ours routes the endpoint regardless
+    raw_providers = models.get("providers")
+    providers: dict[str, Any] = raw_providers if isinstance(raw_providers, dict) else {}
+    raw_entry = providers.get(provider)
+    entry: dict[str, Any] = raw_entry if isinstance(raw_entry, dict) else {}
+    models["providers"] = {**providers, provider: {**entry, "baseUrl": base_url}}
+    (target / "models.json").write_text(json.dumps(models, indent=2), encoding="utf-8")
+    return target
 
 
 class PiConfig(AgentConfig, omit_defaults=True):
@@ -152,6 +185,7 @@ class PiTarget(AgentCliTarget):
         "endpoint": "base_url",
     }
     FAMILY: ClassVar[str] = "pi"
+    CONFIG_ENV: ClassVar[tuple[str, ...]] = ("PI_CODING_AGENT_DIR", "PI_OFFLINE", "PI_SKIP_VERSION_CHECK")
     AGENT: ClassVar[str] = "pi"
     DEFAULT_EXECUTABLE: ClassVar[str] = "pi"
     config: PiConfig
@@ -181,16 +215,20 @@ class PiTarget(AgentCliTarget):
         # pi reads `@[...]:` as a file reference; AgentV rewrites role markers so they stay text.
         return [*args, _ROLE_MARKER.sub(r"[[\1]]:", self.prompt_with_system(request))]
 
-    def environment(self, base: dict[str, str]) -> dict[str, str]:
+    def environment(self, base: dict[str, str], scratch: Path) -> dict[str, str]:
         env = dict(base)
         sub = self._subprovider()
         if sub is None:
             return env
-        _flag, key_variable, url_variable = sub
+        provider, key_variable, url_variable = sub
         if self.config.api_key and key_variable:
             env[key_variable] = self.config.api_key
         if self.config.base_url and url_variable:
-            env[url_variable] = self.config.base_url
+            env[url_variable] = self.config.base_url  # as AgentV sets it (pi itself reads models.json)
+        if self.config.base_url:
+            env["PI_CODING_AGENT_DIR"] = str(
+                routed_agent_dir(env, scratch / "pi-agent", provider, self.config.base_url)
+            )
         return env
 
     def reader(self, transcript: Transcript, request: TargetRequest, workdir: Path) -> PiStreamReader:

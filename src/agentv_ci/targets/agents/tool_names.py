@@ -4,6 +4,11 @@ AgentV maps each agent's own names for the common tools to Claude Code's (`Read`
 `Bash`, `Skill`) and adds `file_path` to a read's arguments when the agent called it `path`. Any
 other name is kept as the agent wrote it. (Our table; the mapping is AgentV's, from
 `providers/normalize-tool-call.ts`.)
+
+Beyond AgentV, so that one grader fits every agent with the real CLIs (Copilot CLI 1.0.102 titles
+its calls by what they do; pi 0.74 names its file tools in lower case): Copilot's `Running: CMD` is
+`Bash`, `Editing PATH` is `Edit`, `Creating PATH` is `Write`; pi's `edit` and `write` are `Edit`
+and `Write`. AgentV keeps those names as the agents wrote them.
 """
 
 from __future__ import annotations
@@ -26,11 +31,17 @@ _COPILOT = {
 _EXACT: dict[str, dict[str, str]] = {
     "copilot": _COPILOT,
     "codex": {"command_execution": "Bash", "file_change": "Edit"},
-    "pi": {"read": "Read", "bash": "Bash"},
+    "pi": {"read": "Read", "bash": "Bash", "edit": "Edit", "write": "Write"},
 }
 # (prefix, canonical name, whether the rest of the name is the skill)
 _PREFIXES: dict[str, tuple[tuple[str, str, bool], ...]] = {
-    "copilot": (("Using skill: ", "Skill", True), ("Viewing ", "Read", False)),
+    "copilot": (
+        ("Using skill: ", "Skill", True),
+        ("Viewing ", "Read", False),
+        ("Running: ", "Bash", False),
+        ("Editing ", "Edit", False),
+        ("Creating ", "Write", False),
+    ),
     "codex": (("mcp:", "Skill", True),),
 }
 

@@ -3,7 +3,7 @@
 Agents report a tool call in two events (started, finished); `start_tool` and `finish_tool` take the
 arrival time of each (milliseconds since the agent started), so every finished call carries its
 `duration_ms`, `start_time` and `end_time`. A call whose end never arrived keeps status `unknown`
-and no duration (a trajectory grader then skips its latency check instead of guessing).
+and no duration (a trajectory grader's latency check on it then fails: it never completed).
 """
 
 from __future__ import annotations
