@@ -34,6 +34,9 @@ PACKAGES = {
     "pi": "@earendil-works/pi-coding-agent@0.74.2",
 }
 CODEX_MODEL = "gpt-5.1-codex"  # a model Codex knows: it offers its full tool set
+# Codex's exec_command returns a session id instead of the result when the command outlives
+# `yield_time_ms` (a busy machine): its item then never completes. Wait long enough for `ls`.
+LS = {"cmd": "ls", "login": False, "yield_time_ms": 20000}
 
 
 def _cli(name: str) -> str:
@@ -80,7 +83,7 @@ PATCH = (
 
 
 def test_codex_shell_call_and_answer(workspace: Path) -> None:
-    script = [Turn(call=("exec_command", {"cmd": "ls"})), Turn(text="calc.py is there")]
+    script = [Turn(call=("exec_command", LS)), Turn(text="calc.py is there")]
     with ModelScriptServer(script) as server:
         target = _codex(base_url=server.base_url, env={"OPENAI_API_KEY": "sk-local"})
         response = invoke(target, make_request("List the files", workspace_path=workspace))
@@ -119,13 +122,25 @@ def test_codex_default_sandbox_rejects_writes_without_a_trajectory_event(workspa
 
 
 def test_codex_cut_stream_reconnects_and_the_run_succeeds(workspace: Path) -> None:
-    script = [Turn(cut=True), Turn(call=("exec_command", {"cmd": "ls"})), Turn(cut=True), Turn(text="ok")]
+    script = [Turn(cut=True), Turn(call=("exec_command", LS)), Turn(cut=True), Turn(text="ok")]
     with ModelScriptServer(script) as server:
         target = _codex(base_url=server.base_url, env={"OPENAI_API_KEY": "sk-local"})
         response = invoke(target, make_request("List the files", workspace_path=workspace))
         assert server.cuts == 2
     assert response.text == "ok"
     assert [call.tool for call in _calls(response)] == ["Bash"]
+
+
+def test_codex_call_that_never_finishes_is_kept_as_unknown(workspace: Path) -> None:
+    """A command that outlives `yield_time_ms` leaves Codex's item started, never completed: the call
+    is kept with status `unknown` and no duration (a latency check on it fails, test_trajectory)."""
+    slow = {"cmd": "sleep 3; echo late", "login": False, "yield_time_ms": 250}
+    with ModelScriptServer([Turn(call=("exec_command", slow)), Turn(text="gave up waiting")]) as server:
+        target = _codex(base_url=server.base_url, env={"OPENAI_API_KEY": "sk-local"})
+        response = invoke(target, make_request("Wait", workspace_path=workspace))
+    assert response.text == "gave up waiting"
+    (call,) = _calls(response)
+    assert (call.tool, call.status, call.duration_ms, call.end_time) == ("Bash", "unknown", None, None)
 
 
 def test_codex_reads_codex_home_and_openai_base_url(
@@ -207,7 +222,7 @@ def test_pi_shell_call_through_base_url(workspace: Path) -> None:
 def test_one_trajectory_fits_every_agent(agent: str, workspace: Path) -> None:
     """The same shell call, native to each CLI, arrives as `Bash` from all three."""
     native = {
-        "codex": ("exec_command", {"cmd": "ls"}),
+        "codex": ("exec_command", LS),
         "copilot": ("bash", {"command": "ls"}),
         "pi": ("bash", {"command": "ls"}),
     }[agent]
