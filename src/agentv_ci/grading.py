@@ -12,6 +12,7 @@ from agentv_ci.errors import ConfigError
 from agentv_ci.graders.invoke import run_grader_spec
 from agentv_ci.graders.outcome import answer_text
 from agentv_ci.model.result import (
+    DependencyResult,
     ExecutionStatus,
     GraderResult,
     TargetResponse,
@@ -111,6 +112,7 @@ async def grade_test(
     dry_run: bool = False,
     attempt: int = 0,
     workspace_path: Path | None = None,
+    dependency_results: dict[str, DependencyResult] | None = None,
 ) -> TestResult:
     """Grade `response` with every grader of `test` (concurrently) and fill a `TestResult`.
 
@@ -127,6 +129,7 @@ async def grade_test(
         workspace_path=workspace_path,
         dry_run=dry_run,
         attempt=attempt,
+        dependency_results=dependency_results,
     )
     base_dir = _directory_of(eval_path)
     specs = graders_for(test)

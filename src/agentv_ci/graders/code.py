@@ -130,6 +130,7 @@ class CodeGrader:
                 timeout_s=timeout,
                 explicit_cwd=self.explicit_cwd,
                 image_repos=workspace.image_repos,
+                dependencies=ctx.dependency_results,
             )
         env = {"AGENTV_WORKSPACE_PATH": str(ctx.workspace_path)} if ctx.workspace_path else {}
         if proxy is not None:
@@ -145,6 +146,7 @@ class CodeGrader:
             spill_prefix="agentv-ci-grader-",
             indent=2,
             env=env or None,
+            dependencies=ctx.dependency_results,
         )
 
     async def _grade(self, ctx: GradingContext, proxy: TargetProxy | None) -> GraderResult:

@@ -22,6 +22,7 @@ import io
 import json
 import tarfile
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from agentv_ci.graders.code_process import ScriptRun
 from agentv_ci.graders.code_protocol import build_payload
 from agentv_ci.graders.docker_container import Container, ensure_image
 from agentv_ci.loading.command_paths import command_files
-from agentv_ci.model.result import TargetResponse
+from agentv_ci.model.result import DependencyResult, TargetResponse
 from agentv_ci.model.suite import Test
 from agentv_ci.model.workspace import DockerWorkspace, ImageRepo
 
@@ -78,6 +79,7 @@ async def run_in_container(
     timeout_s: float,
     explicit_cwd: bool = False,
     image_repos: list[ImageRepo] | None = None,
+    dependencies: Mapping[str, DependencyResult] | None = None,
 ) -> ScriptRun:
     """The grader's run in a fresh container (removed before this returns or raises). It starts in
     `cwd` when the command runs a file of the repository or the grader sets `cwd` (`explicit_cwd`),
@@ -87,7 +89,12 @@ async def run_in_container(
     await ensure_image(docker.image, float(docker.timeout))
     with tempfile.TemporaryDirectory(prefix="agentv-ci-docker-") as spill:
         payload = build_payload(
-            test, response, config=config, workspace_path=workspace_path, spill_dir=Path(spill)
+            test,
+            response,
+            config=config,
+            workspace_path=workspace_path,
+            spill_dir=Path(spill),
+            dependencies=dependencies,
         )
         stdin = json.dumps(payload, indent=2, ensure_ascii=False, default=str).encode()
         files = _command_files(argv, cwd, repo_root)

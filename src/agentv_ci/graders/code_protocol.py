@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import tempfile
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from agentv_ci.graders.judge_replies import as_bool
 from agentv_ci.graders.outcome import answer_text, clamp_score, excerpt
 from agentv_ci.json_limits import deep_json_offset
 from agentv_ci.loading.yaml_source import MAX_DEPTH
-from agentv_ci.model.result import AssertionResult, TargetResponse
+from agentv_ci.model.result import AssertionResult, DependencyResult, TargetResponse
 from agentv_ci.model.suite import Message, Test
 from agentv_ci.prompting import reference_answer, render_input
 from agentv_ci.scoring import js_sum
@@ -65,9 +66,12 @@ def build_payload(
     config: dict[str, Any],
     workspace_path: Path | None,
     spill_dir: Path,
+    dependencies: Mapping[str, DependencyResult] | None = None,
 ) -> dict[str, Any]:
     """The stdin document. Legacy aliases (`question`, `candidate_answer`, `reference_answer`, ...) ride
-    along so graders written for older AgentV versions keep working."""
+    along so graders written for older AgentV versions keep working. A test with `depends_on` adds
+    `dependency_results` (AgentV's `dependencyResults`, snake_case; AgentV 4.42.4 keeps them in its
+    in-process grader context only)."""
     output = answer_text(response)
     usage = None
     if response.token_usage is not None:
@@ -98,6 +102,8 @@ def build_payload(
         "reference_answer": reference_answer(test.expected_output),
         "expected_outcome": test.criteria or "",
     }
+    if dependencies:
+        payload["dependency_results"] = {key: msgspec.to_builtins(row) for key, row in dependencies.items()}
     if len(json.dumps(output, ensure_ascii=False)) > INLINE_OUTPUT_LIMIT:
         path = spill_dir / "output.json"
         path.write_text(json.dumps(output, ensure_ascii=False), encoding="utf-8")
@@ -119,12 +125,18 @@ async def run_with_payload(
     spill_prefix: str,
     indent: int | None = None,
     env: dict[str, str] | None = None,
+    dependencies: Mapping[str, DependencyResult] | None = None,
 ) -> ScriptRun:
     """Run a script with the stdin payload for `test`/`response`; large answers are spilled to a
     temporary directory that lives until the script has finished. Raises `ScriptFailure`."""
     with tempfile.TemporaryDirectory(prefix=spill_prefix) as spill:
         payload = build_payload(
-            test, response, config=config, workspace_path=workspace_path, spill_dir=Path(spill)
+            test,
+            response,
+            config=config,
+            workspace_path=workspace_path,
+            spill_dir=Path(spill),
+            dependencies=dependencies,
         )
         stdin = json.dumps(payload, indent=indent, ensure_ascii=False, default=str).encode()
         return await run_script(argv, stdin=stdin, cwd=cwd, timeout_s=timeout_s, env=env)

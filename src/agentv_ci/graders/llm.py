@@ -118,6 +118,7 @@ class PromptScript:
                 cwd=self.base_dir,
                 timeout_s=self.timeout_s,
                 spill_prefix="agentv-ci-prompt-",
+                dependencies=ctx.dependency_results,
             )
         except ScriptFailure as exc:
             raise GraderError(f"llm-grader {name!r}: prompt script failed: {exc}") from None

@@ -44,7 +44,16 @@ _GRADING_KEYS = frozenset(
 # The keys of the common dataset line, which `_build_plain` builds directly.
 _PLAIN_KEYS = frozenset(("id", "input", "criteria", "expected_output", "metadata"))
 _OPTIONAL_KEYS = frozenset(
-    ("description", "note", "conversation_id", "aggregation", "on_turn_failure", "window_size", "depends_on")
+    (
+        "description",
+        "note",
+        "conversation_id",
+        "aggregation",
+        "on_turn_failure",
+        "window_size",
+        "depends_on",
+        "on_dependency_failure",
+    )
 )
 
 
@@ -276,13 +285,12 @@ class TestBuilder:
             on_turn_failure=self._choice(raw, "on_turn_failure", TURN_FAILURE, node) if optional else None,
             window_size=self._window(raw, node) if optional else None,
             depends_on=self._depends_on(raw, node) if optional else [],
+            on_dependency_failure=(
+                self._choice(raw, "on_dependency_failure", DEPENDENCY_FAILURE, node) if optional else None
+            ),
             suite=raw["suite"] if isinstance(raw.get("suite"), str) else defaults.name,
             location=node.loc(),
         )
-        if "on_dependency_failure" in raw:
-            self._choice(raw, "on_dependency_failure", DEPENDENCY_FAILURE, node)
-            hint = "depends_on only orders the tests; a failed dependency does not skip or fail this one"
-            self.ctx.not_run(raw, node, {"on_dependency_failure": hint}, "a test")
         return test, node.child("id")
 
     def _suite_input(self, variables: dict[str, Any]) -> list[Message]:

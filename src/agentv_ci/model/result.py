@@ -102,6 +102,18 @@ class AttemptSummary(msgspec.Struct, omit_defaults=True):
     ci95_upper: float | None = None
 
 
+class DependencyResult(msgspec.Struct, omit_defaults=True, kw_only=True):
+    """One finished dependency as a dependent test's graders see it (AgentV's `DependencyResult`):
+    `status` is "passed" (execution ok), "error" (execution error) or "failed" (anything else);
+    `details` maps each of its graders to `{score, verdict}`."""
+
+    score: float
+    output: str
+    workspace_path: str | None = None
+    details: dict[str, Any] | None = None
+    status: str
+
+
 class TestResult(msgspec.Struct, omit_defaults=True):
     """One test x target (x attempt, or aggregated over attempts). One `index.jsonl` row."""
 

@@ -120,6 +120,7 @@ class Test(msgspec.Struct, omit_defaults=True):
     on_turn_failure: str | None = None
     window_size: int | None = None
     depends_on: list[str] = []
+    on_dependency_failure: str | None = None  # "skip" (None: AgentV's default), "fail" or "run"
     suite: str = ""
     location: SourceLocation | None = None
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from agentv_ci.model.result import GraderResult, RunSummary, TargetResponse
+from agentv_ci.model.result import DependencyResult, GraderResult, RunSummary, TargetResponse
 from agentv_ci.model.suite import GraderSpec, Message, Test
 
 GRADERS_NAMESPACE = "agentv_ci.graders"
@@ -63,6 +63,8 @@ class GradingContext:
     dry_run: bool = False
     attempt: int = 0
     extras: dict[str, Any] = field(default_factory=dict)
+    # The test's finished dependencies by id (`depends_on`; AgentV's `dependencyResults`), else None.
+    dependency_results: dict[str, DependencyResult] | None = None
 
 
 @runtime_checkable

@@ -54,6 +54,7 @@ class PlanRecorder:
         self.estimator: CostEstimator | None = None  # told each job to run (the cost estimate)
         self._eval_paths: dict[str, str] = {}
         self.matrix = MatrixCount()
+        self.ordered: set[str] = set()  # the eval paths of the suites with a `depends_on`
 
     def _eval_path(self, suite_path: str) -> str:
         path = self._eval_paths.get(suite_path)
@@ -65,6 +66,8 @@ class PlanRecorder:
 
     def __call__(self, suite: Suite, test: Test) -> None:
         options = self.options
+        if test.depends_on:
+            self.ordered.add(suite.path)
         targets = targets_for(test, suite, options.targets)
         over = self.matrix.add(len(targets))  # every test counts, as `validate` counts them
         if over is not None:

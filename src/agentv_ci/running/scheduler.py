@@ -28,6 +28,7 @@ from agentv_ci.running.needs import RunNeeds
 from agentv_ci.running.plan import Job
 from agentv_ci.running.rows import unfinished_result
 from agentv_ci.running.target_configs import TargetConfigs, TargetKey, setup_of
+from agentv_ci.running.waves import Dependencies, JobSource, Ordering
 from agentv_ci.running.workspace import HookError, Lease, WorkspaceManager
 from agentv_ci.targets.answer_cap import DEFAULT_MAX_ANSWER_BYTES, AnswerCap
 from agentv_ci.targets.config import TargetsConfig
@@ -62,9 +63,12 @@ class Runner:
         sink: ResultSink,
         *,
         needs: RunNeeds | None = None,
+        ordering: Ordering | None = None,
     ) -> None:
-        """`jobs`: a list, or an iterator (then `needs` must describe them: see `RunNeeds`)."""
+        """`jobs`: a list, or an iterator (then `needs` must describe them: see `RunNeeds`).
+        `ordering`: the suites with `depends_on` (running/waves.py; found in `jobs` when None)."""
         self.jobs = jobs
+        self.ordering = ordering
         self.needs = needs
         self.options = options
         self.sink = sink
@@ -170,16 +174,29 @@ class Runner:
 
     async def run(self) -> None:
         self.prepare()
-        pending = iter(self.jobs)  # shared by the workers: each takes the next job (one event loop)
+        if self.ordering is None:
+            self.jobs = jobs = list(self.jobs)
+            self.ordering = Ordering(frozenset(j.suite.path for j in jobs if j.test.depends_on))
+        # shared by the workers: each takes the next job (one event loop); dependency waves wait
+        pending = JobSource(
+            self.jobs,
+            self.ordering,
+            emit=lambda result: self.sink(result),
+            fingerprint=self.definition_fingerprint,
+            dry_run=self.options.dry_run,
+        )
         skipped: list[Job] = []
 
         async def worker() -> None:
-            for job in pending:
+            while (taken := await pending.take()) is not None:
+                job, dependencies = taken
                 if self._stop_reason() is not None:
                     skipped.append(job)
+                    pending.stop()
                     return
-                result = await self.run_job(job)
+                result = await self.run_job(job, dependencies)
                 self.sink(result)
+                pending.done(job, result)
                 fail_on_error = job.test.execution.fail_on_error
                 if fail_on_error is None:
                     fail_on_error = job.suite.execution.fail_on_error
@@ -190,7 +207,7 @@ class Runner:
             total = self.needs.jobs if self.needs is not None else self.options.workers
             count = max(1, min(self.options.workers, total))
             await asyncio.gather(*(worker() for _ in range(count)))
-            for number, job in enumerate(itertools.chain(skipped, pending)):
+            for number, job in enumerate(itertools.chain(skipped, pending.remaining())):
                 if number % 256 == 255:
                     await asyncio.sleep(0)  # many rows to write: a stop signal is still heard
                 reason, error = self._stop_reason() or ("not_run", "not run")
@@ -209,7 +226,7 @@ class Runner:
         finally:
             await self.aclose()
 
-    async def run_job(self, job: Job) -> TestResult:
+    async def run_job(self, job: Job, dependencies: Dependencies | None = None) -> TestResult:
         """All attempts of one job, combined by the job's strategy."""
         from agentv_ci.scoring import aggregate_attempts
 
@@ -220,7 +237,7 @@ class Runner:
             # Wait once per attempt even when the target answers at once (a mock, a cached answer):
             # Ctrl-C / SIGTERM cancel the run at a task's next wait, and other tests get their turn.
             await asyncio.sleep(0)
-            result = await self.run_attempt(job, attempt, fingerprint)
+            result = await self.run_attempt(job, attempt, fingerprint, dependencies)
             attempts.append(result)
             spent += result.cost_usd or 0.0
             if job.attempts == 1:
@@ -273,7 +290,9 @@ class Runner:
             )
         return response
 
-    async def run_attempt(self, job: Job, attempt: int, fingerprint: str | None = None) -> TestResult:
+    async def run_attempt(
+        self, job: Job, attempt: int, fingerprint: str | None = None, dependencies: Dependencies | None = None
+    ) -> TestResult:
         from agentv_ci.grading import grade_test
 
         config = self.configs.for_job(job)
@@ -316,6 +335,7 @@ class Runner:
                     dry_run=dry_run,
                     attempt=attempt,
                     workspace_path=workspace,
+                    dependency_results=dependencies,
                 )
 
             if test.mode == "conversation" and test.turns:
