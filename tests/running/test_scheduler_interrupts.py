@@ -51,9 +51,9 @@ def test_a_cancel_lands_at_the_next_attempt(tmp_path: Path) -> None:
     invoked: list[int] = []
     original = runner.run_attempt
 
-    async def counted(job, attempt, fingerprint=None):  # type: ignore[no-untyped-def]
+    async def counted(job, attempt, fingerprint=None, dependencies=None):  # type: ignore[no-untyped-def]
         invoked.append(attempt)
-        return await original(job, attempt, fingerprint)
+        return await original(job, attempt, fingerprint, dependencies)
 
     runner.run_attempt = counted  # type: ignore[method-assign]
 
