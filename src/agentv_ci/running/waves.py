@@ -54,7 +54,8 @@ def dependency_result(result: TestResult) -> DependencyResult:
     """AgentV's `toDependencyResult`: score, output, grader details and status."""
     details = {s.name: {"score": s.score, "verdict": s.verdict} for s in result.scores}
     status = "passed" if result.execution_status == "ok" else "error" if _failed(result) else "failed"
-    output = result.output if result.output is not None else result.error or ""
+    # AgentV's row for a test whose agent failed answers "Error occurred: <message>"
+    output = result.output if result.output is not None else f"Error occurred: {result.error or ''}"
     return DependencyResult(score=result.score, output=output, details=details or None, status=status)
 
 
