@@ -18,8 +18,8 @@ from agentv_ci.errors import ConfigError
 # the plugin API (a new major PLUGIN_API_VERSION); adding one is a minor change: update both.
 PUBLIC = {
     "GRADERS_NAMESPACE", "GRADER_PASS_BAR", "PLUGIN_API_VERSION", "REPORTERS_NAMESPACE", "TARGETS_NAMESPACE",
-    "AssertionResult", "ConfigError", "ConfinedReadError", "GateDecision", "GraderError", "GraderPlugin",
-    "GraderResult",
+    "AssertionResult", "ConfigError", "ConfinedReadError", "DependencyResult", "GateDecision",
+    "GraderError", "GraderPlugin", "GraderResult",
     "GraderSpec", "GraderTargetRequest", "GradingContext", "Message", "Outcome", "PluginKind",
     "ReportOptions", "ReporterPlugin", "RunSummary", "SourceLocation", "TargetError", "TargetPlugin",
     "TargetInvocation", "TargetProxyClient", "TargetProxyError",

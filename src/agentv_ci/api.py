@@ -10,8 +10,8 @@ Groups:
 
 - the version and the entry-point namespaces: `PLUGIN_API_VERSION`, `GRADERS_NAMESPACE`, ...
 - the contracts: `GraderPlugin`, `TargetPlugin`, `ReporterPlugin`
-- what plugins receive: `GradingContext`, `GraderSpec`, `Test`, `Message`, `TargetRequest`,
-  `ReportOptions`, `RunSummary`, ...
+- what plugins receive: `GradingContext` (with `DependencyResult`s), `GraderSpec`, `Test`, `Message`,
+  `TargetRequest`, `ReportOptions`, `RunSummary`, ...
 - what they return: `GraderResult`, `AssertionResult`, `TargetResponse`, `TokenUsage`
 - errors: `ConfigError` (bad configuration), `GraderError`, `TargetError`
 - helpers: `answer_text` (the final answer of a response), `score_result`, `pass_fail_result`,
@@ -32,6 +32,7 @@ from agentv_ci.graders.outcome import check as pass_fail_result
 from agentv_ci.graders.outcome import scored as score_result
 from agentv_ci.model.result import (
     AssertionResult,
+    DependencyResult,
     GraderResult,
     RunSummary,
     TargetResponse,
@@ -70,6 +71,7 @@ __all__ = [
     "AssertionResult",
     "ConfigError",
     "ConfinedReadError",
+    "DependencyResult",
     "GateDecision",
     "GraderError",
     "GraderPlugin",
