@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
+from typing import Protocol
 
 from agentv_ci.errors import UsageError
 from agentv_ci.model.suite import Suite, Test
@@ -18,7 +19,16 @@ from agentv_ci.running.plan import Job, PlanOptions, iter_jobs, selected
 from agentv_ci.running.sharding import shard_of
 from agentv_ci.running.waves import Key, Ordering
 
-__all__ = ["order_suites"]
+__all__ = ["SuiteSource", "order_suites"]
+
+
+class SuiteSource(Protocol):
+    """A loaded suite whose tests can be read (again): running.session.LoadedSuite."""
+
+    @property
+    def suite(self) -> Suite: ...
+
+    def tests(self) -> Iterable[Test]: ...
 
 
 def order_suites(

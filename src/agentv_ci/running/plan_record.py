@@ -24,10 +24,12 @@ from agentv_ci.reporting.plan_file import (
     not_run_row,
     read_plan,
 )
+from agentv_ci.running.dependency_plan import SuiteSource, order_suites
 from agentv_ci.running.estimate import CostEstimator
 from agentv_ci.running.needs import RunNeeds
 from agentv_ci.running.plan import PlanOptions, selected, targets_for
 from agentv_ci.running.sharding import shard_of
+from agentv_ci.running.waves import Ordering
 
 __all__ = ["PlanRecorder", "record_not_run"]
 
@@ -63,6 +65,11 @@ class PlanRecorder:
 
             path = self._eval_paths[suite_path] = relative_eval_path(Path(suite_path))
         return path
+
+    def ordering(self, sources: Iterable[SuiteSource]) -> Ordering:
+        """The suites with `depends_on` among `sources`, their selection checked (dependency_plan)."""
+        held = [(s.suite, s.tests()) for s in sources if s.suite.path in self.ordered]
+        return order_suites(held, self.options, self.finished)
 
     def __call__(self, suite: Suite, test: Test) -> None:
         options = self.options

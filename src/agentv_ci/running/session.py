@@ -23,7 +23,6 @@ from agentv_ci.model.bounds import check_run_flags
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.suite import Suite, Test
 from agentv_ci.running.budget import Budget
-from agentv_ci.running.dependency_plan import order_suites
 from agentv_ci.running.estimate import CostEstimator, settle_estimate
 from agentv_ci.running.gc_tuning import fewer_gc_passes
 from agentv_ci.running.interrupts import StopSignals
@@ -262,8 +261,7 @@ def _run_planned(
     estimate = settle_estimate(
         recording.estimator, budget_usd=budget.limit_usd, on_estimate=request.on_estimate
     )
-    held = [(s.suite, s.tests()) for s in loaded if s.suite.path in recording.ordered]
-    ordering = order_suites(held, plan, finished)  # depends_on: a left-out dependency is refused here
+    ordering = recording.ordering(loaded)  # depends_on: a left-out dependency is refused here (exit 2)
     stops = StopSignals()  # a dataset's second reading stops at once on SIGINT/SIGTERM
     jobs: Iterator[Job] = (
         job
@@ -304,8 +302,7 @@ def _run_planned(
         tally.add(result)
         keys.add(result)
     previous_rows = len(previous)
-    ordering.keep(previous)  # a resumed run's finished dependencies
-    runner = Runner(jobs, options, lambda r: None, needs=needs, ordering=ordering)
+    runner = Runner(jobs, options, lambda r: None, needs=needs, ordering=ordering.keep(previous))
     del previous
     written = (output_dir, cache.directory if cache is not None else None, request.record)
     runner.workspaces.protected = tuple(p.absolute() for p in written if p is not None)  # never reset

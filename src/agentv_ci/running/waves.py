@@ -40,10 +40,11 @@ class Ordering:
     names: frozenset[str] = frozenset()
     earlier: dict[Key, TestResult] = field(default_factory=dict)
 
-    def keep(self, rows: Iterable[TestResult]) -> None:
-        """Keep the rows (of the run being resumed) of these suites."""
+    def keep(self, rows: Iterable[TestResult]) -> Ordering:
+        """Keep the rows (of the run being resumed) of these suites; returns self."""
         if self.names:
             self.earlier.update(((r.suite, r.test_id, r.target), r) for r in rows if r.suite in self.names)
+        return self
 
 
 def _failed(result: TestResult) -> bool:
