@@ -244,3 +244,48 @@ def test_a_shard_that_splits_a_dependency_from_its_dependent_is_refused(tmp_path
     assert code == 2, output
     assert f"it falls in shard {shard_of('deps', 'a', count)}/{count}, not {shard}/{count}" in output
     assert rows == {} and _log(project) == []
+
+
+def test_a_jsonl_dataset_with_depends_on_runs_in_waves(tmp_path: Path) -> None:
+    # a dataset is streamed, not held; one with depends_on is held while it runs
+    project = _project(tmp_path, _test("unused"), fail="a")
+    (project / "deps.eval.yaml").unlink()
+    (project / "cases.yaml").write_text(
+        "name: cases\nexecution: {target: agent}\nassertions:\n  - {type: contains, value: ok}\n"
+        f"  - {{name: saver, type: code-grader, command: [{PY}, grader.py]}}\n"
+    )
+    rows = [
+        {"id": "c", "input": "run c", "depends_on": ["b"], "on_dependency_failure": "run"},
+        {"id": "a", "input": "run a"},
+        {"id": "b", "input": "run b", "depends_on": ["a"]},
+        {"id": "d", "input": "run d"},
+    ]
+    (project / "cases.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "AGENTV_CI_"))}
+    env.update(XDG_CACHE_HOME=str(project / "cache"))
+    done = run_cli("run", "cases.jsonl", "-o", "out", "--no-cache", cwd=project, env=env, timeout=120)
+    assert done.returncode == 3, done.stdout + done.stderr
+    results = {
+        row["test_id"]: row
+        for row in map(json.loads, (project / "out" / "index.jsonl").read_text().splitlines())
+    }
+    assert results["b"]["error"] == "Skipped: dependency failed (a)"
+    assert results["c"]["execution_status"] == "ok"  # `run`: after its skipped dependency
+    assert results["d"]["execution_status"] == "ok"
+    log = _log(project)
+    assert _started(log) == {"a", "c", "d"}
+    assert _time(log, "start", "c") >= _time(log, "end", "a")  # wave 2 after wave 0
+    payload = json.loads((project / "grader-c.json").read_text())
+    assert payload["dependency_results"]["b"]["status"] == "error"
+    assert payload["dependency_results"]["b"]["output"] == "Skipped: dependency failed (a)"
+
+
+def test_a_wave_starts_when_the_whole_previous_wave_has_finished(tmp_path: Path) -> None:
+    # as AgentV's wave loop: y depends on the quick x only, yet starts after the slow a (wave 0) ended
+    tests = _test("a") + _test("x") + _test("y", "    depends_on: [x]\n")
+    project = _project(tmp_path, tests)
+    code, output, rows = _run(project, "--workers", "4")
+    assert code == 0, output
+    assert rows[("y", "agent")]["execution_status"] == "ok"
+    log = _log(project)
+    assert _time(log, "start", "y") >= _time(log, "end", "a") > _time(log, "end", "x")
