@@ -105,6 +105,8 @@ class AnthropicTarget:
             config,
             base_url=config.base_url,
             auth_headers={"x-api-key": config.api_key, "anthropic-version": config.anthropic_version},
+            name=name,
+            model=config.model,
         )
 
     async def invoke(self, request: TargetRequest) -> TargetResponse:

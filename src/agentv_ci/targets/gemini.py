@@ -137,7 +137,11 @@ class GeminiTarget:
         self.config = config
         self._path = f"models/{quote(config.model, safe='-._')}:generateContent"
         self._client = client_for(
-            config, base_url=config.base_url, auth_headers={"x-goog-api-key": config.api_key}
+            config,
+            base_url=config.base_url,
+            auth_headers={"x-goog-api-key": config.api_key},
+            name=name,
+            model=config.model,
         )
 
     async def invoke(self, request: TargetRequest) -> TargetResponse:

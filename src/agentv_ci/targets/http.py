@@ -4,9 +4,11 @@
 the whole body: a server that drips one byte a second is cut off at the deadline, not kept alive by
 each byte resetting a read timeout (httpx's own timeouts are per phase, and stay as a second bound).
 
-Retries use capped exponential backoff with full jitter on 408/409/429/5xx and on connection
-errors and timeouts, honouring `retry-after` (seconds or an HTTP date) when the server sends it.
-Every failure surfaces as `TargetError` with the status and a short excerpt of the body.
+Retries use capped exponential backoff with full jitter on 408/409/5xx and on connection errors
+and timeouts, honouring `retry-after` (seconds or an HTTP date) when the server sends it. A 429 or
+529 is a rate limit, handled by the target's shared limiter (targets/rate_limits.py): it waits as
+the server says and does not spend one of `max_retries`. Every failure surfaces as `TargetError`
+with the status and a short excerpt of the body.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ import random
 import ssl
 import sys
 from collections.abc import Mapping
-from email.utils import parsedate_to_datetime
 from typing import Any, Protocol
 
 import httpcore
@@ -33,6 +34,14 @@ if importlib.util.find_spec("sniffio") is None:
 
 from agentv_ci.deadlines import timed_out
 from agentv_ci.errors import TargetError, TargetTimeout
+from agentv_ci.targets.rate_headers import rate_signal, retry_after_seconds
+from agentv_ci.targets.rate_limits import (
+    MAX_HOLD_S,
+    RATE_LIMIT_STATUSES,
+    LimitSettings,
+    TargetLimiter,
+    limiter_for,
+)
 
 POOL_SLICE = 4  # connections per underlying httpx client
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 520, 521, 522, 524, 529})
@@ -46,30 +55,6 @@ _encoder = msgspec.json.Encoder()
 @functools.cache
 def _shared_ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
-
-
-def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
-    """`retry-after-ms` / `retry-after` as seconds (numbers or an HTTP date), None when absent."""
-    raw_ms = headers.get("retry-after-ms")
-    if raw_ms:
-        try:
-            return max(0.0, float(raw_ms) / 1000)
-        except ValueError:
-            pass
-    raw = headers.get("retry-after")
-    if not raw:
-        return None
-    try:
-        return max(0.0, float(raw))
-    except ValueError:
-        pass
-    try:
-        from datetime import UTC, datetime
-
-        when = parsedate_to_datetime(raw)
-        return max(0.0, (when - datetime.now(UTC)).total_seconds())
-    except (TypeError, ValueError):
-        return None
 
 
 def backoff_delay(attempt: int, *, base_s: float, cap_s: float, retry_after: float | None) -> float:
@@ -89,10 +74,24 @@ class HttpSettings(Protocol):
     retry_max_delay_ms: float
     max_connections: int
     headers: dict[str, str]
+    max_rpm: float | None
+    max_tpm: float | None
+    max_concurrency: int | None
 
 
-def client_for(settings: HttpSettings, *, base_url: str, auth_headers: Mapping[str, str]) -> JsonHttpClient:
-    """A `JsonHttpClient` configured from a target's settings; its own `headers` win over `auth_headers`."""
+def client_for(
+    settings: HttpSettings,
+    *,
+    base_url: str,
+    auth_headers: Mapping[str, str],
+    name: str = "",
+    model: str = "",
+) -> JsonHttpClient:
+    """A `JsonHttpClient` configured from a target's settings; its own `headers` win over `auth_headers`.
+    Targets with the same `base_url`, `model` and credentials share one rate limiter in a run."""
+    import hashlib
+
+    credentials = hashlib.sha256(repr(sorted(auth_headers.items())).encode()).hexdigest()
     return JsonHttpClient(
         base_url=base_url,
         headers={**auth_headers, **settings.headers},
@@ -101,6 +100,9 @@ def client_for(settings: HttpSettings, *, base_url: str, auth_headers: Mapping[s
         backoff_base_s=settings.retry_initial_delay_ms / 1000,
         backoff_cap_s=settings.retry_max_delay_ms / 1000,
         max_connections=settings.max_connections,
+        limits=LimitSettings(settings.max_rpm, settings.max_tpm, settings.max_concurrency),
+        limit_key=(base_url.rstrip("/"), model, credentials),
+        name=name or base_url,
     )
 
 
@@ -117,8 +119,15 @@ class JsonHttpClient:
         backoff_base_s: float = 0.5,
         backoff_cap_s: float = 30.0,
         max_connections: int = 100,
+        limits: LimitSettings | None = None,
+        limit_key: Any = None,
+        name: str = "",
     ) -> None:
         self.max_retries = max_retries
+        self.name = name or base_url
+        self._limits = limits or LimitSettings()
+        self._limit_key = limit_key if limit_key is not None else ("client", id(self))
+        self._limiter: TargetLimiter | None = None
         self.backoff_base_s = backoff_base_s
         self.backoff_cap_s = backoff_cap_s
         self.timeout_s = timeout_s
@@ -181,33 +190,64 @@ class JsonHttpClient:
 
     async def post_json(self, path: str, payload: Any, *, params: Mapping[str, str] | None = None) -> Any:
         body = _encoder.encode(payload)
+        limiter = self._limiter
+        if limiter is None:
+            limiter = self._limiter = limiter_for(self._limit_key, self.name, self._limits)
+        tokens = _estimated_tokens(body) if limiter.settings.max_tpm else 0.0
         last_error = "no attempt made"
         timed_out_last = False
-        for attempt in range(self.max_retries + 1):
+        attempt = 0  # failed attempts that count against max_retries (rate limits do not)
+        waited = 0.0
+        while True:
             retry_after: float | None = None
             timed_out_last = False
+            await limiter.acquire(tokens)
             try:
                 status, response_headers, content = await self._post_once(path, body, params)
             except (httpx.TimeoutException, TimeoutError):
+                limiter.release_failed()
                 last_error = f"request {timed_out(self.timeout_s)}"
                 timed_out_last = True
             except httpx.TransportError as exc:
+                limiter.release_failed()
                 last_error = f"connection error: {type(exc).__name__}: {exc}"
+            except BaseException:  # cancelled (the test's deadline): the slot is given back
+                limiter.release_failed()
+                raise
             else:
                 if status < 300:
-                    return self._decode(content)
+                    limiter.release_ok()
+                    _note_limits(limiter, response_headers)
+                    decoded = self._decode(content)
+                    if tokens:
+                        limiter.charge(_output_tokens(decoded))
+                    return decoded
+                if status in RATE_LIMIT_STATUSES:
+                    signal = rate_signal(response_headers)
+                    if signal.exhausted_for is not None:
+                        limiter.hold(signal.exhausted_for)
+                    told = signal.retry_after
+                    wait = limiter.release_limited(signal.exhausted_for if told is None else told)
+                    if waited >= MAX_HOLD_S:
+                        raise TargetError(
+                            f"HTTP {status}: {_excerpt(content)} (still rate limited after waiting "
+                            f"{waited:.0f}s; lower the target's max_rpm or max_concurrency)"
+                        )
+                    waited += wait
+                    await limiter.wait_limited(wait)
+                    continue
+                limiter.release_failed()
                 last_error = f"HTTP {status}: {_excerpt(content)}"
                 if status not in RETRY_STATUSES:
                     raise TargetError(last_error)
                 retry_after = retry_after_seconds(response_headers)
-            if attempt < self.max_retries:
-                await asyncio.sleep(
-                    backoff_delay(
-                        attempt, base_s=self.backoff_base_s, cap_s=self.backoff_cap_s, retry_after=retry_after
-                    )
-                )
+            if attempt >= self.max_retries:
+                break
+            base, cap = self.backoff_base_s, self.backoff_cap_s
+            await asyncio.sleep(backoff_delay(attempt, base_s=base, cap_s=cap, retry_after=retry_after))
+            attempt += 1
         error = TargetTimeout if timed_out_last else TargetError
-        raise error(f"{last_error} (gave up after {self.max_retries + 1} attempts)")
+        raise error(f"{last_error} (gave up after {attempt + 1} attempts)")
 
     @staticmethod
     def _decode(content: bytes) -> Any:
@@ -240,3 +280,30 @@ async def _read_capped(response: httpx.Response) -> bytes:
 def _excerpt(content: bytes, limit: int = 300) -> str:
     text = content.decode("utf-8", errors="replace").strip()
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _note_limits(limiter: TargetLimiter, headers: Mapping[str, str]) -> None:
+    """A success whose headers say a limit is now used up holds the target until its reset."""
+    if "x-ratelimit-remaining-requests" in headers or "anthropic-ratelimit-requests-remaining" in headers:
+        signal = rate_signal(headers)
+        if signal.exhausted_for is not None:
+            limiter.hold(signal.exhausted_for)
+
+
+def _estimated_tokens(body: bytes) -> float:
+    """A request's input tokens before it is sent: about 4 bytes a token of its JSON body."""
+    return len(body) / 4
+
+
+def _output_tokens(decoded: Any) -> float:
+    """The output tokens an answer reports (OpenAI, Anthropic or Gemini usage), 0 when it says none."""
+    if not isinstance(decoded, dict):
+        return 0.0
+    usage = decoded.get("usage") or decoded.get("usageMetadata")
+    if not isinstance(usage, dict):
+        return 0.0
+    for key in ("completion_tokens", "output_tokens", "candidatesTokenCount"):
+        value = usage.get(key)
+        if isinstance(value, int | float):
+            return float(value)
+    return 0.0

@@ -8,6 +8,7 @@ import msgspec
 
 from agentv_ci.model.bounds import Connections, Retries, RetryDelayMs, TimeoutSeconds
 from agentv_ci.targets.pricing import Price
+from agentv_ci.targets.rate_limits import PositiveCount, PositiveRate
 
 
 class ModelApiConfig(msgspec.Struct, omit_defaults=True):
@@ -23,3 +24,6 @@ class ModelApiConfig(msgspec.Struct, omit_defaults=True):
     headers: dict[str, str] = {}
     pricing: Price | None = None
     max_connections: Connections = 100
+    max_rpm: PositiveRate | None = None  # requests per minute (targets/rate_limits.py)
+    max_tpm: PositiveRate | None = None  # tokens per minute
+    max_concurrency: PositiveCount | None = None  # requests in flight

@@ -133,7 +133,13 @@ class OpenAITarget:
         self.name = name
         self.config = config
         self.model = config.model
-        self._client = client_for(config, base_url=self._base_url(), auth_headers=self._auth_headers())
+        self._client = client_for(
+            config,
+            base_url=self._base_url(),
+            auth_headers=self._auth_headers(),
+            name=name,
+            model=getattr(config, "deployment", None) or config.model,
+        )
 
     def _base_url(self) -> str:
         return self.config.base_url

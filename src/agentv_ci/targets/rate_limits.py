@@ -1,0 +1,317 @@
+"""One limiter per target endpoint, shared by every worker, suite and grader call of a run.
+
+Configured limits (targets.yaml, each optional): `max_rpm` paces requests evenly, `max_tpm` keeps a
+token bucket (input estimated from the request body, output charged from the reported usage), and
+`max_concurrency` caps the requests in flight.
+
+With nothing configured the limiter learns the limit from the server:
+
+- A 429 or 529 is a rate-limit signal, never a failure: the request waits what the server says
+  (`retry-after`, `x-ratelimit-reset-*`, `anthropic-ratelimit-*-reset`; 1 s when it says nothing),
+  then tries again, without spending one of `max_retries` (the test's own timeout still applies).
+- The whole target slows down at once: its send rate is cut to 90 % of the answers it actually got
+  over the last `RATE_WINDOW_S` (when 429s were over a fifth of the answers; fewer cut the pace by
+  15 % at most, see `_cut_rate`), and its concurrency is halved (at most once per `CUT_INTERVAL_S`: a
+  burst of 429s is one signal; once the rate is measured, a lone 429 is jitter, not the limit: it
+  takes two within that interval). While the server's wait runs the rate does not grow again.
+- The concurrency starts at `INITIAL_WINDOW` and grows by one per success (doubling each round trip)
+  until the first 429, then by `WINDOW_GROWTH` per success. The rate, once measured, grows by
+  `PROBE_GROWTH_PER_S` until the next 429 (the first measure is a guess), then by
+  `RATE_GROWTH_PER_S`, up to `RATE_HEADROOM` times what was actually answered: the target keeps
+  probing for the server's real limit. Between its own answers it may run `PACING_SLACK_S` ahead.
+- A 429 before any answer came back holds new requests until those in flight are back (at most
+  `CUT_INTERVAL_S`): their pace is the first measure of the limit.
+- A header saying a limit is used up (`x-ratelimit-remaining-requests: 0` with its reset, or
+  Anthropic's) holds every request to the target until the reset.
+
+Limiters live per event loop (one run), keyed by endpoint, model and credentials: two suites, or
+an eval target and a grader target that are the same model behind the same key, share one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import weakref
+from collections import deque
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import msgspec
+
+CUT_INTERVAL_S = 0.25  # at most one multiplicative cut per this long: a burst of 429s is one signal
+RATE_WINDOW_S = 0.5  # the answers of the last half second measure what the server actually allows
+RATE_CUT = 0.9  # the new rate, as a fraction of the measured one
+GENTLE_CUT = 0.85  # after a few 429s only: the new rate as a fraction of the current pace
+PROBE_GROWTH_PER_S = 4.0  # after the first measure, until the next 429: +400 % a second
+RATE_HEADROOM = 1.5  # the rate grows to at most this many times the answers of the last window
+RATE_GROWTH_PER_S = 0.5  # the learned rate grows by 50 % a second while answers succeed
+DEFAULT_RETRY_AFTER_S = 1.0  # a 429 that says nothing waits this long
+MAX_HOLD_S = 600.0  # the longest a server-given wait is honoured (a longer one waits this long)
+RATE_LIMIT_STATUSES = frozenset({429, 529})
+PACING_SLACK_S = 0.01  # a learned pace may run this far ahead (a small burst, not one sleep per send)
+WINDOW_GROWTH = 0.5  # requests in flight added per success after the first 429 (x1.5 a round trip)
+INITIAL_WINDOW = 32.0  # requests in flight before the first answer (slow start: +1 per success)
+
+
+# targets.yaml's `max_rpm`, `max_tpm` (numbers > 0) and `max_concurrency` (an integer >= 1)
+PositiveRate = Annotated[float, msgspec.Meta(gt=0)]
+PositiveCount = Annotated[int, msgspec.Meta(ge=1)]
+
+
+@dataclass(frozen=True)
+class LimitSettings:
+    max_rpm: float | None = None
+    max_tpm: float | None = None
+    max_concurrency: int | None = None
+
+
+@dataclass
+class ThrottleState:
+    """What the progress line shows: a target held back by its server's rate limit."""
+
+    name: str
+    limited: int  # 429/529 answers so far
+    waited_s: float  # total time requests spent held by the server's waits
+    hold_s: float  # how much longer the current hold lasts (0 when none)
+    rate: float | None  # the learned requests/s (None: not limited yet)
+    concurrency: int | None
+
+
+class TargetLimiter:
+    """Admits requests to one target endpoint: `await acquire(tokens)` before, `release_*` after."""
+
+    def __init__(self, name: str, settings: LimitSettings) -> None:
+        self.name = name
+        self.settings = settings
+        self._gate = asyncio.Lock()  # FIFO: one waiter at a time is next to be admitted
+        self._freed = asyncio.Event()
+        self.in_flight = 0
+        ceiling = settings.max_concurrency
+        self._ceiling = float(ceiling) if ceiling else float("inf")
+        self.window = min(self._ceiling, INITIAL_WINDOW)  # AIMD concurrency
+        self._slow_start = True  # until the first 429: the window doubles every round trip
+        self._probing = True  # until the first 429 after the rate is first measured
+        self.rate: float | None = None  # learned requests/s (None until the first 429)
+        self._rpm_interval = 60.0 / settings.max_rpm if settings.max_rpm else 0.0
+        self._next_send = 0.0
+        self._tokens = float(settings.max_tpm or 0.0)
+        self._tokens_at = time.monotonic()
+        self.hold_until = 0.0  # nothing is sent before this (a used-up limit until its reset)
+        self._no_growth_until = 0.0
+        self._last_cut = -1e9
+        self._grown_at = 0.0
+        self._await_answer = False  # a 429 before any answer: hold new sends until one arrives
+        self._answers: deque[float] = deque()
+        self._limited_at: deque[float] = deque()  # 429s of the last CUT_INTERVAL_S
+        self._started = time.monotonic()
+        self.limited = 0
+        self.waited_s = 0.0
+        self.episodes = 0
+
+    def tighten(self, other: LimitSettings) -> None:
+        """A second target on the same endpoint: the stricter of each configured limit holds."""
+        mine = self.settings
+        rpm = min((v for v in (mine.max_rpm, other.max_rpm) if v), default=None)
+        tpm = min((v for v in (mine.max_tpm, other.max_tpm) if v), default=None)
+        cap = min((v for v in (mine.max_concurrency, other.max_concurrency) if v), default=None)
+        self.settings = LimitSettings(rpm, tpm, cap)
+        self._rpm_interval = 60.0 / rpm if rpm else 0.0
+        if tpm and not mine.max_tpm:
+            self._tokens = float(tpm)
+        if cap:
+            self._ceiling = float(cap)
+            self.window = min(self.window, self._ceiling)
+
+    # ------------------------------------------------------------------ admission
+    def _interval(self) -> float:
+        learned = 1.0 / self.rate if self.rate else 0.0
+        return max(learned, self._rpm_interval)
+
+    def _slack(self) -> float:
+        """How far ahead of its pace a request may leave: none under `max_rpm` (evenly spaced)."""
+        return 0.0 if self._rpm_interval else PACING_SLACK_S
+
+    def _refill(self, now: float) -> None:
+        tpm = self.settings.max_tpm
+        if tpm:
+            self._tokens = min(tpm, self._tokens + (now - self._tokens_at) * tpm / 60.0)
+            self._tokens_at = now
+
+    def _wait(self, now: float, tokens: float) -> float:
+        wait = max(self.hold_until - now, self._next_send - self._slack() - now, 0.0)
+        tpm = self.settings.max_tpm
+        if tpm:
+            self._refill(now)
+            need = min(tokens, tpm)  # one request larger than the bucket waits for a full one
+            if self._tokens < need:
+                wait = max(wait, (need - self._tokens) * 60.0 / tpm)
+        return wait
+
+    async def acquire(self, tokens: float = 0.0) -> None:
+        """Wait until one more request may go to the target (cancellable: the test's deadline)."""
+        async with self._gate:
+            while True:
+                now = time.monotonic()
+                wait = self._wait(now, tokens)
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                    continue
+                if self._await_answer:
+                    await self._settle()
+                    continue
+                if self.in_flight < self.window or not self.in_flight:
+                    break
+                self._freed.clear()
+                await self._freed.wait()
+            self.in_flight += 1
+            interval = self._interval()
+            if interval:
+                self._next_send = max(now - self._slack(), self._next_send) + interval
+            if self.settings.max_tpm:
+                self._tokens -= tokens
+
+    async def _settle(self) -> None:
+        """After a 429 before any answer: let every request in flight come back (at most
+        `CUT_INTERVAL_S`), then take the answers' pace as the first measure of the limit."""
+        deadline = time.monotonic() + CUT_INTERVAL_S
+        while self.in_flight and (left := deadline - time.monotonic()) > 0:
+            self._freed.clear()
+            try:
+                async with asyncio.timeout(left):
+                    await self._freed.wait()
+            except TimeoutError:
+                break
+        self._await_answer = False
+        measured = self._measured(time.monotonic())
+        if self.rate is None and measured is not None:
+            self.rate = max(0.5, RATE_CUT * measured)
+            self._grown_at = time.monotonic()
+
+    def _done(self) -> None:
+        self.in_flight -= 1
+        self._freed.set()
+
+    def charge(self, tokens: float) -> None:
+        """Tokens an answer used beyond what was charged before it was sent (its output)."""
+        if self.settings.max_tpm and tokens > 0:
+            self._tokens -= tokens
+
+    def release_ok(self) -> None:
+        self._done()
+        now = time.monotonic()
+        answers = self._answers
+        answers.append(now)
+        while answers and answers[0] < now - RATE_WINDOW_S:
+            answers.popleft()
+        if self.window < self._ceiling:
+            step = 1.0 if self._slow_start else WINDOW_GROWTH
+            self.window = min(self._ceiling, self.window + step)
+        if self.rate is not None and (self._probing or now >= self._no_growth_until):
+            since = self._grown_at if self._probing else max(self._grown_at, self._no_growth_until)
+            elapsed = min(0.5, now - since)
+            # The first measure is a guess: find the limit fast. Never far above what is actually
+            # answered, though: a pace the run cannot reach proves nothing.
+            growth = PROBE_GROWTH_PER_S if self._probing else RATE_GROWTH_PER_S
+            ceiling = RATE_HEADROOM * len(answers) / max(0.05, min(RATE_WINDOW_S, now - self._started))
+            self.rate = max(self.rate, min(ceiling, self.rate * (1.0 + growth * elapsed)))
+            self._grown_at = now
+
+    def release_failed(self) -> None:
+        """An answer that was not a rate-limit signal (an error, a timeout): no change to the limits."""
+        self._done()
+
+    def release_limited(self, wait_s: float | None) -> float:
+        """A 429/529: slow the whole target down; returns how long this request waits before retrying."""
+        in_flight = self.in_flight
+        self._done()
+        now = time.monotonic()
+        wait = min(MAX_HOLD_S, DEFAULT_RETRY_AFTER_S if wait_s is None else wait_s)
+        self.limited += 1
+        self._no_growth_until = max(self._no_growth_until, now + wait)
+        recent = self._limited_at
+        recent.append(now)
+        while recent and recent[0] < now - CUT_INTERVAL_S:
+            recent.popleft()
+        # One 429 alone, at a pace already measured, is a burst the server's bucket did not absorb
+        # (jitter): the request waits, the pace stays. Two within CUT_INTERVAL_S are the limit.
+        sustained = self.rate is None or len(recent) >= 2
+        if sustained and now - self._last_cut >= CUT_INTERVAL_S:
+            self._last_cut = now
+            self.episodes += 1
+            self._slow_start = False
+            self.window = max(1.0, min(self.window, float(in_flight)) / 2)
+            measured = self._measured(now)
+            if self.rate is not None:  # a 429 at a measured pace: the limit is near, probing ends
+                self._probing = False
+            if measured is not None:  # what the server let through while it was asked for more
+                self.rate = max(0.5, self._cut_rate(now, measured, len(recent)))
+                self._grown_at = now
+            elif self.rate is None:  # nothing answered yet: send nothing new until something is
+                self._await_answer = True
+        return wait
+
+    def _cut_rate(self, now: float, measured: float, limited: int) -> float:
+        """The new pace after a cut. Many 429s (over a fifth of the last answers): the server was
+        saturated, so what it answered is its limit. A few: the pace was near it, or bursts were
+        (a run that cannot reach its own pace answers less than it): a gentle cut of the pace."""
+        cut = RATE_CUT * measured
+        if self.rate is None:
+            return cut
+        answered = sum(1 for t in self._answers if t >= now - CUT_INTERVAL_S)
+        if limited > 0.2 * (answered + limited):
+            return cut
+        return max(cut, min(GENTLE_CUT * self.rate, RATE_HEADROOM * measured))
+
+    def _measured(self, now: float) -> float | None:
+        """Answers per second over the last `RATE_WINDOW_S` (None when there were none)."""
+        elapsed = max(0.05, min(RATE_WINDOW_S, now - self._started))
+        answers = sum(1 for t in self._answers if t >= now - RATE_WINDOW_S)
+        return answers / elapsed if answers else None
+
+    def hold(self, seconds: float) -> None:
+        """A limit is used up: nothing is sent to the target for `seconds` (bounded by `MAX_HOLD_S`)."""
+        until = time.monotonic() + min(MAX_HOLD_S, seconds)
+        if until > self.hold_until:
+            self.hold_until = until
+            self._no_growth_until = max(self._no_growth_until, until)
+
+    async def wait_limited(self, seconds: float) -> None:
+        """The rejected request's own wait (counted in `waited_s`)."""
+        started = time.monotonic()
+        try:
+            await asyncio.sleep(seconds)
+        finally:
+            self.waited_s += time.monotonic() - started
+
+    def state(self) -> ThrottleState:
+        now = time.monotonic()
+        hold = max(self.hold_until, self._no_growth_until) - now
+        concurrency = None if self.window == float("inf") else int(self.window)
+        return ThrottleState(self.name, self.limited, self.waited_s, max(0.0, hold), self.rate, concurrency)
+
+
+_REGISTRY: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Any, TargetLimiter]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def limiter_for(key: Any, name: str, settings: LimitSettings) -> TargetLimiter:
+    """The run's limiter for `key` (endpoint, model, credentials), created on first use. A second
+    target sharing it tightens its configured limits to the stricter of the two."""
+    limiters = _REGISTRY.setdefault(asyncio.get_running_loop(), {})
+    limiter = limiters.get(key)
+    if limiter is None:
+        limiter = limiters[key] = TargetLimiter(name, settings)
+    elif settings != limiter.settings:
+        limiter.tighten(settings)
+    return limiter
+
+
+def throttle_states() -> list[ThrottleState]:
+    """Every limiter of the running loop that has been rate limited, for the progress line."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return []
+    return [limiter.state() for limiter in _REGISTRY.get(loop, {}).values() if limiter.limited]
