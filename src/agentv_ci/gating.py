@@ -296,7 +296,8 @@ def _decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | No
         inconclusive.extend(unknown)
     errored = tally.errored
     not_run = max(overall.not_run, summary.not_run)
-    incomplete = summary.planned is not None and not_run > 0 and not summary.budget_exhausted
+    incomplete = summary.planned is not None and not summary.budget_exhausted
+    incomplete = incomplete and (not_run > 0 or bool(summary.missing_shards))  # a shard without a record
     if incomplete:  # planned tests without a finished row: killed, interrupted, a shard missing
         from agentv_ci.reporting.plan_check import incomplete_reason
 

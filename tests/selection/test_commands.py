@@ -177,6 +177,24 @@ def test_run_changed_with_nothing_selected_writes_an_empty_run_and_exits_0(repo:
     assert "selection" not in summary or summary["selection"] == {}
 
 
+def test_shards_that_selected_nothing_merge_into_a_skipped_run_unless_one_is_missing(repo: GitRepo) -> None:
+    for index in (1, 2, 3):
+        shard = ("run", "evals", "--changed", "--base", "HEAD", "--shard", f"{index}/3", "-o", f"s{index}")
+        done = run_cli(*shard, cwd=repo.root)
+        assert done.returncode == 0, done.stdout + done.stderr
+        summary = json.loads((repo.root / f"s{index}" / "summary.json").read_text())
+        assert summary["skipped"] and summary["planned"] == 0
+    merged = run_cli("merge", "s1", "s2", "s3", "-o", "merged", cwd=repo.root)
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    assert "SKIPPED: every input selected no eval" in merged.stdout
+    assert json.loads((repo.root / "merged" / "summary.json").read_text())["skipped"]
+    # Shard 3/3 left no record (killed before it wrote one): not known to have selected nothing.
+    partial = run_cli("merge", "s1", "s2", "-o", "partial", cwd=repo.root)
+    assert partial.returncode == 3, partial.stdout + partial.stderr
+    assert "INCONCLUSIVE: incomplete: no results from shard 3/3" in partial.stdout
+    assert "skipped" not in json.loads((repo.root / "partial" / "summary.json").read_text())
+
+
 def test_run_changed_needs_a_base(repo: GitRepo) -> None:
     done = run_cli("run", "evals", "--changed", "-o", "out", cwd=repo.root)
     assert done.returncode == 2

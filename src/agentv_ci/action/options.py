@@ -52,6 +52,7 @@ def run_request(
         selection=selected.reasons,
         unselecting=tuple(selected.unselecting),
         allow_outside=tuple(inside(p) for p in inputs.allow_outside_repo),
+        cache_watch=tuple(inputs.select_all_on),  # what selects every eval keys every cached answer
     )
 
 

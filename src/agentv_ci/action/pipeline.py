@@ -115,6 +115,8 @@ class ActionRun:
         stopped: str | None = None  # what a SIGINT/SIGTERM cut short
         if inputs.results:
             summary = self.load_results()
+            if summary.skipped:  # every shard selected nothing, and none is missing
+                return self.publisher.finish_without_evals(summary.skipped, merged=summary)
         else:
             refuse_fork_code_with_secrets(
                 self.run,

@@ -114,20 +114,24 @@ class Publisher:
         if write_outputs(values, env=self.env) is None and self.env.get("GITHUB_OUTPUT"):
             self.log.warning("could not write the step outputs")
 
-    def finish_without_evals(self, note: str) -> int:
-        """Nothing to run: empty results and reports (so later upload steps find their files), the
-        note in the log, the step summary and the comment, and a green step."""
+    def finish_without_evals(self, note: str, *, merged: RunSummary | None = None) -> int:
+        """Nothing to run: the record of a run that selected nothing (an empty index.jsonl, a plan of
+        no job with the shard, a `skipped` summary.json: reporting/skipped_run.py) and reports, so
+        later upload steps and the merge of shards find them; the note in the log, the step summary
+        and the comment, and a green step. `merged`: shards that all selected nothing, merged by
+        `results:` (their record is written already)."""
         from agentv_ci.reporting import write_reports
-        from agentv_ci.reporting.results_file import write_summary_json
+        from agentv_ci.reporting.skipped_run import write_skipped_run
+        from agentv_ci.running.sharding import parse_shard
 
         paths = self.paths
         self.log.echo(note)
-        summary = RunSummary(results=[])
         decision = GateDecision(passed=True, exit_code=ExitCode.OK, notes=[note])
-        paths.output_dir.mkdir(parents=True, exist_ok=True)
-        paths.results.write_bytes(b"")
-        write_summary_json(paths.output_dir / "summary.json", summary)
-        write_pr_record(self.run, paths.output_dir)
+        summary = merged
+        if summary is None:
+            shard = parse_shard(self.inputs.shard) if self.inputs.shard else None
+            summary = write_skipped_run(paths.output_dir, note, shard=shard, dry_run=self.inputs.dry_run)
+            write_pr_record(self.run, paths.output_dir)
         write_reports(summary, junit=paths.junit, sarif=paths.sarif, repo_root=self.workspace)
         paths.markdown.write_text(redact(f"## agentv-ci\n\n{note}\n"), encoding="utf-8")
         self.append_step_summary(f"## agentv-ci\n\n{note}\n")

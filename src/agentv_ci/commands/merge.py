@@ -17,7 +17,8 @@ def merge_command(
     """Merge shard results: one row per suite + test + target (a later shard's row wins).
 
     Exits 3 when the inputs' plans list tests that have no result (an interrupted or killed shard,
-    a shard missing altogether): the merged run is incomplete."""
+    a shard missing altogether): the merged run is incomplete. Inputs that all selected nothing
+    (change-based selection) merge into a skipped run, exit 0, unless a shard has no record."""
     from agentv_ci.errors import ExitCode
     from agentv_ci.reporting.plan_check import PLAN_UNKNOWN, incomplete_reason
     from agentv_ci.running.merging import merge_runs
@@ -29,6 +30,8 @@ def merge_command(
     summary = merged.summary
     if summary.plan_unknown:
         typer.echo(f"note: {PLAN_UNKNOWN}", err=True)
-    if summary.planned is not None and summary.not_run:
+    if summary.planned is not None and (summary.not_run or summary.missing_shards):
         typer.echo(f"INCONCLUSIVE: {incomplete_reason(summary, summary.not_run)}")
         raise SystemExit(int(ExitCode.INCONCLUSIVE))  # see report.py: typer.Exit is lost in cli.run_app
+    if summary.skipped:
+        typer.echo(f"SKIPPED: every input selected no eval: {summary.skipped}")

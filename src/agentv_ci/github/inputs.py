@@ -133,7 +133,8 @@ INPUTS: dict[str, InputSpec] = {
     ),
     "select_all_on": InputSpec(
         "",
-        "Globs of files (repo-relative) whose change selects every eval, e.g. the agent's code: `src/*`.",
+        "Globs of files (repo-relative) whose change selects every eval (their content keys every "
+        "cached answer), e.g. `src/*`.",
         _words,
     ),
     "base_ref": InputSpec(

@@ -177,6 +177,9 @@ class RunSummary(msgspec.Struct, omit_defaults=True):
     planned: int | None = None
     plan_unknown: bool = False  # read from results with no plan record (AgentV's, older agentv-ci's)
     missing_shards: list[str] = []  # "2/3": shards of a merged run that brought no results
+    # Why nothing ran: change-based selection chose no eval (a shard, or every shard of a merged run,
+    # whose plan says `nothing_selected`); None for a run that planned tests.
+    skipped: str | None = None
     baseline: BaselineSource | None = None  # what the deltas were measured against (or why none)
     unselecting: list[str] = []  # changed files that selected no eval (change-based selection)
     cache: CacheUse | None = None  # the response cache's use (None: the cache was off)

@@ -8,6 +8,8 @@ Layout, one JSON value a line:
   `shard_jobs`: when the run is one shard of n, how many jobs each shard of the same selection has
   (so `merge` knows what a shard that uploaded nothing would have run). `missing`: jobs planned by
   shards that are absent from a merged run (`missing_shards` names them), not listed above.
+  `nothing_selected: true`: change-based selection chose no eval, so the run planned nothing; such a
+  plan has no `shard_jobs` (it cannot vouch for the other shards: one without a record is missing).
 
 The plan is written to a temporary file as the tests are read (nothing held in memory), flushed and
 fsynced, then renamed into place: a `plan.jsonl` exists only complete, and survives SIGKILL.
@@ -70,6 +72,7 @@ class PlanEnd(msgspec.Struct, omit_defaults=True):
     shard_jobs: list[int] = []
     missing: int = 0
     missing_shards: list[str] = []
+    nothing_selected: bool = False
 
 
 _JOB = msgspec.json.Decoder(PlannedJob)
@@ -167,16 +170,20 @@ class PlanWriter:
         so_far = Plan(self._temp, self.shard, self.dry_run, PlanEnd(end=True, jobs=self.jobs))
         count_against_plan(previous, (job.key for job, _line in so_far.jobs()), self.add)
 
-    def commit(self, *, missing: int = 0, missing_shards: Iterable[str] = ()) -> Plan:
+    def commit(
+        self, *, missing: int = 0, missing_shards: Iterable[str] = (), nothing_selected: bool = False
+    ) -> Plan:
         """Write the end, flush, fsync and rename into place (then fsync the directory). `missing`:
-        jobs of absent shards, not listed (a merged run's plan)."""
+        jobs of absent shards, not listed (a merged run's plan); `nothing_selected`: no eval was
+        selected (no job may have been added)."""
         handle = self._open()
         end = PlanEnd(
             end=True,
             jobs=self.jobs,
-            shard_jobs=self.shard_jobs,
+            shard_jobs=[] if nothing_selected else self.shard_jobs,
             missing=missing,
             missing_shards=list(missing_shards),
+            nothing_selected=nothing_selected and self.jobs == 0,
         )
         self._buffer.extend(_ENCODER.encode(end) + b"\n")
         handle.write(redact_bytes(bytes(self._buffer)))  # as index.jsonl: no secret on disk

@@ -19,7 +19,7 @@ from pathlib import Path
 import msgspec
 
 from agentv_ci.model.result import RunSummary, TestResult
-from agentv_ci.reporting.plan_check import missing_reason
+from agentv_ci.reporting.plan_check import missing_reason, skipped_run
 from agentv_ci.reporting.plan_file import PLAN_NAME, PlannedJob, count_against_plan, not_run_row, read_plan
 from agentv_ci.reporting.results_file import (
     SUMMARY_NAME,
@@ -63,7 +63,13 @@ def load_run_streamed(
     if plan is None:
         results = StoredResults(spool, tally, count=tally.results, unique_keys=True)
         return msgspec.structs.replace(
-            base, results=results, dry_run=dry_run, planned=None, plan_unknown=True, missing_shards=[]
+            base,
+            results=results,
+            dry_run=dry_run,
+            planned=None,
+            plan_unknown=True,
+            missing_shards=[],
+            skipped=None,  # only a plan says a run selected nothing
         )
     reason, code = missing_reason(has_summary=has_summary, interrupted=base.interrupted)
     dry_run = dry_run or plan.dry_run
@@ -82,6 +88,7 @@ def load_run_streamed(
         plan_unknown=False,
         missing_shards=count.missing_shards,
         dry_run=dry_run,
+        skipped=base.skipped if skipped_run(plan, count.missing_shards, tally.results) else None,
     )
 
 

@@ -9,7 +9,12 @@ A key is the SHA-256 of one canonical MessagePack payload:
 - for a target that runs code (`cli`, the coding agents, any provider with a `command`): the
   content of that code, i.e. every file targets/sources.py names (the `sources:` list, else the
   script the command names, the in-repo modules it imports and the script's directory tree), each
-  as its path + SHA-256 (a deleted file drops out of the list, which changes the key too);
+  as its path + SHA-256 (a deleted file drops out of the list, which changes the key too), and
+  the targets file it is defined in;
+- for such a target, the files the eval file reads (`Suite.dependencies`, as the loader records them
+  for selection: the eval file, its prompt and data files, grader scripts, `.env` files looked for),
+  by path + SHA-256 (directories by every file below them), less those already keyed as its code;
+- the files the run's `select_all_on` globs match (running/watched_files.py), for every target;
 - the request: suite, test id, the messages (a file block by its path as written + a digest of the
   file's bytes), the rendered prompt, the attached files (path + digest) and the attempt number;
 - the test's workspace: its definition (hooks, env, repos, isolation, ...), the content of its
@@ -26,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -41,7 +47,7 @@ from agentv_ci.targets.config import TargetDefinition, TargetsConfig
 __all__ = ["CacheKeys", "TargetPart", "tree_digest"]
 
 # Part of every key: bump it when what a key covers changes (old entries are then never read).
-_FORMAT = "agentv-ci/response-cache/2"
+_FORMAT = "agentv-ci/response-cache/3"
 _ENCODER = msgspec.msgpack.Encoder(order="sorted", enc_hook=str)
 _SECRET_KEYS = frozenset({"authorization", "proxy_authorization", "cookie", "cookies", "credentials"})
 # Targets whose answer is a function of the request: model APIs, the mock, a replay.
@@ -156,14 +162,19 @@ class TargetPart(NamedTuple):
     raw: msgspec.Raw
     name: str
     request_only: bool  # a model API, the mock, a replay: nothing it does touches a workspace
+    keyed: frozenset[str] = frozenset()  # the files its code part hashes (portable paths)
 
 
 class CacheKeys:
     """The keys of one run. Target parts and template digests are computed once per run; file
-    digests once per path. `warnings` gets one line per target whose workspace tests are not cached."""
+    digests once per path. `warnings` gets one line per target whose workspace tests are not cached.
+    `watch`: the run's `select_all_on` globs (their files key every answer, hashed once per run)."""
 
-    def __init__(self, warnings: list[str] | None = None) -> None:
+    def __init__(self, warnings: list[str] | None = None, *, watch: Sequence[str] = ()) -> None:
         self.warnings = warnings if warnings is not None else []
+        self._watch = tuple(watch)
+        self._watched: tuple[str | None] | None = None  # computed on the first key
+        self._reads: dict[tuple[str, str, frozenset[str]], list[Any]] = {}
         self._uncached: set[str] = set()
         self._targets: dict[int, TargetPart] = {}
         self._files: dict[str, str | None] = {}
@@ -175,12 +186,14 @@ class CacheKeys:
         """The target's share of every key: class, config, definition and the code it runs."""
         part = self._targets.get(id(target))
         if part is None:
-            raw = msgspec.Raw(_ENCODER.encode(self._target(target, name, targets)))
             request_only = type(target).__module__ in _REQUEST_ONLY_MODULES
-            part = self._targets[id(target)] = TargetPart(raw, name, request_only)
+            data = self._target(target, name, targets, request_only)
+            keyed = frozenset(path for path, _ in data[-1])
+            part = TargetPart(msgspec.Raw(_ENCODER.encode(data)), name, request_only, keyed)
+            self._targets[id(target)] = part
         return part
 
-    def _target(self, target: Any, name: str, targets: TargetsConfig | None) -> list[Any]:
+    def _target(self, target: Any, name: str, targets: TargetsConfig | None, request_only: bool) -> list[Any]:
         config = getattr(target, "config", None)
         converted = (
             msgspec.to_builtins(config, enc_hook=str) if isinstance(config, msgspec.Struct) else config
@@ -191,6 +204,8 @@ class CacheKeys:
             resolved = targets.resolve(name)
             definition = [resolved.name, resolved.provider, resolved.fields, resolved.sources]
             paths = [*self._code(resolved, targets), *_named_files(resolved.fields, targets.base_dir)]
+            if not request_only and targets.path is not None:
+                paths.append(targets.path)  # the whole file: what else it sets may reach the agent
             code = [(portable(path), self._digest(str(path))) for path in dict.fromkeys(paths)]
         return [
             type(target).__module__,
@@ -214,10 +229,18 @@ class CacheKeys:
         return target_source_files(definition, targets.path, root, base_dir=base_dir)
 
     # ------------------------------------------------------------------ request
-    def key(self, target: TargetPart, request: TargetRequest, workspace: WorkspaceSpec | None) -> str | None:
+    def key(
+        self,
+        target: TargetPart,
+        request: TargetRequest,
+        workspace: WorkspaceSpec | None,
+        *,
+        reads: Sequence[str] = (),
+    ) -> str | None:
         """The request's key; None when the answer cannot be kept: a target that runs code in the
         test's workspace (what it does there, which graders read, cannot be replayed), or a
-        workspace repo whose commit is unknown. Such a request is neither read nor written."""
+        workspace repo whose commit is unknown. Such a request is neither read nor written.
+        `reads`: the files the eval file reads (`Suite.dependencies`), keyed for code targets."""
         setup = None
         if workspace is not None and request.workspace_path is not None and not target.request_only:
             if target.name not in self._uncached:
@@ -243,9 +266,33 @@ class CacheKeys:
                 [(portable(f), self._digest(f)) for f in request.files],
                 request.attempt,
                 setup,
+                None if target.request_only else self._eval_reads(target, request, reads),
+                self._watched_part(),
             )
         )
         return hashlib.sha256(payload).hexdigest()
+
+    def _watched_part(self) -> str | None:
+        if self._watched is None:
+            from agentv_ci.running.watched_files import watched_digest
+            from agentv_ci.targets.environment import find_repo_root
+
+            root = find_repo_root(Path.cwd().absolute()) or Path.cwd().absolute()
+            self._watched = (watched_digest(self._watch, root),)
+        return self._watched[0]
+
+    def _eval_reads(self, target: TargetPart, request: TargetRequest, reads: Sequence[str]) -> list[Any]:
+        """The files the eval file reads (directories by every file below them), path + digest, less
+        the target's own code part; once per eval file and target."""
+        from agentv_ci.targets.sources import TargetSources
+
+        memo = (str(request.eval_path), target.name, target.keyed)
+        if memo not in self._reads:
+            paths = [Path(p) for p in reads]
+            found = TargetSources("", files=tuple(paths), directories=tuple(p for p in paths if p.is_dir()))
+            entries = ((portable(p), str(p)) for p in found.all_files())
+            self._reads[memo] = [(name, self._digest(p)) for name, p in entries if name not in target.keyed]
+        return self._reads[memo]
 
     def _messages(self, messages: list[Message]) -> list[Any]:
         out: list[Any] = []

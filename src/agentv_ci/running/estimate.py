@@ -23,7 +23,7 @@ count one attempt.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -73,13 +73,15 @@ class CostEstimator:
         *,
         cache: bool | None = None,
         cache_dir: Path | None = None,
+        cache_watch: Sequence[str] = (),
         counter: TokenCounter | None = None,
     ) -> None:
         """`cache`, `cache_dir`: the run's `--cache/--no-cache` (None: each suite's `execution.cache`)
-        and `--cache-dir`: answers the response cache holds are counted as free."""
+        and `--cache-dir` (`cache_watch`: select_all_on): answers the cache holds are counted as free."""
         self.targets = TargetFactsReader(targets_file, env, grader_target)
         self.cache = cache
         self.cache_dir = cache_dir
+        self.cache_watch = cache_watch
         self._probe: CacheProbe | None = None
         self.recorded = recorded
         self.counter = counter or token_counter()
@@ -145,7 +147,7 @@ class CostEstimator:
         if self._probe is None:
             from agentv_ci.running.estimate_cache import CacheProbe
 
-            self._probe = CacheProbe(self.cache_dir, self.targets)
+            self._probe = CacheProbe(self.cache_dir, self.targets, self.cache_watch)
         return self._probe
 
     def _input_span(self, test: Test) -> Span:

@@ -5,6 +5,7 @@ workspace, a conversation) counts as sent."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from agentv_ci.model.result import TargetResponse
@@ -21,12 +22,12 @@ __all__ = ["CacheProbe"]
 class CacheProbe:
     """`answers(...)`: per attempt, the cached answer a run would get, or None."""
 
-    def __init__(self, directory: Path | None, reader: TargetFactsReader) -> None:
+    def __init__(self, directory: Path | None, reader: TargetFactsReader, watch: Sequence[str] = ()) -> None:
         chosen = (directory or default_cache_dir()).absolute()
         # a directory git tracks files in is never read by the run (running/cache.py): nor here
         self.cache = None if tracked_by_git(chosen) else ResponseCache(chosen)
         self.reader = reader
-        self.keys = CacheKeys([])
+        self.keys = CacheKeys([], watch=watch)
         self._parts: dict[tuple[str, str], TargetPart] = {}
         self.hits = 0
 
@@ -70,7 +71,7 @@ class CacheProbe:
                 attempt=attempt,
                 files=test.input_files,
             )
-            key = self.keys.key(part, request, None)
+            key = self.keys.key(part, request, None, reads=suite.dependencies)
             found[attempt] = self.cache.peek(key) if key is not None else None
         self.hits += sum(1 for entry in found if entry is not None)
         return found

@@ -27,7 +27,11 @@ def merge_runs(inputs: list[Path], output_dir: Path) -> MergeOutcome:
 
     The rows are counted against the inputs' plans (`plan.jsonl`): a planned job without a row is
     `not_run`, and so is every job of a shard none of the inputs is (shard 2/3 of a run whose shards
-    1/3 and 3/3 are merged); the merged directory gets a plan of them all."""
+    1/3 and 3/3 are merged); the merged directory gets a plan of them all.
+
+    Shards whose change-based selection chose nothing (their plan says `nothing_selected`) add no
+    job: with real shards the merge is judged on those; when every input is one, the merged run is
+    `skipped` too, unless a shard left no record at all (then it is incomplete: unknown)."""
     from agentv_ci.reporting.plan_check import apply_plan
     from agentv_ci.reporting.results_file import (
         ResultsWriter,
@@ -63,8 +67,9 @@ def merge_runs(inputs: list[Path], output_dir: Path) -> MergeOutcome:
         for result in rows.values():
             writer.append(result)
     (output_dir / PLAN_NAME).unlink(missing_ok=True)
+    nothing = bool(plans) and len(plans) == len(inputs) and all(p.end.nothing_selected for p in plans)
     if plans:
-        _write_merged_plan(output_dir, plans)
+        _write_merged_plan(output_dir, plans, nothing_selected=nothing)
     starts = [r.started_at for r in runs if r.started_at]
     ends = [r.ended_at for r in runs if r.ended_at]
     summary = summary_from_results(
@@ -79,6 +84,7 @@ def merge_runs(inputs: list[Path], output_dir: Path) -> MergeOutcome:
         selection={k: v for r in runs for k, v in r.selection.items()},
         unselecting=sorted({path for r in runs for path in r.unselecting}),
         interrupted=any(r.interrupted for r in runs),  # a partial shard makes a partial whole
+        skipped=next((r.skipped for r in runs if r.skipped), None) if nothing else None,
     )
     summary = apply_plan(summary, output_dir, has_summary=True)
     if any(run.plan_unknown for run in runs):  # rows of those inputs were not counted against a plan
@@ -107,8 +113,13 @@ def _with_costs(summary: RunSummary, runs: list[RunSummary]) -> RunSummary:
 
 
 def missing_shards(plans: list[Plan]) -> tuple[int, list[str]]:
-    """(jobs, names) of the shards that none of `plans` is, though the shards that are present say
-    they have jobs; plus what merged plans among them already counted missing."""
+    """(jobs, names) of the shards whose jobs no plan among `plans` lists, plus what merged plans
+    among them already counted missing.
+
+    A shard that planned tests says how many jobs each shard of its selection has: a shard with jobs
+    is missing unless a plan of it that planned tests is present (a record that says it selected
+    nothing does not cover them). When every plan of a shard count selected nothing, none can say:
+    a shard without any record is then missing, its jobs unknown (named, none counted)."""
     jobs = sum(plan.end.missing for plan in plans)
     names = [name for plan in plans for name in plan.end.missing_shards]
     by_count: dict[int, list[Plan]] = {}
@@ -116,23 +127,28 @@ def missing_shards(plans: list[Plan]) -> tuple[int, list[str]]:
         if plan.shard is not None:
             by_count.setdefault(plan.shard[1], []).append(plan)
     for count, group in sorted(by_count.items()):
-        present = {plan.shard[0] for plan in group if plan.shard is not None}
         sizes = next((plan.end.shard_jobs for plan in group if len(plan.end.shard_jobs) == count), [])
+        known = bool(sizes)
+        covered = {
+            plan.shard[0] for plan in group if plan.shard and not (known and plan.end.nothing_selected)
+        }
         for index in range(1, count + 1):
-            if index not in present and sizes and sizes[index - 1] > 0:
-                jobs += sizes[index - 1]
-                names.append(f"{index}/{count}")
+            if index in covered or (known and sizes[index - 1] == 0):
+                continue
+            jobs += sizes[index - 1] if known else 0
+            names.append(f"{index}/{count}")
     return jobs, names
 
 
-def _write_merged_plan(output_dir: Path, plans: list[Plan]) -> None:
-    """The inputs' planned jobs in one plan, with the jobs of missing shards counted at its end."""
+def _write_merged_plan(output_dir: Path, plans: list[Plan], *, nothing_selected: bool) -> None:
+    """The inputs' planned jobs in one plan, with the jobs of missing shards counted at its end
+    (`nothing_selected`: every input selected nothing)."""
     writer = PlanWriter(output_dir, shard=None, dry_run=any(plan.dry_run for plan in plans))
     try:
         for plan in plans:
             for job, _line in plan.jobs():
                 writer.add(job)
         jobs, names = missing_shards(plans)
-        writer.commit(missing=jobs, missing_shards=names)
+        writer.commit(missing=jobs, missing_shards=names, nothing_selected=nothing_selected)
     finally:
         writer.abort()

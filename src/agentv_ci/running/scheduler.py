@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,6 +51,7 @@ class RunnerOptions:
     run_id: str = ""
     keep_workspaces: bool = False
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES  # --max-answer-bytes (targets.answer_cap)
+    cache_watch: Sequence[str] = ()  # select_all_on: the files they match key every cached answer
 
 
 class Runner:
@@ -79,7 +80,7 @@ class Runner:
         self.configs = TargetConfigs(options.targets_file, options.env, self.warnings)
         self._eval_paths: dict[str, Path] = {}
         self._targets: dict[TargetKey, TargetPlugin] = {}
-        self._cache_keys = CacheKeys(self.warnings)
+        self._cache_keys = CacheKeys(self.warnings, watch=options.cache_watch)
         self.answer_cap = AnswerCap(options.max_answer_bytes, self.warnings)
         self._definitions = DefinitionFingerprints()
         self._callers: dict[TargetKey, GraderTargetCaller | None] = {}
@@ -261,7 +262,7 @@ class Runner:
         hit: TargetResponse | None = None
         if cache is not None:
             part = self._cache_keys.target_part(target, job.target, self.configs.for_job(job))
-            key = self._cache_keys.key(part, request, setup_of(job))
+            key = self._cache_keys.key(part, request, setup_of(job), reads=job.suite.dependencies)
             hit = cache.get(key) if key is not None else None
         if hit is not None:
             response = hit  # no new spend

@@ -54,6 +54,7 @@ class RunRequest:
     record: Path | None = None
     cache: bool | None = None
     cache_dir: Path | None = None
+    cache_watch: Sequence[str] = ()  # select_all_on globs: the files they match key every answer
     resume: bool = False
     budget_usd: float | None = None
     env: Mapping[str, str] | None = None
@@ -226,6 +227,7 @@ def _execute_run(request: RunRequest) -> RunOutcome:
         request.recorded_usage,
         cache=request.cache,
         cache_dir=request.cache_dir,
+        cache_watch=request.cache_watch,
     )
     recording = PlanRecorder(output_dir, plan, finished=finished, needs=needs, dry_run=request.dry_run)
     recording.estimator = estimator  # told each job too: the cost estimate
@@ -292,6 +294,7 @@ def _run_planned(
         env=request.env,
         run_id=output_dir.name,
         max_answer_bytes=request.max_answer_bytes,
+        cache_watch=request.cache_watch,
     )
     progress = Progress(needs.jobs, stream=request.progress_stream or sys.stderr, quiet=request.quiet)
     # No result is kept: each row goes to index.jsonl and into the tally (the figures the gates and
@@ -375,19 +378,15 @@ def _run_planned(
 
 
 def _nothing_selected(request: RunRequest, started_at: str) -> RunOutcome:
-    """A change-based run that selected no eval: an empty index.jsonl and a summary.json, so later
-    steps (reports, the PR comment, artifact upload) find a run."""
-    from agentv_ci.reporting.plan_file import PlanWriter
-    from agentv_ci.reporting.results_file import summary_from_results, write_summary_json
+    """A change-based run that selected no eval: its record (reporting/skipped_run.py), so later
+    steps (reports, the PR comment, artifact upload, merging shards) find a run."""
+    from agentv_ci.reporting.plan_check import NOTHING_SELECTED
+    from agentv_ci.reporting.skipped_run import write_skipped_run
 
     output_dir = request.output_dir or timestamp_dir()
-    output_dir.mkdir(parents=True, exist_ok=True)
-    (output_dir / "index.jsonl").write_bytes(b"")
-    PlanWriter(output_dir, shard=request.plan.shard, dry_run=request.dry_run).commit()  # nothing planned
-    summary = summary_from_results(
-        [], started_at=started_at, ended_at=now_seconds(), duration_ms=0.0, selection={}, planned=0
+    summary = write_skipped_run(
+        output_dir, NOTHING_SELECTED, shard=request.plan.shard, dry_run=request.dry_run, started_at=started_at
     )
-    write_summary_json(output_dir / "summary.json", summary)
     return RunOutcome(summary, output_dir, [])
 
 
