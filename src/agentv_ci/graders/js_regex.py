@@ -26,8 +26,12 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import regex
 
-__all__ = ["JS_FLAGS", "compile_js_regex", "translate_js_regex"]
+__all__ = ["JS_FLAGS", "MAX_PATTERN_CHARS", "compile_js_regex", "translate_js_regex"]
 
+# The `regex` module prepares a pattern's literal text for fast search in time that grows with the
+# square of its length or worse (a period-2 literal of 4000 characters: 13 s), holding the GIL and
+# ignoring the match timeout, so no budget or signal can stop it. Longer patterns are refused.
+MAX_PATTERN_CHARS = 1000
 # The `re` values, which the `regex` module shares (it is imported when a pattern is first compiled).
 JS_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "u": 0, "g": 0, "y": 0, "d": 0}
 _QUANTIFIER = re.compile(r"\{\d+(?:,\d*)?\}")
@@ -116,6 +120,11 @@ def translate_js_regex(pattern: str, flags: str = "") -> str:
 def compile_js_regex(pattern: str, flags: str | None) -> regex.Pattern[str]:
     """`new RegExp(pattern, flags)` as a Python pattern. Raises ValueError when invalid.
     Cached: a suite-level regex is compiled once, not once per test."""
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise ValueError(
+            f"the pattern is {len(pattern)} characters long, more than the {MAX_PATTERN_CHARS} a regex may "
+            "have (use `contains` or `equals` for long literal text)"
+        )
     bits = 0
     for index, flag in enumerate(flags or ""):
         if flag not in JS_FLAGS:

@@ -13,6 +13,7 @@ from agentv_ci.loading.paths import resolve_reference, safe_resolve
 from agentv_ci.loading.script_checks import check_command_files
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import GraderSpec
+from agentv_ci.text_safety import excerpt
 
 VALUE_TYPES = frozenset({"contains", "icontains", "starts-with", "ends-with", "regex", "equals"})
 LIST_VALUE_TYPES = frozenset({"contains-any", "contains-all", "icontains-any", "icontains-all"})
@@ -44,7 +45,7 @@ def _check_value(spec: GraderSpec, raw: dict[str, Any], node: Node, ctx: LoadCon
                 try:  # with the grader's JavaScript semantics: (?<name>...), [^] are valid there
                     compile_js_regex(value, str(flags) if flags else None)
                 except (ValueError, re.error) as exc:
-                    ctx.error("E106", f"invalid regex {value!r}: {exc}", node.child("value"))
+                    ctx.error("E106", f"invalid regex {excerpt(value, 200)!r}: {exc}", node.child("value"))
     elif spec.type in LIST_VALUE_TYPES:
         if "value" not in raw:
             ctx.error("E102", f"`{spec.type}` needs a `value` list", node)
