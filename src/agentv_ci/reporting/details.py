@@ -159,7 +159,7 @@ def failure_headline(result: TestResult, *, value_limit: int = 60) -> str | None
     known = [(g, a) for g, a in checks if a.expected is not None and a.actual is not None]
     if known:
         grader, first = known[0]
-        label = first.path or grader.name
+        label = excerpt(first.path or grader.name, value_limit)  # a default name holds the value
         expected = excerpt(first.expected, value_limit)
         actual = excerpt(first.actual, value_limit)
         line = f"{label}: expected {expected}, got {actual}"
@@ -170,7 +170,8 @@ def failure_headline(result: TestResult, *, value_limit: int = 60) -> str | None
     for grader in graders:
         reason = judge_reason(grader)
         if reason:
-            return clean_text(f"{grader.name}: {excerpt(' '.join(reason.split()), value_limit * 2)}")
+            name = excerpt(grader.name, value_limit)
+            return clean_text(f"{name}: {excerpt(' '.join(reason.split()), value_limit * 2)}")
     return None
 
 
