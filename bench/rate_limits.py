@@ -15,7 +15,10 @@ Peers, side by side against the same server (skipped, with a message, when not i
 A cell with W x 20 < L cannot reach the limit at all (each worker waits 50 ms per answer): its
 floor column says the least time W workers need.
 
-Usage: python bench/rate_limits.py [--rates 20,100,500] [--workers 10,50,200] [--scale 5]
+Each cell runs `--runs` times (3 by default): the row shows the median wall, span and 429 count, and
+the most errors any run had.
+
+Usage: python bench/rate_limits.py [--rates 20,100,500] [--workers 10,50,200] [--scale 5] [--runs 3]
        [--tools agentv-ci,agentv,promptfoo] [--agentv-dir DIR] [--promptfoo-dir DIR] [--node NODE]
 """
 
@@ -25,6 +28,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -242,11 +246,40 @@ RUNNERS: dict[str, Callable[[Path, Cell, str, argparse.Namespace], None]] = {
 }
 
 
+def _run_once(tool: str, limit: int, model: Cell, work: Path, args: argparse.Namespace) -> Cell:
+    cell = Cell(model.tool, model.rate, model.workers, model.tests)
+    server = Server(limit or 1_000_000)
+    try:
+        RUNNERS[tool](work, cell, server.base_url, args)
+    except subprocess.TimeoutExpired:
+        cell.note = "timed out"
+    finally:
+        _, cell.limited = server.stop()
+    return cell
+
+
+def _median_into(cell: Cell, runs: list[Cell]) -> None:
+    """The row of `runs` of one cell: median wall, span and 429s; the most errors of any run."""
+    timed = [r for r in runs if r.wall is not None]
+    cell.note = "; ".join(sorted({r.note for r in runs if r.note}))
+    if not timed:
+        return
+    cell.wall = statistics.median(r.wall for r in timed if r.wall is not None)
+    spans = [r.span for r in timed if r.span is not None]
+    cell.span = statistics.median(spans) if spans else None
+    cell.errors = max(r.errors or 0 for r in timed)
+    cell.limited = round(statistics.median(r.limited or 0 for r in timed))
+    if len(timed) > 1:
+        walls = ", ".join(f"{r.wall / (cell.tests / cell.rate):.2f}" for r in timed if r.wall is not None)
+        cell.note = "; ".join(n for n in (cell.note, f"runs {walls}x") if n)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rates", default="20,100,500")
     parser.add_argument("--workers", default="10,50,200")
     parser.add_argument("--scale", type=float, default=5.0, help="N = scale x L tests per cell")
+    parser.add_argument("--runs", type=int, default=3, help="runs per cell (the row shows medians)")
     parser.add_argument("--tools", default="agentv-ci,agentv,promptfoo")
     parser.add_argument("--agentv-dir", default=os.environ.get("AGENTV_DIR", "/work/tools/agentv"))
     parser.add_argument("--promptfoo-dir", default=os.environ.get("PROMPTFOO_DIR", "/work/tools/promptfoo"))
@@ -265,7 +298,10 @@ def main() -> int:
     for tool, why in skipped.items():
         print(f"skipping {tool}: {why}", file=sys.stderr)
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    print(f"rate-limit bench: {os.cpu_count()} CPUs (nproc {len(os.sched_getaffinity(0))}), {when}")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    nproc = len(os.sched_getaffinity(0))
+    print(f"rate-limit bench: {os.cpu_count()} CPUs (nproc {nproc}), load average {load}, {when}")
+    print(f"{args.runs} run(s) per cell: median wall, span and 429s; errors: the most of any run")
     print(f"server: token bucket L req/s, burst 10, 429 + Retry-After: 1, {LATENCY_S * 1000:.0f} ms/answer")
     print()
     columns = ["tool", "L (req/s)", "workers", "N", "errors", "wall", "wall / (N/L)", "in-run span"]
@@ -289,17 +325,14 @@ def main() -> int:
                         cell.note = "not installed"
                         print(cell.row(), flush=True)
                         continue
-                    server = Server(limit or 1_000_000)
-                    try:
-                        RUNNERS[tool](work, cell, server.base_url, args)
-                    except subprocess.TimeoutExpired:
-                        cell.note = "timed out"
-                    finally:
-                        _, cell.limited = server.stop()
+                    runs_done = [_run_once(tool, limit, cell, work, args) for _ in range(args.runs)]
+                    _median_into(cell, runs_done)
                     print(cell.row(), flush=True)
                     if tool == "agentv-ci" and limit and cell.wall is not None:
                         floor = max(count / rate, count * LATENCY_S / workers)
                         failed |= bool(cell.errors) or cell.wall > 1.1 * floor
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"\nended {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}, load average {load}")
     return 1 if failed else 0
 
 

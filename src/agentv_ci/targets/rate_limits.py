@@ -44,8 +44,11 @@ RATE_WINDOW_S = 0.5  # the answers of the last half second measure what the serv
 RATE_CUT = 0.9  # the new rate, as a fraction of the measured one
 GENTLE_CUT = 0.85  # after a few 429s only: the new rate as a fraction of the current pace
 PROBE_GROWTH_PER_S = 4.0  # after the first measure, until the next 429: +400 % a second
+PROBE_HEADROOM = 2.0  # while probing: up to twice the answers of the last CUT_INTERVAL_S
 RATE_HEADROOM = 1.5  # the rate grows to at most this many times the answers of the last window
-RATE_GROWTH_PER_S = 0.5  # the learned rate grows by 50 % a second while answers succeed
+RATE_GROWTH_PER_S = 0.1  # above REGROW_TO of the last limited pace: +10 % a second (a slow probe)
+REGROW_TO = 0.97  # after a cut, the rate comes back fast to this share of the pace that was limited
+REGROW_PER_S = 2.0  # ... at +200 % a second (a 429 episode costs a dip, not a second at 90 %)
 DEFAULT_RETRY_AFTER_S = 1.0  # a 429 that says nothing waits this long
 MAX_HOLD_S = 600.0  # the longest a server-given wait is honoured (a longer one waits this long)
 RATE_LIMIT_STATUSES = frozenset({429, 529})
@@ -99,6 +102,7 @@ class TargetLimiter:
         self._tokens_at = time.monotonic()
         self.hold_until = 0.0  # nothing is sent before this (a used-up limit until its reset)
         self._no_growth_until = 0.0
+        self._peak: float | None = None  # the pace at which the last 429 episode came
         self._last_cut = -1e9
         self._grown_at = 0.0
         self._await_answer = False  # a 429 before any answer: hold new sends until one arrives
@@ -212,9 +216,18 @@ class TargetLimiter:
             elapsed = min(0.5, now - since)
             # The first measure is a guess: find the limit fast. Never far above what is actually
             # answered, though: a pace the run cannot reach proves nothing.
-            growth = PROBE_GROWTH_PER_S if self._probing else RATE_GROWTH_PER_S
             ceiling = RATE_HEADROOM * len(answers) / max(0.05, min(RATE_WINDOW_S, now - self._started))
-            self.rate = max(self.rate, min(ceiling, self.rate * (1.0 + growth * elapsed)))
+            if self._probing:  # the answers of the last cut interval say faster what the pace allows
+                recent = sum(1 for t in answers if t >= now - CUT_INTERVAL_S)
+                span = max(0.05, min(CUT_INTERVAL_S, now - self._started))
+                ceiling = max(ceiling, PROBE_HEADROOM * recent / span)
+                grown = self.rate * (1.0 + PROBE_GROWTH_PER_S * elapsed)
+            elif self._peak is not None and self.rate < REGROW_TO * self._peak:
+                # Back fast to just under the pace that was limited, then on slowly.
+                grown = min(REGROW_TO * self._peak, self.rate * (1.0 + REGROW_PER_S * elapsed))
+            else:
+                grown = self.rate * (1.0 + RATE_GROWTH_PER_S * elapsed)
+            self.rate = max(self.rate, min(ceiling, grown))
             self._grown_at = now
 
     def release_failed(self) -> None:
@@ -228,7 +241,9 @@ class TargetLimiter:
         now = time.monotonic()
         wait = min(MAX_HOLD_S, DEFAULT_RETRY_AFTER_S if wait_s is None else wait_s)
         self.limited += 1
-        self._no_growth_until = max(self._no_growth_until, now + wait)
+        # The rejected request waits the server's time; the pace waits one cut interval (the
+        # server's bucket refills in much less than a Retry-After of seconds).
+        self._no_growth_until = max(self._no_growth_until, now + min(wait, CUT_INTERVAL_S))
         recent = self._limited_at
         recent.append(now)
         while recent and recent[0] < now - CUT_INTERVAL_S:
@@ -245,21 +260,33 @@ class TargetLimiter:
             if self.rate is not None:  # a 429 at a measured pace: the limit is near, probing ends
                 self._probing = False
             if measured is not None:  # what the server let through while it was asked for more
+                if self.rate is not None:
+                    self._peak = self._limited_pace(now, measured, len(recent))
                 self.rate = max(0.5, self._cut_rate(now, measured, len(recent)))
                 self._grown_at = now
             elif self.rate is None:  # nothing answered yet: send nothing new until something is
                 self._await_answer = True
         return wait
 
+    def _saturated(self, now: float, limited: int) -> bool:
+        """Many 429s (over a fifth of the last answers): the server was asked for more than it allows."""
+        answered = sum(1 for t in self._answers if t >= now - CUT_INTERVAL_S)
+        return limited > 0.2 * (answered + limited)
+
+    def _limited_pace(self, now: float, measured: float, limited: int) -> float:
+        """The pace the rate regrows to after a cut. Many 429s: what the server answered. A few:
+        bursts its bucket did not absorb at the pace we had (the next cut then starts lower)."""
+        assert self.rate is not None
+        if self._peak is None or self._saturated(now, limited):
+            return min(self.rate, measured)
+        return self.rate
+
     def _cut_rate(self, now: float, measured: float, limited: int) -> float:
         """The new pace after a cut. Many 429s (over a fifth of the last answers): the server was
         saturated, so what it answered is its limit. A few: the pace was near it, or bursts were
         (a run that cannot reach its own pace answers less than it): a gentle cut of the pace."""
         cut = RATE_CUT * measured
-        if self.rate is None:
-            return cut
-        answered = sum(1 for t in self._answers if t >= now - CUT_INTERVAL_S)
-        if limited > 0.2 * (answered + limited):
+        if self.rate is None or self._saturated(now, limited):
             return cut
         return max(cut, min(GENTLE_CUT * self.rate, RATE_HEADROOM * measured))
 
