@@ -66,6 +66,38 @@ def test_a_429_cuts_the_whole_targets_concurrency_and_rate() -> None:
     assert limiter.limited == 1
 
 
+def test_a_few_429s_at_a_learned_pace_cost_a_dip_not_the_servers_whole_wait() -> None:
+    """A couple of 429s at a pace already learned (bursts the server's bucket did not absorb): the
+    pace is cut, then comes back to about the pace that was limited within a fraction of a second,
+    although the server asked the rejected requests to wait 5 s."""
+
+    async def go() -> tuple[float, float, float]:
+        limiter = TargetLimiter("t", LimitSettings())
+        limiter.rate = 400.0  # a pace learned from an earlier episode; probing is over
+        limiter._probing = False
+        started = time.monotonic()
+        while time.monotonic() - started < 0.25:  # answers at that pace
+            await limiter.acquire()
+            limiter.release_ok()
+        before = limiter.rate
+        await limiter.acquire()
+        await limiter.acquire()
+        assert limiter.release_limited(5.0) == 5.0  # the rejected requests wait what they were told
+        limiter.release_limited(5.0)
+        cut = limiter.rate
+        cut_at = time.monotonic()
+        while time.monotonic() - cut_at < 0.6:
+            await limiter.acquire()
+            limiter.release_ok()
+        return before, cut, limiter.rate
+
+    before, cut, after = asyncio.run(go())
+    assert cut < 0.96 * before  # the episode cut the pace
+    assert after > cut  # it grew again well before the server's 5 s were over
+    assert after >= 0.96 * before  # back to about the pace that was limited
+    assert after <= 1.06 * before  # not far beyond the pace that was limited (+10 % a second there)
+
+
 def test_hold_delays_every_request_of_the_target() -> None:
     async def go() -> float:
         limiter = TargetLimiter("t", LimitSettings())
