@@ -98,6 +98,31 @@ def test_a_few_429s_at_a_learned_pace_cost_a_dip_not_the_servers_whole_wait() ->
     assert after <= 1.06 * before  # not far beyond the pace that was limited (+10 % a second there)
 
 
+def test_at_a_slow_pace_two_429s_some_sends_apart_are_the_limit() -> None:
+    """At 20 requests/s two 429s 0.3 s apart (6 sends) are a limit, not a lone burst: the pace is cut."""
+
+    async def go() -> tuple[float, float, float]:
+        limiter = TargetLimiter("t", LimitSettings())
+        limiter.rate = 20.0
+        limiter._probing = False
+        for _ in range(4):
+            await limiter.acquire()
+            limiter.release_ok()
+        before = limiter.rate
+        await limiter.acquire()
+        await limiter.acquire()
+        limiter.release_limited(1.0)
+        lone = limiter.rate
+        await asyncio.sleep(0.3)
+        limiter.release_limited(1.0)
+        assert limiter.rate is not None and lone is not None
+        return before, lone, limiter.rate
+
+    before, lone, after = asyncio.run(go())
+    assert lone == before  # a lone 429 at a learned pace: jitter, the pace stands
+    assert after < before  # the second, within 10 sends at that pace: the limit
+
+
 def test_hold_delays_every_request_of_the_target() -> None:
     async def go() -> float:
         limiter = TargetLimiter("t", LimitSettings())

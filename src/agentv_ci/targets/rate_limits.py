@@ -13,12 +13,16 @@ With nothing configured the limiter learns the limit from the server:
   over the last `RATE_WINDOW_S` (when 429s were over a fifth of the answers; fewer cut the pace by
   15 % at most, see `_cut_rate`), and its concurrency is halved (at most once per `CUT_INTERVAL_S`: a
   burst of 429s is one signal; once the rate is measured, a lone 429 is jitter, not the limit: it
-  takes two within that interval). While the server's wait runs the rate does not grow again.
+  takes two within `CUT_INTERVAL_S` or `SUSTAINED_SENDS` sends). The pace does not grow for one
+  `CUT_INTERVAL_S` (the rejected request alone waits the server's time).
 - The concurrency starts at `INITIAL_WINDOW` and grows by one per success (doubling each round trip)
   until the first 429, then by `WINDOW_GROWTH` per success. The rate, once measured, grows by
-  `PROBE_GROWTH_PER_S` until the next 429 (the first measure is a guess), then by
-  `RATE_GROWTH_PER_S`, up to `RATE_HEADROOM` times what was actually answered: the target keeps
-  probing for the server's real limit. Between its own answers it may run `PACING_SLACK_S` ahead.
+  `PROBE_GROWTH_PER_S` until the next 429 (the first measure is a guess), at most to `PROBE_HEADROOM`
+  times the answers of the last `CUT_INTERVAL_S`. After a cut it comes back at `REGROW_PER_S` to
+  `REGROW_TO` of the pace that was limited (what was answered then; a few 429s lower a pace learned
+  before by 3 % at most), then grows by `RATE_GROWTH_PER_S`, up to `RATE_HEADROOM` times what was
+  actually answered: the target keeps probing for the server's real limit. Between its own answers
+  it may run `PACING_SLACK_S` ahead.
 - A 429 before any answer came back holds new requests until those in flight are back (at most
   `CUT_INTERVAL_S`): their pace is the first measure of the limit.
 - A header saying a limit is used up (`x-ratelimit-remaining-requests: 0` with its reset, or
@@ -49,6 +53,7 @@ RATE_HEADROOM = 1.5  # the rate grows to at most this many times the answers of 
 RATE_GROWTH_PER_S = 0.1  # above REGROW_TO of the last limited pace: +10 % a second (a slow probe)
 REGROW_TO = 0.97  # after a cut, the rate comes back fast to this share of the pace that was limited
 REGROW_PER_S = 2.0  # ... at +200 % a second (a 429 episode costs a dip, not a second at 90 %)
+SUSTAINED_SENDS = 10  # two 429s within this many sends at the pace (or CUT_INTERVAL_S) are the limit
 DEFAULT_RETRY_AFTER_S = 1.0  # a 429 that says nothing waits this long
 MAX_HOLD_S = 600.0  # the longest a server-given wait is honoured (a longer one waits this long)
 RATE_LIMIT_STATUSES = frozenset({429, 529})
@@ -246,7 +251,9 @@ class TargetLimiter:
         self._no_growth_until = max(self._no_growth_until, now + min(wait, CUT_INTERVAL_S))
         recent = self._limited_at
         recent.append(now)
-        while recent and recent[0] < now - CUT_INTERVAL_S:
+        # At a slow pace two 429s are further apart: they count together within SUSTAINED_SENDS sends.
+        together = max(CUT_INTERVAL_S, SUSTAINED_SENDS / self.rate) if self.rate else CUT_INTERVAL_S
+        while recent and recent[0] < now - together:
             recent.popleft()
         # One 429 alone, at a pace already measured, is a burst the server's bucket did not absorb
         # (jitter): the request waits, the pace stays. Two within CUT_INTERVAL_S are the limit.
@@ -274,12 +281,13 @@ class TargetLimiter:
         return limited > 0.2 * (answered + limited)
 
     def _limited_pace(self, now: float, measured: float, limited: int) -> float:
-        """The pace the rate regrows to after a cut. Many 429s: what the server answered. A few:
-        bursts its bucket did not absorb at the pace we had (the next cut then starts lower)."""
+        """The pace the rate regrows to after a cut: what was answered at the pace that was limited.
+        Many 429s: the server's answers are its limit. A few: bursts its bucket did not absorb, so a
+        dip in the answers (a stall of this machine) lowers the pace learned before by 3 % at most."""
         assert self.rate is not None
         if self._peak is None or self._saturated(now, limited):
             return min(self.rate, measured)
-        return self.rate
+        return min(self.rate, max(measured, REGROW_TO * self._peak))
 
     def _cut_rate(self, now: float, measured: float, limited: int) -> float:
         """The new pace after a cut. Many 429s (over a fifth of the last answers): the server was
