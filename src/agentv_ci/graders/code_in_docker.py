@@ -19,15 +19,13 @@ Nothing else of the host: no other file, no environment variable (no secret), an
 from __future__ import annotations
 
 import io
-import json
 import tarfile
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from agentv_ci.graders.code_process import ScriptRun
-from agentv_ci.graders.code_protocol import build_payload
+from agentv_ci.graders.code_protocol import script_stdin
 from agentv_ci.graders.docker_container import Container, ensure_image
 from agentv_ci.loading.command_paths import command_files
 from agentv_ci.model.result import DependencyResult, TargetResponse
@@ -87,16 +85,15 @@ async def run_in_container(
     (`image_repos`) are first reset to their commits. Raises `ScriptFailure` (timeout, runaway
     output) or `ContainerFailure` (docker itself failed)."""
     await ensure_image(docker.image, float(docker.timeout))
-    with tempfile.TemporaryDirectory(prefix="agentv-ci-docker-") as spill:
-        payload = build_payload(
-            test,
-            response,
-            config=config,
-            workspace_path=workspace_path,
-            spill_dir=Path(spill),
-            dependencies=dependencies,
-        )
-        stdin = json.dumps(payload, indent=2, ensure_ascii=False, default=str).encode()
+    with script_stdin(
+        test,
+        response,
+        config=config,
+        workspace_path=workspace_path,
+        dependencies=dependencies,
+        spill_prefix="agentv-ci-docker-",
+        indent=2,
+    ) as (payload, stdin):
         files = _command_files(argv, cwd, repo_root)
         workdir = str(cwd) if files or explicit_cwd else None
         if "output_path" in payload:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 import tempfile
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +17,7 @@ import msgspec
 from agentv_ci.graders.code_process import ScriptRun, run_script
 from agentv_ci.graders.judge_replies import as_bool
 from agentv_ci.graders.outcome import answer_text, clamp_score, excerpt
-from agentv_ci.json_limits import deep_json_offset
-from agentv_ci.loading.yaml_source import MAX_DEPTH
+from agentv_ci.json_limits import MAX_JSON_DEPTH, too_deep
 from agentv_ci.model.result import AssertionResult, DependencyResult, TargetResponse
 from agentv_ci.model.suite import Message, Test
 from agentv_ci.prompting import reference_answer, render_input
@@ -129,6 +129,32 @@ async def run_with_payload(
 ) -> ScriptRun:
     """Run a script with the stdin payload for `test`/`response`; large answers are spilled to a
     temporary directory that lives until the script has finished. Raises `ScriptFailure`."""
+    with script_stdin(
+        test,
+        response,
+        config=config,
+        workspace_path=workspace_path,
+        dependencies=dependencies,
+        spill_prefix=spill_prefix,
+        indent=indent,
+    ) as (_, stdin):
+        return await run_script(argv, stdin=stdin, cwd=cwd, timeout_s=timeout_s, env=env)
+
+
+@contextmanager
+def script_stdin(
+    test: Test,
+    response: TargetResponse,
+    *,
+    config: dict[str, Any],
+    workspace_path: Path | None,
+    dependencies: Mapping[str, DependencyResult] | None,
+    spill_prefix: str,
+    indent: int | None,
+) -> Iterator[tuple[dict[str, Any], bytes]]:
+    """The payload for `test`/`response` and its JSON bytes for a script's stdin; a large answer is
+    spilled to a temporary directory (its path in the payload's `output_path`) that lives as long
+    as the context."""
     with tempfile.TemporaryDirectory(prefix=spill_prefix) as spill:
         payload = build_payload(
             test,
@@ -138,8 +164,7 @@ async def run_with_payload(
             spill_dir=Path(spill),
             dependencies=dependencies,
         )
-        stdin = json.dumps(payload, indent=indent, ensure_ascii=False, default=str).encode()
-        return await run_script(argv, stdin=stdin, cwd=cwd, timeout_s=timeout_s, env=env)
+        yield payload, json.dumps(payload, indent=indent, ensure_ascii=False, default=str).encode()
 
 
 def _list(value: Any) -> list[Any]:
@@ -226,11 +251,8 @@ def interpret(
     if exit_code != 0 and (text.startswith(("{", "[")) or stderr.strip()):
         detail = f": {excerpt(stderr.strip(), 500)}" if stderr.strip() else ""
         raise ProtocolError(f"Code evaluator exited with code {exit_code}{detail}")  # AgentV's wording
-    if (
-        text.count("{") + text.count("[") > MAX_DEPTH
-        and deep_json_offset(text.encode(), MAX_DEPTH) is not None
-    ):
-        raise ProtocolError(f"the answer is nested more than {MAX_DEPTH} levels deep")
+    if text.count("{") + text.count("[") > MAX_JSON_DEPTH and too_deep(text.encode()) is not None:
+        raise ProtocolError(f"the answer is nested more than {MAX_JSON_DEPTH} levels deep")
     try:
         data = json.loads(text) if text else None
     except (ValueError, RecursionError):

@@ -12,15 +12,15 @@ from typing import Any
 import msgspec
 
 from agentv_ci.json_limits import (
-    deep_json_offset,
+    MAX_JSON_DEPTH,
     describe_int,
     may_hold_oversized_int,
     oversized_int,
+    too_deep,
 )
 from agentv_ci.loading.context import LineLocator, LoadContext, Node
 from agentv_ci.loading.documents import may_read
 from agentv_ci.loading.interpolate import interpolate_env
-from agentv_ci.loading.yaml_source import MAX_DEPTH
 from agentv_ci.model.source import SourceLocation
 
 _UNSET: Any = msgspec.UNSET
@@ -103,16 +103,15 @@ def _cases(handle: Iterator[bytes], file: str, ctx: LoadContext) -> Iterator[tup
                 "one line is one test; move large content into files it references",
             )
             continue
-        if line.count(b"{") + line.count(b"[") > MAX_DEPTH:
-            too_deep = deep_json_offset(line, MAX_DEPTH)
-            if too_deep is not None:  # refused before decoding: a deep value would exhaust the stack
-                ctx.report(
-                    "E005",
-                    f"line {number} is nested too deeply (more than {MAX_DEPTH} levels)",
-                    SourceLocation(file, number, len(line[:too_deep].decode("utf-8", "replace")) + 1),
-                    "flatten this structure; a test never needs this much nesting",
-                )
-                continue
+        deep = too_deep(line)
+        if deep is not None:  # refused before decoding: a deep value would exhaust the stack
+            ctx.report(
+                "E005",
+                f"line {number} is nested too deeply (more than {MAX_JSON_DEPTH} levels)",
+                SourceLocation(file, number, len(line[:deep].decode("utf-8", "replace")) + 1),
+                "flatten this structure; a test never needs this much nesting",
+            )
+            continue
         raw: Any
         try:
             raw = _as_dict(_DECODER.decode(line))

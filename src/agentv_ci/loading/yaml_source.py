@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from agentv_ci.errors import LoadError
-from agentv_ci.json_limits import MAX_INT, MIN_INT
+from agentv_ci.json_limits import MAX_INT, MAX_JSON_DEPTH, MIN_INT
 from agentv_ci.model.source import SourceLocation
 
 PathKey = str | int
@@ -34,7 +34,7 @@ _DROPPED_TAGS = {
 # document has fewer nodes than characters, so only alias expansion can exceed it.
 _NODE_FLOOR = 10_000
 # Deeper documents are refused: every later pass (interpolation, vars, checks) walks the tree recursively.
-MAX_DEPTH = 200
+MAX_DEPTH = MAX_JSON_DEPTH
 
 
 class EvalYamlLoader(_Base):  # type: ignore[misc]
