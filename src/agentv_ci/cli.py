@@ -4,8 +4,6 @@ Command modules import only typer and the standard library at module level; each
 imports what it needs, so `agentv-ci --help` stays fast.
 """
 
-from __future__ import annotations
-
 import os
 import signal
 import sys

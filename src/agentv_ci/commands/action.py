@@ -1,7 +1,5 @@
 """`agentv-ci action`: the GitHub Action's entry point, configured by `INPUT_*` only."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

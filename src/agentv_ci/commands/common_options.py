@@ -1,7 +1,5 @@
 """Options several commands take, declared once (typer reads them from the annotation)."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """`agentv-ci compare`: noise-aware diff of two runs (ours or AgentV's index.jsonl)."""
 
-from __future__ import annotations
-
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated

@@ -1,7 +1,5 @@
 """`agentv-ci discover [PATHS] --base REF`: which evals a branch affects, and why (docs/selection.md)."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

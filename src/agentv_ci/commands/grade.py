@@ -6,8 +6,6 @@ threshold, 2 bad input, 3 inconclusive: a grader errored or a test of the eval h
 (and nothing failed). A test without an answer gets a `not_run` row.
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

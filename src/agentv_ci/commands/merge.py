@@ -1,7 +1,5 @@
 """`agentv-ci merge`: join shard result dirs into one run dir."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """`agentv-ci plugins [--json] [--check]` and `agentv-ci plugins new KIND NAME [DIR]`."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

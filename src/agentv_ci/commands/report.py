@@ -1,7 +1,5 @@
 """`agentv-ci report`: redo reports and gates from a results file (ours or AgentV's index.jsonl)."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -118,8 +116,8 @@ def report_command(
 
 
 def _baseline_of(
-    summary: RunSummary, baseline: Path | None, root: Path
-) -> tuple[RunSummary | None, BaselineSource | None]:
+    summary: "RunSummary", baseline: Path | None, root: Path
+) -> "tuple[RunSummary | None, BaselineSource | None]":
     """`--baseline`, else the committed sidecars of the eval files the rows came from (paths relative
     to `root`), else none."""
     from agentv_ci.model.baseline import BaselineSource

@@ -1,7 +1,5 @@
 """`agentv-ci run PATHS...`: run every selected test against its target(s), grade, report, gate."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -323,11 +321,11 @@ def run_command(
     raise SystemExit(int(decision.exit_code))
 
 
-def _estimate_printer(*, dry_run: bool, quiet: bool) -> Callable[[CostEstimate], None]:
+def _estimate_printer(*, dry_run: bool, quiet: bool) -> "Callable[[CostEstimate], None]":
     """What the CLI shows of the cost estimate before anything runs: the whole table on a dry run
     (stdout), else the total (stderr; none with --quiet)."""
 
-    def show(estimate: CostEstimate) -> None:
+    def show(estimate: "CostEstimate") -> None:
         from agentv_ci.reporting.estimate_text import estimate_table, estimate_total
 
         if dry_run:
@@ -345,7 +343,7 @@ def _changed_selection(
     include_uncommitted: bool,
     targets: Path | None,
     target_names: tuple[str, ...],
-) -> Selection:
+) -> "Selection":
     """The evals under `paths` the changes affect; prints what was selected (or that nothing was)."""
     import os
 

@@ -1,7 +1,5 @@
 """`agentv-ci schema`: print the JSON Schema (draft-07) for eval files, with installed plugins' config."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

@@ -1,7 +1,5 @@
 """`agentv-ci validate`: check eval files and everything they pull in; report every problem at once."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 
