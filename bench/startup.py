@@ -13,11 +13,13 @@ Medians over `--runs` runs (after one unmeasured warm-up run per variant), with 
 load average. The package's byte code is compiled first (`compileall`), as an installed copy has it
 (pip compiles at install): with PYTHONDONTWRITEBYTECODE set, as in this repository's environment,
 every measured process would otherwise compile agentv_ci's sources again (~0.1 s here).
+`--no-bytecode` measures exactly that case instead (as `bench/rate_limits.py` runs from a checkout
+in this environment): the package's __pycache__ directories are removed and nothing is written.
 
 `--baseline SRC` also runs another source tree (e.g. `git archive <commit> src | tar -x -C /tmp/base`)
 through PYTHONPATH, interleaved run for run with this one.
 
-Usage: python bench/startup.py [--tests 10,2500] [--runs 7] [--baseline DIR]
+Usage: python bench/startup.py [--tests 10,2500] [--runs 7] [--baseline DIR] [--no-bytecode]
 """
 
 from __future__ import annotations
@@ -59,10 +61,24 @@ def _project(work: Path, count: int, base_url: str) -> Path:
     return project
 
 
-def _compile(variant: Variant) -> None:
-    """Byte-compile the agentv_ci package the variant runs (its __pycache__ files, as pip writes)."""
-    src = variant.src or Path(importlib.util.find_spec("agentv_ci").origin or "").parent.parent  # type: ignore[union-attr]
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(src / "agentv_ci")], check=True)
+def _package(variant: Variant) -> Path:
+    """The agentv_ci package directory the variant runs."""
+    if variant.src is not None:
+        return variant.src / "agentv_ci"
+    spec = importlib.util.find_spec("agentv_ci")
+    assert spec is not None and spec.origin is not None
+    return Path(spec.origin).parent
+
+
+def _compile(variant: Variant, bytecode: bool) -> None:
+    """Byte-compile the agentv_ci package the variant runs (its __pycache__ files, as pip writes),
+    or remove its byte code (`--no-bytecode`)."""
+    package = _package(variant)
+    if not bytecode:
+        for cache in package.rglob("__pycache__"):
+            shutil.rmtree(cache)
+        return
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True)
 
 
 def _one(server: RateLimitedServer, project: Path, count: int, env: dict[str, str]) -> tuple[float, float]:
@@ -93,12 +109,15 @@ def main() -> None:
     parser.add_argument("--tests", default="10,2500", help="comma-separated test counts (default 10,2500)")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--baseline", type=Path, default=None, help="another source tree, interleaved")
+    parser.add_argument("--no-bytecode", action="store_true", help="no byte code: sources compiled each run")
     args = parser.parse_args()
     measured = variants(args.baseline)
     for variant in measured:
-        _compile(variant)
+        _compile(variant, not args.no_bytecode)
     counts = [int(x) for x in args.tests.split(",") if x.strip()]
     base_env = {**os.environ, "CI": "true", "OPENAI_API_KEY": "local-bench-key"}
+    if args.no_bytecode:
+        base_env["PYTHONDONTWRITEBYTECODE"] = "1"
     loads: list[float] = []
     print(f"{os.cpu_count()} CPUs; load average now {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with (
