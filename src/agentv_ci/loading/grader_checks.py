@@ -10,7 +10,6 @@ from agentv_ci.errors import ConfigError
 from agentv_ci.loading.context import LoadContext, Node, did_you_mean, type_name
 from agentv_ci.loading.keys import GRADER_COMMON
 from agentv_ci.loading.paths import resolve_reference, safe_resolve
-from agentv_ci.loading.script_checks import check_command_files
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import GraderSpec
 from agentv_ci.text_safety import excerpt
@@ -99,6 +98,8 @@ def check_prompt(prompt: Any, node: Node, ctx: LoadContext, *, legacy: bool = Fa
                 )
     elif isinstance(prompt, dict):
         if "command" in prompt:
+            from agentv_ci.loading.script_checks import check_command_files  # scripts only (~2 ms)
+
             check_command_files(prompt["command"], node.child("command"), ctx)
     elif prompt is not None:
         ctx.error("E101", f"prompt must be a string or a mapping, got {type_name(prompt)}", node)
@@ -135,6 +136,8 @@ def check_builtin(spec: GraderSpec, raw: dict[str, Any], node: Node, ctx: LoadCo
                 "E102", "code-grader needs a `command`", node, hint='e.g. command: ["python", "check.py"]'
             )
         else:
+            from agentv_ci.loading.script_checks import check_command_files  # scripts only (~2 ms)
+
             key = "script" if "script" in raw and "command" not in raw else "command"
             check_command_files(spec.config["command"], node.child(key), ctx, spec.config.get("cwd"))
     elif spec.type == "llm-grader":

@@ -14,7 +14,6 @@ from typing import Any
 
 from agentv_ci.loading.context import LoadContext, Node, type_name
 from agentv_ci.loading.paths import resolve_reference
-from agentv_ci.loading.script_checks import depend_on_script
 
 PREPROCESSOR_KEYS = frozenset({"type", "command"})
 
@@ -48,6 +47,8 @@ def parse_preprocessors(raw: Any, node: Node, ctx: LoadContext) -> list[dict[str
         if "/" not in argv[-1] and "." not in argv[-1]:
             parsed.append({"type": kind.strip(), "command": list(argv)})  # a program on PATH (`false`)
             continue
+        from agentv_ci.loading.script_checks import depend_on_script  # scripts only (~2 ms)
+
         script = resolve_reference(argv[-1], node.base_dir, ctx.repo_root)
         where = (
             child.child("command").child(len(argv) - 1)

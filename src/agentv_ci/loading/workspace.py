@@ -19,7 +19,6 @@ from agentv_ci.loading.documents import read_document
 from agentv_ci.loading.hook_commands import check_hook_command
 from agentv_ci.loading.keys import WORKSPACE_HOOK_KEYS, WORKSPACE_HOOKS, WORKSPACE_KEYS, WORKSPACE_REPO_KEYS
 from agentv_ci.loading.paths import resolve_reference, safe_resolve
-from agentv_ci.loading.script_checks import check_script_argument
 from agentv_ci.model.workspace import ImageRepo, WorkspaceHook, WorkspaceRepo, WorkspaceSpec
 
 ISOLATION = ("shared", "per_test")
@@ -93,6 +92,9 @@ def parse_hook(
         if env is not None:
             hook["env"] = env
     if "command" in hook:
+        # Here, not at the top: the script and import scanners (~2 ms) only for files with hooks.
+        from agentv_ci.loading.script_checks import check_script_argument
+
         cwd = Path(hook["cwd"]) if "cwd" in hook else base_dir
         check_script_argument(hook["command"], node.child(key), ctx, cwd, what="hook script")
         check_hook_command(hook["command"], node.child(key), ctx)

@@ -22,18 +22,17 @@ import asyncio
 import shutil
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentv_ci.model.suite import Test
 from agentv_ci.model.workspace import TargetHooks, WorkspaceHook, WorkspaceSpec
 from agentv_ci.prompting import render_input
-from agentv_ci.running.hooks import (
-    SETUP_TIMEOUT_MS,
-    TEARDOWN_TIMEOUT_MS,
-    HookContext,
-    HookOutcome,
-    run_hook,
-)
 from agentv_ci.security.confinement import real_path
+
+if TYPE_CHECKING:
+    # Imported where a hook runs: running a hook needs the shell-safety checks and the subprocess
+    # helpers (~7 ms to import), which a run without workspace hooks never uses.
+    from agentv_ci.running.hooks import HookContext, HookOutcome
 
 BEFORE_ALL_ID = "__before_all__"
 AFTER_ALL_ID = "__after_all__"
@@ -57,6 +56,8 @@ class HookRunner:
         self.run_id = run_id
 
     def context(self, path: Path, test: Test | None, test_id: str | None = None) -> HookContext:
+        from agentv_ci.running.hooks import HookContext
+
         return HookContext(
             workspace_path=path,
             test_id=test_id or (test.id if test else BEFORE_ALL_ID),
@@ -73,6 +74,8 @@ class HookRunner:
     async def target(
         self, name: str, hooks: TargetHooks | None, spec: WorkspaceSpec, eval_dir: Path, context: HookContext
     ) -> HookOutcome:
+        from agentv_ci.running.hooks import HookOutcome
+
         outcome = await self._run(hooks.hook(name) if hooks else None, name, spec, eval_dir, context)
         return outcome if outcome.ok else HookOutcome(False, f"target {name}: {outcome.message}")
 
@@ -80,6 +83,8 @@ class HookRunner:
     async def _run(
         hook: WorkspaceHook | None, name: str, spec: WorkspaceSpec, eval_dir: Path, context: HookContext
     ) -> HookOutcome:
+        from agentv_ci.running.hooks import SETUP_TIMEOUT_MS, TEARDOWN_TIMEOUT_MS, HookOutcome, run_hook
+
         if hook is None or hook.command is None:
             return HookOutcome(True)
         default = SETUP_TIMEOUT_MS if name in ("before_all", "before_each") else TEARDOWN_TIMEOUT_MS

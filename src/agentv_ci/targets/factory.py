@@ -16,14 +16,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentv_ci.errors import ConfigError
 from agentv_ci.plugins import TARGETS_NAMESPACE, TargetPlugin, convert_plugin_config, load_plugin_class
 from agentv_ci.plugins.config import config_keys
 from agentv_ci.security.redaction import SECRETS
-from agentv_ci.security.shell_values import CommandProblem
 from agentv_ci.targets.config import TargetDefinition, TargetsConfig, UnsetVariableError
+
+if TYPE_CHECKING:
+    from agentv_ci.security.shell_values import CommandProblem
 
 BUILTIN_WITHOUT_CONFIG = frozenset({"mock"})
 
