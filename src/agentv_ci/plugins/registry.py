@@ -108,6 +108,9 @@ _ENTRY_POINTS: dict[str, dict[str, list[PluginInfo]]] = {}
 _CLASSES: dict[tuple[str, str], type[Any]] = {}
 _FAILURES: dict[tuple[str, str], PluginFailure] = {}
 _ORIGINS: dict[type[Any], PluginInfo] = {}
+# (name, version) by distribution object: the cached entry points keep each one alive, so an id is
+# never reused; every plugin kind's entry points share them.
+_DISTRIBUTIONS: dict[int, tuple[str, str]] = {}
 
 
 class _AllEntryPoints(Protocol):
@@ -130,9 +133,8 @@ def _registered(namespace: str) -> dict[str, list[PluginInfo]]:
     found = _ENTRY_POINTS.get(namespace)
     if found is None:
         found = {}
-        origins: dict[int, tuple[str, str]] = {}
         for ep in _all_entry_points().select(group=namespace):
-            found.setdefault(ep.name, []).append(_info(namespace, ep, origins))
+            found.setdefault(ep.name, []).append(_info(namespace, ep))
         _ENTRY_POINTS[namespace] = found
         _warn_reserved(found)
     return found
@@ -172,15 +174,16 @@ def _warn_reserved(found: dict[str, list[PluginInfo]]) -> None:
         )
 
 
-def _info(namespace: str, ep: EntryPoint, origins: dict[int, tuple[str, str]]) -> PluginInfo:
+def _info(namespace: str, ep: EntryPoint) -> PluginInfo:
     dist = ep.dist
     if dist is None:
         return PluginInfo(namespace, ep.name, ep.value)
-    # `name` and `version` each parse the distribution's METADATA file: read once per distribution
-    # (its entry points share one object), not twice per entry point.
-    origin = origins.get(id(dist))
+    # `name` and `version` would each parse the distribution's METADATA file: it is parsed once per
+    # distribution and process (its entry points, of every kind, share one object).
+    origin = _DISTRIBUTIONS.get(id(dist))
     if origin is None:
-        origin = origins[id(dist)] = (dist.name, dist.version)
+        metadata = dist.metadata
+        origin = _DISTRIBUTIONS[id(dist)] = (metadata["Name"], metadata["Version"])
     return PluginInfo(namespace, ep.name, ep.value, *origin)
 
 
