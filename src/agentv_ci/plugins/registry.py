@@ -34,6 +34,7 @@ __all__ = [
     "list_plugins",
     "load_plugin_class",
     "plugin_origin",
+    "read_installed_again",
     "register_for_tests",
     "reserved_name_problem",
 ]
@@ -126,6 +127,14 @@ def _all_entry_points() -> _AllEntryPoints:
     from importlib.metadata import entry_points
 
     return entry_points()
+
+
+def read_installed_again() -> None:
+    """After pip installed packages into this process's environment (action/extra_packages.py): the
+    plugin kinds not listed yet are read from the installed entry points anew, as they were before
+    the entry points were read once for all kinds (the kinds already listed stay as they were)."""
+    _all_entry_points.cache_clear()
+    _DISTRIBUTIONS.clear()  # keyed by id(): the distribution objects just dropped may be reused
 
 
 def _registered(namespace: str) -> dict[str, list[PluginInfo]]:
