@@ -33,6 +33,7 @@ from agentv_ci.running.workspace import HookError, Lease, WorkspaceManager
 from agentv_ci.targets.answer_cap import DEFAULT_MAX_ANSWER_BYTES, AnswerCap
 from agentv_ci.targets.config import TargetsConfig
 from agentv_ci.targets.plugin_faults import invoke_target
+from agentv_ci.targets.rate_limits import run_progress
 from agentv_ci.targets.replay import ReplayRecorder
 
 ResultSink = Callable[[TestResult], None]
@@ -187,10 +188,14 @@ class Runner:
             dry_run=self.options.dry_run,
         )
         skipped: list[Job] = []
+        progress = run_progress()  # the rate limiters stop probing for more near the run's end
+        progress.jobs_left = self.needs.jobs if self.needs is not None else None
 
         async def worker() -> None:
             while (taken := await pending.take()) is not None:
                 job, dependencies = taken
+                if progress.jobs_left:
+                    progress.jobs_left -= 1
                 if self._stop_reason() is not None:
                     skipped.append(job)
                     pending.stop()

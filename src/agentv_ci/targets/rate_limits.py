@@ -47,14 +47,15 @@ CUT_INTERVAL_S = 0.25  # at most one multiplicative cut per this long: a burst o
 RATE_WINDOW_S = 0.5  # the answers of the last half second measure what the server actually allows
 RATE_CUT = 0.9  # the new rate, as a fraction of the measured one
 GENTLE_CUT = 0.85  # after a few 429s only: the new rate as a fraction of the current pace
-PROBE_GROWTH_PER_S = 4.0  # after the first measure, until the next 429: +400 % a second
+PROBE_GROWTH_PER_S = 10.0  # after the first measure, until the next 429: +400 % a second
 PROBE_HEADROOM = 2.0  # while probing: up to twice the answers of the last CUT_INTERVAL_S
 RATE_HEADROOM = 1.5  # the rate grows to at most this many times the answers of the last window
-RATE_GROWTH_PER_S = 0.1  # above REGROW_TO of the last limited pace: +10 % a second (a slow probe)
+RATE_GROWTH_PER_S = 0.25  # above REGROW_TO of the last limited pace: +10 % a second (a slow probe)
 REGROW_TO = 0.97  # after a cut, the rate comes back fast to this share of the pace that was limited
 REGROW_PER_S = 2.0  # ... at +200 % a second (a 429 episode costs a dip, not a second at 90 %)
 SUSTAINED_SENDS = 10  # two 429s within this many sends at the pace (or CUT_INTERVAL_S) are the limit
 DEFAULT_RETRY_AFTER_S = 1.0  # a 429 that says nothing waits this long
+END_MARGIN_S = 0.5  # near the end: the requests left fit in one server wait plus this
 MAX_HOLD_S = 600.0  # the longest a server-given wait is honoured (a longer one waits this long)
 RATE_LIMIT_STATUSES = frozenset({429, 529})
 PACING_SLACK_S = 0.01  # a learned pace may run this far ahead (a small burst, not one sleep per send)
@@ -86,11 +87,19 @@ class ThrottleState:
     concurrency: int | None
 
 
+@dataclass
+class RunProgress:
+    """What the scheduler says of its run: the jobs not started yet (None: not known)."""
+
+    jobs_left: int | None = None
+
+
 class TargetLimiter:
     """Admits requests to one target endpoint: `await acquire(tokens)` before, `release_*` after."""
 
-    def __init__(self, name: str, settings: LimitSettings) -> None:
+    def __init__(self, name: str, settings: LimitSettings, run: RunProgress | None = None) -> None:
         self.name = name
+        self._run = run or RunProgress()
         self.settings = settings
         self._gate = asyncio.Lock()  # FIFO: one waiter at a time is next to be admitted
         self._freed = asyncio.Event()
@@ -117,6 +126,9 @@ class TargetLimiter:
         self.limited = 0
         self.waited_s = 0.0
         self.episodes = 0
+        self._waiting = 0  # requests inside acquire(): still to be sent
+        self._burst: int | None = None  # answers to the first burst that met a 429 (the server's bucket)
+        self._server_wait = DEFAULT_RETRY_AFTER_S  # the last wait a 429 asked for
 
     def tighten(self, other: LimitSettings) -> None:
         """A second target on the same endpoint: the stricter of each configured limit holds."""
@@ -159,6 +171,13 @@ class TargetLimiter:
 
     async def acquire(self, tokens: float = 0.0) -> None:
         """Wait until one more request may go to the target (cancellable: the test's deadline)."""
+        self._waiting += 1
+        try:
+            await self._admit(tokens)
+        finally:
+            self._waiting -= 1
+
+    async def _admit(self, tokens: float) -> None:
         async with self._gate:
             while True:
                 now = time.monotonic()
@@ -192,6 +211,7 @@ class TargetLimiter:
             except TimeoutError:
                 break
         self._await_answer = False
+        self._burst = len(self._answers)  # what the server let through at once: its bucket
         measured = self._measured(time.monotonic())
         if self.rate is None and measured is not None:
             self.rate = max(0.5, RATE_CUT * measured)
@@ -216,7 +236,11 @@ class TargetLimiter:
         if self.window < self._ceiling:
             step = 1.0 if self._slow_start else WINDOW_GROWTH
             self.window = min(self._ceiling, self.window + step)
-        if self.rate is not None and (self._probing or now >= self._no_growth_until):
+        if self.rate is not None and self._peak is not None and self._near_end():
+            # What is left fits in one server wait: a 429 now would leave its request alone at the
+            # end of the run, waiting. No more probing: stay just under the pace that was limited.
+            self.rate = min(self.rate, REGROW_TO * self._peak)
+        elif self.rate is not None and (self._probing or now >= self._no_growth_until):
             since = self._grown_at if self._probing else max(self._grown_at, self._no_growth_until)
             elapsed = min(0.5, now - since)
             # The first measure is a guess: find the limit fast. Never far above what is actually
@@ -235,6 +259,14 @@ class TargetLimiter:
             self.rate = max(self.rate, min(ceiling, grown))
             self._grown_at = now
 
+    def _near_end(self) -> bool:
+        """The requests still to be sent (jobs not started, plus those waiting here) fit in one
+        server wait and `END_MARGIN_S` at the current pace."""
+        left = self._run.jobs_left
+        if left is None or self.rate is None:
+            return False
+        return left + self._waiting < self.rate * (self._server_wait + END_MARGIN_S)
+
     def release_failed(self) -> None:
         """An answer that was not a rate-limit signal (an error, a timeout): no change to the limits."""
         self._done()
@@ -245,6 +277,7 @@ class TargetLimiter:
         self._done()
         now = time.monotonic()
         wait = min(MAX_HOLD_S, DEFAULT_RETRY_AFTER_S if wait_s is None else wait_s)
+        self._server_wait = wait
         self.limited += 1
         # The rejected request waits the server's time; the pace waits one cut interval (the
         # server's bucket refills in much less than a Retry-After of seconds).
@@ -263,7 +296,7 @@ class TargetLimiter:
             self.episodes += 1
             self._slow_start = False
             self.window = max(1.0, min(self.window, float(in_flight)) / 2)
-            measured = self._measured(now)
+            measured = self._measured_at_limit(now)
             if self.rate is not None:  # a 429 at a measured pace: the limit is near, probing ends
                 self._probing = False
             if measured is not None:  # what the server let through while it was asked for more
@@ -304,6 +337,17 @@ class TargetLimiter:
         answers = sum(1 for t in self._answers if t >= now - RATE_WINDOW_S)
         return answers / elapsed if answers else None
 
+    def _measured_at_limit(self, now: float) -> float | None:
+        """At a cut: the answers of the last `RATE_WINDOW_S`, or, when the server's bucket is known,
+        those of the last `CUT_INTERVAL_S` less that bucket when they say more. A pace that grew
+        within the longer window is then measured where it met the limit, not averaged with the
+        slower start of the window."""
+        measured = self._measured(now)
+        if measured is None or self._burst is None or now - self._started < RATE_WINDOW_S:
+            return measured
+        recent = sum(1 for t in self._answers if t >= now - CUT_INTERVAL_S)
+        return max(measured, (recent - self._burst) / CUT_INTERVAL_S)
+
     def hold(self, seconds: float) -> None:
         """A limit is used up: nothing is sent to the target for `seconds` (bounded by `MAX_HOLD_S`)."""
         until = time.monotonic() + min(MAX_HOLD_S, seconds)
@@ -329,6 +373,12 @@ class TargetLimiter:
 _REGISTRY: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Any, TargetLimiter]] = (
     weakref.WeakKeyDictionary()
 )
+_RUNS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, RunProgress] = weakref.WeakKeyDictionary()
+
+
+def run_progress() -> RunProgress:
+    """The running loop's `RunProgress`: the scheduler keeps `jobs_left` current, every limiter reads it."""
+    return _RUNS.setdefault(asyncio.get_running_loop(), RunProgress())
 
 
 def limiter_for(key: Any, name: str, settings: LimitSettings) -> TargetLimiter:
@@ -337,7 +387,7 @@ def limiter_for(key: Any, name: str, settings: LimitSettings) -> TargetLimiter:
     limiters = _REGISTRY.setdefault(asyncio.get_running_loop(), {})
     limiter = limiters.get(key)
     if limiter is None:
-        limiter = limiters[key] = TargetLimiter(name, settings)
+        limiter = limiters[key] = TargetLimiter(name, settings, run_progress())
     elif settings != limiter.settings:
         limiter.tighten(settings)
     return limiter
