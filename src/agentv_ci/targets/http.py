@@ -19,6 +19,7 @@ import importlib.util
 import random
 import ssl
 import sys
+import time
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -203,6 +204,7 @@ class JsonHttpClient:
             retry_after: float | None = None
             timed_out_last = False
             await limiter.acquire(tokens)
+            sent = time.monotonic()
             try:
                 status, response_headers, content = await self._post_once(path, body, params)
             except (httpx.TimeoutException, TimeoutError):
@@ -217,7 +219,7 @@ class JsonHttpClient:
                 raise
             else:
                 if status < 300:
-                    limiter.release_ok()
+                    limiter.release_ok(time.monotonic() - sent)
                     _note_limits(limiter, response_headers)
                     decoded = self._decode(content)
                     if tokens:

@@ -60,6 +60,7 @@ MAX_HOLD_S = 600.0  # the longest a server-given wait is honoured (a longer one 
 RATE_LIMIT_STATUSES = frozenset({429, 529})
 PACING_SLACK_S = 0.01  # a learned pace may run this far ahead (a small burst, not one sleep per send)
 WINDOW_GROWTH = 0.5  # requests in flight added per success after the first 429 (x1.5 a round trip)
+WINDOW_FLOOR = 1.5  # a cut leaves room for this many times the new pace's requests in flight
 INITIAL_WINDOW = 32.0  # requests in flight before the first answer (slow start: +1 per success)
 
 
@@ -127,6 +128,7 @@ class TargetLimiter:
         self.waited_s = 0.0
         self.episodes = 0
         self._waiting = 0  # requests inside acquire(): still to be sent
+        self._rtt: float | None = None  # the answers' round trip (a moving average)
         self._burst: int | None = None  # answers to the first burst that met a 429 (the server's bucket)
         self._server_wait = DEFAULT_RETRY_AFTER_S  # the last wait a 429 asked for
 
@@ -226,9 +228,12 @@ class TargetLimiter:
         if self.settings.max_tpm and tokens > 0:
             self._tokens -= tokens
 
-    def release_ok(self) -> None:
+    def release_ok(self, elapsed_s: float | None = None) -> None:
+        """An answer; `elapsed_s`: how long it took (the round trip that sizes the window's floor)."""
         self._done()
         now = time.monotonic()
+        if elapsed_s is not None and elapsed_s >= 0:
+            self._rtt = elapsed_s if self._rtt is None else 0.8 * self._rtt + 0.2 * elapsed_s
         answers = self._answers
         answers.append(now)
         while answers and answers[0] < now - RATE_WINDOW_S:
@@ -304,6 +309,9 @@ class TargetLimiter:
                     self._peak = self._limited_pace(now, measured, len(recent))
                 self.rate = max(0.5, self._cut_rate(now, measured, len(recent)))
                 self._grown_at = now
+                if self._rtt is not None:  # the pace governs: a window it cannot use only sends bursts
+                    floor = WINDOW_FLOOR * self.rate * self._rtt
+                    self.window = min(self._ceiling, max(self.window, floor))
             elif self.rate is None:  # nothing answered yet: send nothing new until something is
                 self._await_answer = True
         return wait
@@ -343,7 +351,7 @@ class TargetLimiter:
         within the longer window is then measured where it met the limit, not averaged with the
         slower start of the window."""
         measured = self._measured(now)
-        if measured is None or self._burst is None or now - self._started < RATE_WINDOW_S:
+        if measured is None or self._burst is None or now - self._started < CUT_INTERVAL_S:
             return measured
         recent = sum(1 for t in self._answers if t >= now - CUT_INTERVAL_S)
         return max(measured, (recent - self._burst) / CUT_INTERVAL_S)
