@@ -55,6 +55,7 @@ REGROW_TO = 0.97  # after a cut, the rate comes back fast to this share of the p
 REGROW_PER_S = 2.0  # ... at +200 % a second (a 429 episode costs a dip, not a second at 90 %)
 SUSTAINED_SENDS = 10  # two 429s within this many sends at the pace (or CUT_INTERVAL_S) are the limit
 DEFAULT_RETRY_AFTER_S = 1.0  # a 429 that says nothing waits this long
+END_PACE = 0.93  # entering the end: at most this share of what the server answered lately
 END_MARGIN_S = 0.5  # near the end: the requests left fit in one server wait plus this
 MAX_HOLD_S = 600.0  # the longest a server-given wait is honoured (a longer one waits this long)
 RATE_LIMIT_STATUSES = frozenset({429, 529})
@@ -128,6 +129,7 @@ class TargetLimiter:
         self.waited_s = 0.0
         self.episodes = 0
         self._waiting = 0  # requests inside acquire(): still to be sent
+        self._ending = False  # near the run's end: no probing, every 429 cuts
         self._rtt: float | None = None  # the answers' round trip (a moving average)
         self._burst: int | None = None  # answers to the first burst that met a 429 (the server's bucket)
         self._server_wait = DEFAULT_RETRY_AFTER_S  # the last wait a 429 asked for
@@ -243,8 +245,14 @@ class TargetLimiter:
             self.window = min(self._ceiling, self.window + step)
         if self.rate is not None and self._peak is not None and self._near_end():
             # What is left fits in one server wait: a 429 now would leave its request alone at the
-            # end of the run, waiting. No more probing: stay just under the pace that was limited.
-            self.rate = min(self.rate, REGROW_TO * self._peak)
+            # end of the run, waiting. No more probing: stay just under the pace that was limited,
+            # and (once) under what the server actually answered lately.
+            cap = REGROW_TO * self._peak
+            if not self._ending:
+                self._ending = True
+                measured = self._measured(now)
+                cap = min(cap, END_PACE * measured) if measured is not None else cap
+            self.rate = min(self.rate, cap)
         elif self.rate is not None and (self._probing or now >= self._no_growth_until):
             since = self._grown_at if self._probing else max(self._grown_at, self._no_growth_until)
             elapsed = min(0.5, now - since)
@@ -295,7 +303,7 @@ class TargetLimiter:
             recent.popleft()
         # One 429 alone, at a pace already measured, is a burst the server's bucket did not absorb
         # (jitter): the request waits, the pace stays. Two within CUT_INTERVAL_S are the limit.
-        sustained = self.rate is None or len(recent) >= 2
+        sustained = self.rate is None or len(recent) >= 2 or self._ending
         if sustained and now - self._last_cut >= CUT_INTERVAL_S:
             self._last_cut = now
             self.episodes += 1
