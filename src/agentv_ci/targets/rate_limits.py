@@ -51,6 +51,8 @@ PROBE_GROWTH_PER_S = 10.0  # after the first measure, until the next 429: +400 %
 PROBE_HEADROOM = 2.0  # while probing: up to twice the answers of the last CUT_INTERVAL_S
 RATE_HEADROOM = 1.5  # the rate grows to at most this many times the answers of the last window
 RATE_GROWTH_PER_S = 0.25  # above REGROW_TO of the last limited pace: +10 % a second (a slow probe)
+UNCONFIRMED_GROWTH_PER_S = 1.0  # ... while the last two episodes disagree on the limit: +100 % a second
+CONFIRM_SPREAD = 0.1  # two episodes' paces within 10 % of each other confirm the limit
 REGROW_TO = 0.97  # after a cut, the rate comes back fast to this share of the pace that was limited
 REGROW_PER_S = 2.0  # ... at +200 % a second (a 429 episode costs a dip, not a second at 90 %)
 SUSTAINED_SENDS = 10  # two 429s within this many sends at the pace (or CUT_INTERVAL_S) are the limit
@@ -129,7 +131,8 @@ class TargetLimiter:
         self.waited_s = 0.0
         self.episodes = 0
         self._waiting = 0  # requests inside acquire(): still to be sent
-        self._ending = False  # near the run's end: no probing, every 429 cuts
+        self._ending = False
+        self._confirmed = False  # the last two 429 episodes came at about the same pace  # near the run's end: no probing, every 429 cuts
         self._rtt: float | None = None  # the answers' round trip (a moving average)
         self._burst: int | None = None  # answers to the first burst that met a 429 (the server's bucket)
         self._server_wait = DEFAULT_RETRY_AFTER_S  # the last wait a 429 asked for
@@ -267,8 +270,9 @@ class TargetLimiter:
             elif self._peak is not None and self.rate < REGROW_TO * self._peak:
                 # Back fast to just under the pace that was limited, then on slowly.
                 grown = min(REGROW_TO * self._peak, self.rate * (1.0 + REGROW_PER_S * elapsed))
-            else:
-                grown = self.rate * (1.0 + RATE_GROWTH_PER_S * elapsed)
+            else:  # a limit two episodes agree on is probed slowly; one not confirmed yet, fast
+                growth = RATE_GROWTH_PER_S if self._confirmed else UNCONFIRMED_GROWTH_PER_S
+                grown = self.rate * (1.0 + growth * elapsed)
             self.rate = max(self.rate, min(ceiling, grown))
             self._grown_at = now
 
@@ -314,7 +318,11 @@ class TargetLimiter:
                 self._probing = False
             if measured is not None:  # what the server let through while it was asked for more
                 if self.rate is not None:
+                    previous = self._peak
                     self._peak = self._limited_pace(now, measured, len(recent))
+                    self._confirmed = previous is not None and abs(self._peak - previous) <= (
+                        CONFIRM_SPREAD * previous
+                    )
                 self.rate = max(0.5, self._cut_rate(now, measured, len(recent)))
                 self._grown_at = now
                 if self._rtt is not None:  # the pace governs: a window it cannot use only sends bursts
