@@ -32,8 +32,8 @@ from agentv_ci.running.waves import Dependencies, JobSource, Ordering
 from agentv_ci.running.workspace import HookError, Lease, WorkspaceManager
 from agentv_ci.targets.answer_cap import DEFAULT_MAX_ANSWER_BYTES, AnswerCap
 from agentv_ci.targets.config import TargetsConfig
+from agentv_ci.targets.limiter_registry import run_progress
 from agentv_ci.targets.plugin_faults import invoke_target
-from agentv_ci.targets.rate_limits import run_progress
 from agentv_ci.targets.replay import ReplayRecorder
 
 ResultSink = Callable[[TestResult], None]

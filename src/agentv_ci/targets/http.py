@@ -35,14 +35,9 @@ if importlib.util.find_spec("sniffio") is None:
 
 from agentv_ci.deadlines import timed_out
 from agentv_ci.errors import TargetError, TargetTimeout
+from agentv_ci.targets.limiter_registry import limiter_for
 from agentv_ci.targets.rate_headers import rate_signal, retry_after_seconds
-from agentv_ci.targets.rate_limits import (
-    MAX_HOLD_S,
-    RATE_LIMIT_STATUSES,
-    LimitSettings,
-    TargetLimiter,
-    limiter_for,
-)
+from agentv_ci.targets.rate_limits import MAX_HOLD_S, RATE_LIMIT_STATUSES, LimitSettings, TargetLimiter
 
 POOL_SLICE = 4  # connections per underlying httpx client
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 520, 521, 522, 524, 529})

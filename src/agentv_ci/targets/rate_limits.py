@@ -29,28 +29,28 @@ With nothing configured the limiter learns the limit from the server:
   Anthropic's) holds every request to the target until the reset.
 
 Limiters live per event loop (one run), keyed by endpoint, model and credentials: two suites, or
-an eval target and a grader target that are the same model behind the same key, share one.
+an eval target and a grader target that are the same model behind the same key, share one
+(targets/limiter_registry.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-import weakref
 from collections import deque
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated
 
 import msgspec
 
 CUT_INTERVAL_S = 0.25  # at most one multiplicative cut per this long: a burst of 429s is one signal
 RATE_WINDOW_S = 0.5  # the answers of the last half second measure what the server actually allows
 RATE_CUT = 0.9  # the new rate, as a fraction of the measured one
-GENTLE_CUT = 0.85  # after a few 429s only: the new rate as a fraction of the current pace
-PROBE_GROWTH_PER_S = 10.0  # after the first measure, until the next 429: +400 % a second
+GENTLE_CUT = 0.8  # after a few 429s only: the new rate as a fraction of the current pace
+PROBE_GROWTH_PER_S = 10.0  # after the first measure, until the next 429: +1000 % a second
 PROBE_HEADROOM = 2.0  # while probing: up to twice the answers of the last CUT_INTERVAL_S
 RATE_HEADROOM = 1.5  # the rate grows to at most this many times the answers of the last window
-RATE_GROWTH_PER_S = 0.25  # above REGROW_TO of the last limited pace: +10 % a second (a slow probe)
+RATE_GROWTH_PER_S = 0.12  # above REGROW_TO of a confirmed limit: +12 % a second (a slow probe)
 UNCONFIRMED_GROWTH_PER_S = 1.0  # ... while the last two episodes disagree on the limit: +100 % a second
 CONFIRM_SPREAD = 0.1  # two episodes' paces within 10 % of each other confirm the limit
 REGROW_TO = 0.97  # after a cut, the rate comes back fast to this share of the pace that was limited
@@ -58,13 +58,13 @@ REGROW_PER_S = 2.0  # ... at +200 % a second (a 429 episode costs a dip, not a s
 SUSTAINED_SENDS = 10  # two 429s within this many sends at the pace (or CUT_INTERVAL_S) are the limit
 DEFAULT_RETRY_AFTER_S = 1.0  # a 429 that says nothing waits this long
 END_PACE = 0.93  # entering the end: at most this share of what the server answered lately
-END_MARGIN_S = 0.5  # near the end: the requests left fit in one server wait plus this
+END_MARGIN_S = 0.2  # near the end: the requests left fit in one server wait plus this
 MAX_HOLD_S = 600.0  # the longest a server-given wait is honoured (a longer one waits this long)
 RATE_LIMIT_STATUSES = frozenset({429, 529})
 PACING_SLACK_S = 0.01  # a learned pace may run this far ahead (a small burst, not one sleep per send)
 WINDOW_GROWTH = 0.5  # requests in flight added per success after the first 429 (x1.5 a round trip)
 WINDOW_FLOOR = 1.5  # a cut leaves room for this many times the new pace's requests in flight
-INITIAL_WINDOW = 32.0  # requests in flight before the first answer (slow start: +1 per success)
+INITIAL_WINDOW = 12.0  # requests in flight before the first answer (slow start: +1 per success)
 
 
 # targets.yaml's `max_rpm`, `max_tpm` (numbers > 0) and `max_concurrency` (an integer >= 1)
@@ -131,8 +131,9 @@ class TargetLimiter:
         self.waited_s = 0.0
         self.episodes = 0
         self._waiting = 0  # requests inside acquire(): still to be sent
-        self._ending = False
-        self._confirmed = False  # the last two 429 episodes came at about the same pace  # near the run's end: no probing, every 429 cuts
+        self._ending = False  # near the run's end: no probing, every 429 cuts
+        self._end_measured = False  # the end's pace was set from what the server answered
+        self._confirmed = False  # the last two 429 episodes came at about the same pace
         self._rtt: float | None = None  # the answers' round trip (a moving average)
         self._burst: int | None = None  # answers to the first burst that met a 429 (the server's bucket)
         self._server_wait = DEFAULT_RETRY_AFTER_S  # the last wait a 429 asked for
@@ -250,9 +251,10 @@ class TargetLimiter:
             # What is left fits in one server wait: a 429 now would leave its request alone at the
             # end of the run, waiting. No more probing: stay just under the pace that was limited,
             # and (once) under what the server actually answered lately.
+            self._ending = True
             cap = REGROW_TO * self._peak
-            if not self._ending:
-                self._ending = True
+            if not self._end_measured and now - self._started >= RATE_WINDOW_S:
+                self._end_measured = True  # once, from a full window of answers
                 measured = self._measured(now)
                 cap = min(cap, END_PACE * measured) if measured is not None else cap
             self.rate = min(self.rate, cap)
@@ -323,7 +325,8 @@ class TargetLimiter:
                     self._confirmed = previous is not None and abs(self._peak - previous) <= (
                         CONFIRM_SPREAD * previous
                     )
-                self.rate = max(0.5, self._cut_rate(now, measured, len(recent)))
+                cut = self._cut_rate(now, measured, len(recent))
+                self.rate = max(0.5, cut if self.rate is None else min(self.rate, cut))  # never up
                 self._grown_at = now
                 if self._rtt is not None:  # the pace governs: a window it cannot use only sends bursts
                     floor = WINDOW_FLOOR * self.rate * self._rtt
@@ -392,35 +395,3 @@ class TargetLimiter:
         hold = max(self.hold_until, self._no_growth_until) - now
         concurrency = None if self.window == float("inf") else int(self.window)
         return ThrottleState(self.name, self.limited, self.waited_s, max(0.0, hold), self.rate, concurrency)
-
-
-_REGISTRY: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Any, TargetLimiter]] = (
-    weakref.WeakKeyDictionary()
-)
-_RUNS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, RunProgress] = weakref.WeakKeyDictionary()
-
-
-def run_progress() -> RunProgress:
-    """The running loop's `RunProgress`: the scheduler keeps `jobs_left` current, every limiter reads it."""
-    return _RUNS.setdefault(asyncio.get_running_loop(), RunProgress())
-
-
-def limiter_for(key: Any, name: str, settings: LimitSettings) -> TargetLimiter:
-    """The run's limiter for `key` (endpoint, model, credentials), created on first use. A second
-    target sharing it tightens its configured limits to the stricter of the two."""
-    limiters = _REGISTRY.setdefault(asyncio.get_running_loop(), {})
-    limiter = limiters.get(key)
-    if limiter is None:
-        limiter = limiters[key] = TargetLimiter(name, settings, run_progress())
-    elif settings != limiter.settings:
-        limiter.tighten(settings)
-    return limiter
-
-
-def throttle_states() -> list[ThrottleState]:
-    """Every limiter of the running loop that has been rate limited, for the progress line."""
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        return []
-    return [limiter.state() for limiter in _REGISTRY.get(loop, {}).values() if limiter.limited]
