@@ -3,8 +3,8 @@
 - `write_mock_suites`: ten suites of `count / 10` tests each against the built-in mock target, each test
   graded by three deterministic graders (contains, regex, icontains). `jsonl`: a JSONL dataset per
   suite with a YAML sidecar holding the graders; `yaml`: one eval file per suite with inline tests.
-- `write_validate_dataset`: one JSONL dataset of `count` cases with a sidecar (criteria, input,
-  expected output, metadata), for `validate`.
+- `write_validate_dataset`: one JSONL dataset of `count` cases (criteria, input, expected output,
+  metadata) with a sidecar and a targets.yaml, for `validate`.
 """
 
 from __future__ import annotations
@@ -69,7 +69,8 @@ assertions:
 
 def write_validate_dataset(directory: Path, count: int) -> Path:
     """`dataset.jsonl` (+ `dataset.yaml`) in `directory`; returns the dataset's path."""
-    directory.mkdir(parents=True, exist_ok=True)
+    (directory / ".agentv").mkdir(parents=True, exist_ok=True)
+    (directory / ".agentv" / "targets.yaml").write_text(TARGETS)  # its `target: default` (else E402)
     dataset = directory / "dataset.jsonl"
     (directory / "dataset.yaml").write_text(VALIDATE_SIDECAR)
     with dataset.open("w", encoding="utf-8") as handle:

@@ -10,27 +10,28 @@ With nothing configured the limiter learns the limit from the server:
   (`retry-after`, `x-ratelimit-reset-*`, `anthropic-ratelimit-*-reset`; 1 s when it says nothing),
   then tries again, without spending one of `max_retries` (the test's own timeout still applies).
 - The whole target slows down at once: its send rate is cut to 90 % of the answers it actually got
-  over the last `RATE_WINDOW_S` (when 429s were over a fifth of the answers; fewer cut the pace by
-  15 % at most, see `_cut_rate`), and its concurrency is halved (at most once per `CUT_INTERVAL_S`: a
-  burst of 429s is one signal; once the rate is measured, a lone 429 is jitter, not the limit: it
-  takes two within `CUT_INTERVAL_S` or `SUSTAINED_SENDS` sends). The pace does not grow for one
-  `CUT_INTERVAL_S` (the rejected request alone waits the server's time).
-- The concurrency starts at `INITIAL_WINDOW` and grows by one per success (doubling each round trip)
-  until the first 429, then by `WINDOW_GROWTH` per success. The rate, once measured, grows by
-  `PROBE_GROWTH_PER_S` until the next 429 (the first measure is a guess), at most to `PROBE_HEADROOM`
-  times the answers of the last `CUT_INTERVAL_S`. After a cut it comes back at `REGROW_PER_S` to
-  `REGROW_TO` of the pace that was limited (what was answered then; a few 429s lower a pace learned
-  before by 3 % at most), then grows by `RATE_GROWTH_PER_S`, up to `RATE_HEADROOM` times what was
-  actually answered: the target keeps probing for the server's real limit. Between its own answers
-  it may run `PACING_SLACK_S` ahead.
+  (`_measured_at_limit`; when 429s were over a fifth of the answers; fewer cut the pace by 20 % at
+  most, see `_cut_rate`; a cut never raises it), and its concurrency is halved, not below
+  `WINDOW_FLOOR` x pace x round trip (at most once per `CUT_INTERVAL_S`: a burst of 429s is one
+  signal; once the rate is measured a lone 429 is jitter: it takes two within `CUT_INTERVAL_S` or
+  `SUSTAINED_SENDS` sends). The pace does not grow for one `CUT_INTERVAL_S`.
+- The concurrency starts at `INITIAL_WINDOW` and grows by one per success until the first 429, then
+  by `WINDOW_GROWTH`. The rate, once measured, grows by `PROBE_GROWTH_PER_S` until the next 429 (the
+  first measure is a guess), at most to `PROBE_HEADROOM` times the answers of the last
+  `CUT_INTERVAL_S`. After a cut it comes back at `REGROW_PER_S` to `REGROW_TO` of the pace that was
+  limited, then grows by `UNCONFIRMED_GROWTH_PER_S` (a limit seen once) or `RATE_GROWTH_PER_S` (two
+  episodes within `CONFIRM_SPREAD`), up to `RATE_HEADROOM` times what was answered. Between its own
+  answers it may run `PACING_SLACK_S` ahead.
 - A 429 before any answer came back holds new requests until those in flight are back (at most
-  `CUT_INTERVAL_S`): their pace is the first measure of the limit.
+  `CUT_INTERVAL_S`): their pace is the first measure of the limit, their number the server's burst.
+- Near the run's end (`RunProgress.jobs_left`, kept by the scheduler, plus the requests waiting
+  here fit in the last server wait and `END_MARGIN_S`) a 429 would leave its request waiting alone:
+  no more probing, the pace held under `REGROW_TO` of the limited pace and `END_PACE` of what was
+  answered, and a lone 429 cuts.
 - A header saying a limit is used up (`x-ratelimit-remaining-requests: 0` with its reset, or
   Anthropic's) holds every request to the target until the reset.
 
-Limiters live per event loop (one run), keyed by endpoint, model and credentials: two suites, or
-an eval target and a grader target that are the same model behind the same key, share one
-(targets/limiter_registry.py).
+One limiter per run and endpoint, model and credentials (targets/limiter_registry.py).
 """
 
 from __future__ import annotations
