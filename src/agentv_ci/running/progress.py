@@ -9,8 +9,7 @@ from typing import TextIO
 
 from agentv_ci.model.result import TestResult
 from agentv_ci.reporting.console import first_line_excerpt
-from agentv_ci.targets.limiter_registry import throttle_states
-from agentv_ci.targets.rate_limits import ThrottleState
+from agentv_ci.targets.limiter_registry import ThrottleState, throttle_states
 from agentv_ci.text_safety import printable
 
 _LABELS = {"ok": "PASS", "quality_failure": "FAIL", "execution_error": "ERROR", "not_run": "NOT RUN"}

@@ -5,9 +5,29 @@ from __future__ import annotations
 
 import asyncio
 import weakref
+from dataclasses import dataclass
 from typing import Any
 
-from agentv_ci.targets.rate_limits import LimitSettings, RunProgress, TargetLimiter, ThrottleState
+from agentv_ci.targets.rate_limits import LimitSettings, RunProgress, TargetLimiter
+
+
+@dataclass
+class ThrottleState:
+    """What the progress line shows: a target held back by its server's rate limit."""
+
+    name: str
+    limited: int  # 429/529 answers so far
+    waited_s: float  # total time requests spent held by the server's waits
+    hold_s: float  # how much longer the current hold lasts (0 when none)
+    rate: float | None  # the learned requests/s (None: not limited yet)
+    concurrency: int | None
+
+
+def _state(limiter: TargetLimiter) -> ThrottleState:
+    concurrency = None if limiter.window == float("inf") else int(limiter.window)
+    hold = limiter.holding_s()
+    return ThrottleState(limiter.name, limiter.limited, limiter.waited_s, hold, limiter.rate, concurrency)
+
 
 _REGISTRY: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Any, TargetLimiter]] = (
     weakref.WeakKeyDictionary()
@@ -38,4 +58,4 @@ def throttle_states() -> list[ThrottleState]:
         loop = asyncio.get_running_loop()
     except RuntimeError:
         return []
-    return [limiter.state() for limiter in _REGISTRY.get(loop, {}).values() if limiter.limited]
+    return [_state(limiter) for limiter in _REGISTRY.get(loop, {}).values() if limiter.limited]

@@ -24,10 +24,8 @@ With nothing configured the limiter learns the limit from the server:
   answers it may run `PACING_SLACK_S` ahead.
 - A 429 before any answer came back holds new requests until those in flight are back (at most
   `CUT_INTERVAL_S`): their pace is the first measure of the limit, their number the server's burst.
-- Near the run's end (`RunProgress.jobs_left`, kept by the scheduler, plus the requests waiting
-  here fit in the last server wait and `END_MARGIN_S`) a 429 would leave its request waiting alone:
-  no more probing, the pace held under `REGROW_TO` of the limited pace and `END_PACE` of what was
-  answered, and a lone 429 cuts.
+- Near the run's end (`_near_end`) a 429 would leave its request waiting alone: no more probing,
+  the pace held under `REGROW_TO` of the limited pace and `END_PACE` of the answers; a lone 429 cuts.
 - A header saying a limit is used up (`x-ratelimit-remaining-requests: 0` with its reset, or
   Anthropic's) holds every request to the target until the reset.
 
@@ -64,7 +62,7 @@ MAX_HOLD_S = 600.0  # the longest a server-given wait is honoured (a longer one 
 RATE_LIMIT_STATUSES = frozenset({429, 529})
 PACING_SLACK_S = 0.01  # a learned pace may run this far ahead (a small burst, not one sleep per send)
 WINDOW_GROWTH = 0.5  # requests in flight added per success after the first 429 (x1.5 a round trip)
-WINDOW_FLOOR = 1.5  # a cut leaves room for this many times the new pace's requests in flight
+WINDOW_FLOOR = 1.5  # the window leaves room for this many times the pace's requests in flight
 INITIAL_WINDOW = 12.0  # requests in flight before the first answer (slow start: +1 per success)
 
 
@@ -78,18 +76,6 @@ class LimitSettings:
     max_rpm: float | None = None
     max_tpm: float | None = None
     max_concurrency: int | None = None
-
-
-@dataclass
-class ThrottleState:
-    """What the progress line shows: a target held back by its server's rate limit."""
-
-    name: str
-    limited: int  # 429/529 answers so far
-    waited_s: float  # total time requests spent held by the server's waits
-    hold_s: float  # how much longer the current hold lasts (0 when none)
-    rate: float | None  # the learned requests/s (None: not limited yet)
-    concurrency: int | None
 
 
 @dataclass
@@ -278,6 +264,12 @@ class TargetLimiter:
                 grown = self.rate * (1.0 + growth * elapsed)
             self.rate = max(self.rate, min(ceiling, grown))
             self._grown_at = now
+        self._room_for_pace()
+
+    def _room_for_pace(self) -> None:
+        """The window never holds a learned pace back (a window the pace cannot use only sends bursts)."""
+        if self._rtt is not None and self.rate is not None:
+            self.window = min(self._ceiling, max(self.window, WINDOW_FLOOR * self.rate * self._rtt))
 
     def _near_end(self) -> bool:
         """The requests still to be sent (jobs not started, plus those waiting here) fit in one
@@ -329,9 +321,7 @@ class TargetLimiter:
                 cut = self._cut_rate(now, measured, len(recent))
                 self.rate = max(0.5, cut if self.rate is None else min(self.rate, cut))  # never up
                 self._grown_at = now
-                if self._rtt is not None:  # the pace governs: a window it cannot use only sends bursts
-                    floor = WINDOW_FLOOR * self.rate * self._rtt
-                    self.window = min(self._ceiling, max(self.window, floor))
+                self._room_for_pace()
             elif self.rate is None:  # nothing answered yet: send nothing new until something is
                 self._await_answer = True
         return wait
@@ -383,6 +373,10 @@ class TargetLimiter:
             self.hold_until = until
             self._no_growth_until = max(self._no_growth_until, until)
 
+    def holding_s(self) -> float:
+        """How much longer the target is held back (a used-up limit, or no growth after a cut)."""
+        return max(0.0, max(self.hold_until, self._no_growth_until) - time.monotonic())
+
     async def wait_limited(self, seconds: float) -> None:
         """The rejected request's own wait (counted in `waited_s`)."""
         started = time.monotonic()
@@ -390,9 +384,3 @@ class TargetLimiter:
             await asyncio.sleep(seconds)
         finally:
             self.waited_s += time.monotonic() - started
-
-    def state(self) -> ThrottleState:
-        now = time.monotonic()
-        hold = max(self.hold_until, self._no_growth_until) - now
-        concurrency = None if self.window == float("inf") else int(self.window)
-        return ThrottleState(self.name, self.limited, self.waited_s, max(0.0, hold), self.rate, concurrency)
