@@ -25,7 +25,7 @@ With nothing configured the limiter learns the limit from the server:
 - A 429 before any answer came back holds new requests until those in flight are back (at most
   `CUT_INTERVAL_S`): their pace is the first measure of the limit, their number the server's burst.
 - Near the run's end (`_near_end`) a 429 would leave its request waiting alone: no more probing,
-  the pace held under `REGROW_TO` of the limited pace and `END_PACE` of the answers; a lone 429 cuts.
+  the pace held under `END_PACE` of the limited pace and of the answers; a lone 429 cuts.
 - A header saying a limit is used up (`x-ratelimit-remaining-requests: 0` with its reset, or
   Anthropic's) holds every request to the target until the reset.
 
@@ -56,8 +56,8 @@ REGROW_TO = 0.97  # after a cut, the rate comes back fast to this share of the p
 REGROW_PER_S = 2.0  # ... at +200 % a second (a 429 episode costs a dip, not a second at 90 %)
 SUSTAINED_SENDS = 10  # two 429s within this many sends at the pace (or CUT_INTERVAL_S) are the limit
 DEFAULT_RETRY_AFTER_S = 1.0  # a 429 that says nothing waits this long
-END_PACE = 0.93  # entering the end: at most this share of what the server answered lately
-END_MARGIN_S = 0.2  # near the end: the requests left fit in one server wait plus this
+END_PACE = 0.95  # at the end: at most this share of the limited pace and of what was answered
+END_MARGIN_S = 0.1  # near the end: the requests left fit in one server wait plus this
 MAX_HOLD_S = 600.0  # the longest a server-given wait is honoured (a longer one waits this long)
 RATE_LIMIT_STATUSES = frozenset({429, 529})
 PACING_SLACK_S = 0.01  # a learned pace may run this far ahead (a small burst, not one sleep per send)
@@ -114,6 +114,7 @@ class TargetLimiter:
         self._answers: deque[float] = deque()
         self._limited_at: deque[float] = deque()  # 429s of the last CUT_INTERVAL_S
         self._started = time.monotonic()
+        self._answering = self._started  # since the first answer (no answer can come before it)
         self.limited = 0
         self.waited_s = 0.0
         self.episodes = 0
@@ -228,6 +229,8 @@ class TargetLimiter:
         if elapsed_s is not None and elapsed_s >= 0:
             self._rtt = elapsed_s if self._rtt is None else 0.8 * self._rtt + 0.2 * elapsed_s
         answers = self._answers
+        if self._answering == self._started:  # the first answer: rates are measured from here on
+            self._answering = now - (elapsed_s or 0.0) / 2
         answers.append(now)
         while answers and answers[0] < now - RATE_WINDOW_S:
             answers.popleft()
@@ -236,10 +239,10 @@ class TargetLimiter:
             self.window = min(self._ceiling, self.window + step)
         if self.rate is not None and self._peak is not None and self._near_end():
             # What is left fits in one server wait: a 429 now would leave its request alone at the
-            # end of the run, waiting. No more probing: stay just under the pace that was limited,
-            # and (once) under what the server actually answered lately.
+            # end of the run, waiting. No more probing: stay under the pace that was limited (its
+            # measure sees the server's burst too), and (once) under what was answered lately.
             self._ending = True
-            cap = REGROW_TO * self._peak
+            cap = END_PACE * self._peak
             if not self._end_measured and now - self._started >= RATE_WINDOW_S:
                 self._end_measured = True  # once, from a full window of answers
                 measured = self._measured(now)
@@ -250,10 +253,10 @@ class TargetLimiter:
             elapsed = min(0.5, now - since)
             # The first measure is a guess: find the limit fast. Never far above what is actually
             # answered, though: a pace the run cannot reach proves nothing.
-            ceiling = RATE_HEADROOM * len(answers) / max(0.05, min(RATE_WINDOW_S, now - self._started))
+            ceiling = RATE_HEADROOM * len(answers) / max(0.05, min(RATE_WINDOW_S, now - self._answering))
             if self._probing:  # the answers of the last cut interval say faster what the pace allows
                 recent = sum(1 for t in answers if t >= now - CUT_INTERVAL_S)
-                span = max(0.05, min(CUT_INTERVAL_S, now - self._started))
+                span = max(0.05, min(CUT_INTERVAL_S, now - self._answering))
                 ceiling = max(ceiling, PROBE_HEADROOM * recent / span)
                 grown = self.rate * (1.0 + PROBE_GROWTH_PER_S * elapsed)
             elif self._peak is not None and self.rate < REGROW_TO * self._peak:
@@ -351,7 +354,7 @@ class TargetLimiter:
 
     def _measured(self, now: float) -> float | None:
         """Answers per second over the last `RATE_WINDOW_S` (None when there were none)."""
-        elapsed = max(0.05, min(RATE_WINDOW_S, now - self._started))
+        elapsed = max(0.05, min(RATE_WINDOW_S, now - self._answering))
         answers = sum(1 for t in self._answers if t >= now - RATE_WINDOW_S)
         return answers / elapsed if answers else None
 
