@@ -63,7 +63,7 @@ RATE_LIMIT_STATUSES = frozenset({429, 529})
 PACING_SLACK_S = 0.01  # a learned pace may run this far ahead (a small burst, not one sleep per send)
 WINDOW_GROWTH = 0.5  # requests in flight added per success after the first 429 (x1.5 a round trip)
 WINDOW_FLOOR = 1.5  # the window leaves room for this many times the pace's requests in flight
-INITIAL_WINDOW = 12.0  # requests in flight before the first answer (slow start: +1 per success)
+INITIAL_WINDOW = 24.0  # requests in flight before the first answer (slow start: +1 per success)
 
 
 # targets.yaml's `max_rpm`, `max_tpm` (numbers > 0) and `max_concurrency` (an integer >= 1)
