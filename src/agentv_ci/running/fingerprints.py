@@ -13,8 +13,9 @@ Hashed, as canonical JSON (msgspec, sorted keys):
   were written: moving a test within its file keeps its fingerprint);
 - the threshold the eval file gives the test (its own, else the suite's, else 0.8; not a
   `--threshold` on the command line, which re-judges both sides of a comparison instead);
-- the target: its name, provider, non-secret fields and `grader_target` from targets.yaml (keys that
-  name a secret and the runner's own knobs such as `workers` are left out).
+- the target: its name, provider, the fields from targets.yaml that can change an answer and
+  `grader_target` (secrets, the runner's knobs such as `workers`, `max_rpm` or `timeout_seconds`,
+  bookkeeping such as `pricing`, and `env:` are left out; `sources:` is not a field).
 
 Never hashed: line numbers, absolute paths of the checkout (a base run in a temporary worktree must
 agree with the head run), timestamps, attempt numbers, API keys. Not hashed either (by choice):
@@ -53,10 +54,18 @@ _SECRET_KEYS = frozenset(
      "headers", "cookie", "cookies", "credentials"}
 )  # fmt: skip
 _SECRET_SUFFIXES = ("_key", "_secret", "_token", "_password", "_credentials")
-# The runner's knobs: how a target is called, not what it answers.
-_OPERATIONAL_KEYS = frozenset(
-    {"workers", "max_retries", "retries", "timeout", "timeout_ms", "timeout_seconds", "request_timeout"}
-)
+# Fields that cannot change an answer (docs/gates.md lists them): the runner's knobs (how a target
+# is called: retries, timeouts, rate limits, connections), bookkeeping (prices, recorded costs,
+# attribution headers) and `env:`. Env values are the agent's configuration, like its code: often
+# machine-specific (`${{ VAR }}`) and, when unused, impossible to tell apart; a change to them that
+# lowers scores is a regression for the gate to catch, not a different test. The response cache
+# keys on all of them.
+_NOT_ANSWER_KEYS = frozenset(
+    {"workers", "max_retries", "retries", "timeout", "timeout_ms", "timeout_seconds", "request_timeout",
+     "retry_initial_delay_ms", "retry_max_delay_ms", "max_connections", "max_rpm", "max_tpm",
+     "max_concurrency", "pricing", "cost_usd", "token_usage", "delay_ms", "keep_temp_files",
+     "site_url", "app_name", "env"}
+)  # fmt: skip
 _GRADER_LOCATION_KEYS = ("location", "config_locations", "written_type", "name")
 
 
@@ -66,9 +75,9 @@ def _is_secret(key: str) -> bool:
 
 
 def target_identity(name: str, targets: TargetsConfig | None) -> list[Any]:
-    """The target as it bears on answers: name, provider, non-secret fields and `grader_target`
-    (aliases followed). A target not declared in targets.yaml (e.g. the built-in `mock`) is its name
-    alone."""
+    """The target as it bears on answers: name, provider, the fields that can change one and
+    `grader_target` (aliases followed). A target not declared in targets.yaml (e.g. the built-in
+    `mock`) is its name alone."""
     if targets is None or name not in targets.targets:
         return [name]
     try:
@@ -78,7 +87,7 @@ def target_identity(name: str, targets: TargetsConfig | None) -> list[Any]:
     fields = {
         key: value
         for key, value in definition.fields.items()
-        if not _is_secret(key) and key not in _OPERATIONAL_KEYS
+        if not _is_secret(key) and key not in _NOT_ANSWER_KEYS
     }
     return [name, definition.name, definition.provider, fields, definition.grader_target]
 
