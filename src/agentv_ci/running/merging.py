@@ -10,6 +10,7 @@ import msgspec
 from agentv_ci.errors import UsageError
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.reporting.plan_file import PLAN_NAME, Plan, PlanWriter, read_plan
+from agentv_ci.text_safety import printable
 
 
 @dataclass
@@ -56,6 +57,7 @@ def merge_runs(inputs: list[Path], output_dir: Path) -> MergeOutcome:
             key = (result.suite, result.test_id, result.target)
             earlier = rows.get(key)
             if earlier is not None:
+                _check_same_test(earlier, result)
                 duplicates += 1
                 if result.execution_status == "not_run" and earlier.execution_status != "not_run":
                     continue  # a finished row is never replaced by a "not run" one
@@ -98,6 +100,20 @@ def merge_runs(inputs: list[Path], output_dir: Path) -> MergeOutcome:
     summary = _with_costs(summary, runs)
     write_summary_json(output_dir / "summary.json", summary)
     return MergeOutcome(rows=len(rows), duplicates=duplicates, summary=summary)
+
+
+def _check_same_test(earlier: TestResult, later: TestResult) -> None:
+    """Rows of one key from two eval files are two tests, not two runs of one (each file was run
+    alone, so no run saw both names: E116): merging would keep one and drop the other's verdict."""
+    if earlier.eval_path is None or later.eval_path is None or earlier.eval_path == later.eval_path:
+        return  # shards or reruns of one eval file (or rows that do not say where they came from)
+    key = f"{earlier.suite}/{earlier.test_id} [{earlier.target}]"
+    raise UsageError(
+        f"merge: {printable(key)} comes from two eval files, {printable(earlier.eval_path)} and "
+        f"{printable(later.eval_path)}: their results share one key (suite, test id, target)",
+        hint="give each eval file its own suite name (`name:`; E116 in docs/diagnostics.md) and run "
+        "them again",
+    )
 
 
 def _with_costs(summary: RunSummary, runs: list[RunSummary]) -> RunSummary:
