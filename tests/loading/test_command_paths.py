@@ -97,3 +97,27 @@ def test_shell_segments_split_at_operators_and_drop_redirect_targets() -> None:
     segments = shell_segments("a 1 && b 2 | c; d > out.txt 2>&1\ne")
     assert segments == [["a", "1"], ["b", "2"], ["c"], ["d"], ["e"]]
     assert shell_segments("echo 'unterminated") == []
+
+
+@pytest.mark.parametrize(
+    ("command", "unnamed"),
+    [
+        ("python3 agent/bot.py {OUTPUT_FILE}", False),
+        ("python3 -m checks.grade", False),
+        ("./run.sh", False),
+        ("npx tsx agent/bot.py", False),
+        ("make -s answer", True),
+        ("npm run answer", True),
+        ("python3 -c 'from lib import helper; helper.main()'", True),
+        ("node -e 'require(\"./agent\")'", True),
+        ("my-installed-agent --prompt x", True),  # an entry point installed from the repository
+        ("python3 agent/bot.py && make post", True),  # one part runs code it does not name
+    ],
+)
+def test_a_command_that_runs_code_it_does_not_name_says_so(repo: Path, command: str, unnamed: bool) -> None:
+    assert command_files(command, repo, repo).unnamed_code is unnamed
+
+
+def test_a_shell_script_that_calls_make_runs_code_it_does_not_name(repo: Path) -> None:
+    _write(repo, "build.sh", "#!/bin/sh\nmake -s agent\n")
+    assert command_files("sh build.sh", repo, repo).unnamed_code

@@ -47,6 +47,13 @@ CODE_FLAGS = frozenset({"-c", "-m", "-e", "--eval", "-p", "--print"})
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh"})
 # Commands that run the rest of their arguments as a command (`env X=1 python3 x.py`).
 WRAPPERS = frozenset({"env", "exec", "command", "nohup", "nice", "time", "stdbuf", "xargs", "timeout"})
+# Programs that run repository code they do not name: task runners and package managers (`make`,
+# `npm run`), and interpreters given inline code (`python -c`, `node -e`) or a module/entry point.
+TASK_RUNNERS = frozenset(
+    {"make", "gmake", "just", "task", "npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx", "deno",
+     "uv", "uvx", "poetry", "pdm", "hatch", "pipenv", "tox", "nox", "invoke", "cargo", "go", "gradle",
+     "gradlew", "mvn", "rake", "bundle", "node", "tsx", "ts-node", "ruby", "perl", "php"}
+)  # fmt: skip
 _PYTHON = re.compile(r"^(python|pypy)(\d+(\.\d+)*)?$")
 _PYTHON_ARG_FLAGS = frozenset({"-W", "-X", "-Q"})  # python flags that take the next word
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -120,6 +127,9 @@ class CommandFiles:
     scripts: tuple[Path, ...] = ()  # the programs it runs: scripts, `-m` modules (existing or not)
     imports: tuple[Path, ...] = ()  # in-repo Python modules those import, transitively
     arguments: tuple[Path, ...] = ()  # other existing files or directories the command names
+    # It runs repository code it does not name: no script at all, inline code (`python -c`), or a
+    # task runner or interpreter without a script (`make`, `npm run x`, `node -e`, `uv run tool`).
+    unnamed_code: bool = False
 
     @property
     def files(self) -> tuple[Path, ...]:
@@ -134,6 +144,7 @@ class _Collector:
     arguments: dict[Path, None] = field(default_factory=dict)
     python_entries: list[tuple[Path, tuple[Path, ...]]] = field(default_factory=list)
     seen_scripts: set[Path] = field(default_factory=set)
+    unnamed_code: bool = False
 
     def __post_init__(self) -> None:
         self.root = safe_resolve(self.repo_root)
@@ -231,6 +242,7 @@ class _Collector:
         if program in SHELLS:
             self.shell_command(words, cwd, depth)
             return cwd
+        named = len(self.scripts)
         start = next((i for i, w in enumerate(words[:4]) if _PYTHON.match(os.path.basename(w))), None)
         if start is not None:
             self.python(words[start + 1 :], cwd)
@@ -238,6 +250,9 @@ class _Collector:
             position = script_position(words)
             if position is not None and _usable(words[position]):
                 self.add_script(self.locate(words[position], cwd), depth)
+        runner = start is not None or program in TASK_RUNNERS
+        if runner and len(self.scripts) == named:
+            self.unnamed_code = True  # `make`, `npm run x`, `python -c ...`: code found by name only
         for word in words[1:]:
             if _usable(word) and ("/" in word or word.endswith(SCRIPT_SUFFIXES)):
                 self.add_argument(cwd / word)
@@ -369,7 +384,8 @@ def command_files(command: list[str] | str, cwd: Path, repo_root: Path) -> Comma
     arguments = tuple(
         p for p in collector.arguments if p not in collector.scripts and p not in collector.imports
     )
-    found = CommandFiles(scripts=scripts, imports=imports, arguments=arguments)
+    unnamed = collector.unnamed_code or not scripts
+    found = CommandFiles(scripts=scripts, imports=imports, arguments=arguments, unnamed_code=unnamed)
     if _MEMO is not None:
         _MEMO[key] = found
     return found

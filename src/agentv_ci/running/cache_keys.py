@@ -10,7 +10,9 @@ A key is the SHA-256 of one canonical MessagePack payload:
   content of that code, i.e. every file targets/sources.py names (the `sources:` list, else the
   script the command names, the in-repo modules it imports and the script's directory tree), each
   as its path + SHA-256 (a deleted file drops out of the list, which changes the key too), and
-  the targets file it is defined in;
+  the targets file it is defined in; for a `cli` command that names no file of the repository
+  (`make`, `npm run x`, `python -c ...`), the whole repository instead, less the eval files and
+  what `.gitignore` excludes (running/repository_digest.py);
 - for such a target, the files the eval file reads (`Suite.dependencies`, as the loader records them
   for selection: the eval file, its prompt and data files, grader scripts, `.env` files looked for),
   by path + SHA-256 (directories by every file below them), less those already keyed as its code;
@@ -33,7 +35,7 @@ import os
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 
@@ -41,8 +43,12 @@ from agentv_ci import __version__
 from agentv_ci.model.suite import Message
 from agentv_ci.model.workspace import WorkspaceSpec
 from agentv_ci.plugins import TargetRequest
+from agentv_ci.running.repository_digest import repository_digest
 from agentv_ci.security.redaction import is_secret_name
 from agentv_ci.targets.config import TargetDefinition, TargetsConfig
+
+if TYPE_CHECKING:
+    from agentv_ci.targets.sources import TargetSources
 
 __all__ = ["CacheKeys", "TargetPart", "tree_digest"]
 
@@ -180,6 +186,7 @@ class CacheKeys:
         self._files: dict[str, str | None] = {}
         self._templates: dict[str, str | None] = {}
         self._hooks: dict[tuple[str, bytes], list[Any]] = {}
+        self._repositories: dict[str, str] = {}
 
     # ------------------------------------------------------------------ target
     def target_part(self, target: Any, name: str, targets: TargetsConfig | None) -> TargetPart:
@@ -203,10 +210,13 @@ class CacheKeys:
         if targets is not None and name in targets.targets:
             resolved = targets.resolve(name)
             definition = [resolved.name, resolved.provider, resolved.fields, resolved.sources]
-            paths = [*self._code(resolved, targets), *_named_files(resolved.fields, targets.base_dir)]
+            sources = self._code(resolved, targets)
+            paths = [*sources.all_files(), *_named_files(resolved.fields, targets.base_dir)]
             if not request_only and targets.path is not None:
                 paths.append(targets.path)  # the whole file: what else it sets may reach the agent
             code = [(portable(path), self._digest(str(path))) for path in dict.fromkeys(paths)]
+            if sources.repository is not None:
+                code.append(("<repository>", self._repository(sources.repository)))
         return [
             type(target).__module__,
             type(target).__qualname__,
@@ -216,17 +226,24 @@ class CacheKeys:
         ]
 
     @staticmethod
-    def _code(definition: TargetDefinition, targets: TargetsConfig) -> list[Path]:
-        """Every file of the target's code (targets/sources.py); outside a git repository the
-        project directory stands for it."""
+    def _code(definition: TargetDefinition, targets: TargetsConfig) -> TargetSources:
+        """The target's code (targets/sources.py); outside a git repository the project directory
+        stands for the repository."""
         from agentv_ci.targets.environment import find_repo_root
-        from agentv_ci.targets.sources import sources_root, target_source_files
+        from agentv_ci.targets.sources import sources_root, target_sources
 
         base_dir = targets.base_dir
         root = find_repo_root(base_dir.resolve())
         if root is None:
             root = sources_root(targets.path) if targets.path is not None else base_dir
-        return target_source_files(definition, targets.path, root, base_dir=base_dir)
+        return target_sources(definition, targets_file=targets.path, repo_root=root, base_dir=base_dir)
+
+    def _repository(self, root: Path) -> str:
+        """The whole repository's digest, once per run and root."""
+        key = str(root)
+        if key not in self._repositories:
+            self._repositories[key] = repository_digest(root)
+        return self._repositories[key]
 
     # ------------------------------------------------------------------ request
     def key(

@@ -149,6 +149,13 @@ class _Reasons:
         return reasons
 
 
+def _not_code(path: str) -> bool:
+    """An eval file or a committed baseline sidecar: what a target keyed on the whole repository (a
+    command naming no file of it, `target_deps`) does not run. Each eval watches its own."""
+    name = path.rsplit("/", 1)[-1]
+    return is_eval_file_name(name) or name.endswith(".baseline.jsonl")
+
+
 def _match(graph: list[EvalDependencies], changes: ChangeSet) -> _Reasons:
     watchers: dict[str, list[int]] = {}
     for index, node in enumerate(graph):
@@ -169,6 +176,8 @@ def _match(graph: list[EvalDependencies], changes: ChangeSet) -> _Reasons:
         directory = change.path
         while directory:
             directory = directory.rsplit("/", 1)[0] if "/" in directory else ""
+            if not directory and _not_code(change.path):
+                break
             for index in watchers.get(directory, ()):
                 where = f"{directory}/" if directory else "the repository root"
                 reasons.add(index, change.path, f"{change.path} {change.verb} (under {where})")

@@ -9,6 +9,10 @@ the evals that run on it, and what the response cache keys on.
   `uv run`, shell scripts it calls: `command_paths.command_files`), the in-repo Python modules it
   imports, the other existing files it names, and the script's directory tree (not when the script
   sits at the repository root: every file would count).
+- A `cli` command that names no file of the repository, or runs code it does not name (`make`,
+  `npm run x`, `npx tool`, `python -c ...`, `node -e ...`, an installed entry point): the whole
+  repository (`repository`), less the eval files and what `.gitignore` excludes. Errs towards
+  keying: `sources:` narrows it.
 
     sources = target_sources(definition, targets_file=path, repo_root=repo, base_dir=eval_dir)
     target_source_files(definition, path, repo)   # every existing file, sorted
@@ -61,11 +65,14 @@ class TargetSources:
     glob_roots: tuple[Path, ...] = ()  # fixed leading directories of `sources:` globs (new matches)
     cwd: Path | None = None  # the target's `cwd:`, resolved (where it runs; not part of its code)
     declared: bool = False  # from `sources:` (else found from the command)
+    repository: Path | None = None  # the root, when the code is the whole repository
 
     @property
     def paths(self) -> tuple[Path, ...]:
-        """Files, directories and glob roots: what a change below selects the target's evals."""
-        return tuple(dict.fromkeys((*self.files, *self.directories, *self.glob_roots)))
+        """Files, directories and glob roots (the repository root for a command that names no
+        file): what a change below selects the target's evals."""
+        whole = (self.repository,) if self.repository is not None else ()
+        return tuple(dict.fromkeys((*self.files, *self.directories, *self.glob_roots, *whole)))
 
     def all_files(self) -> list[Path]:
         """Every existing regular file: the named files and those below the directories (skipping
@@ -200,7 +207,8 @@ def target_sources(
         return TargetSources(definition.name, cwd=cwd)
     found = command_files(command, cwd or base_dir, root)
     trees = {path.parent: None for path in found.scripts if path.parent != root}
-    return TargetSources(definition.name, found.files, tuple(trees), (), cwd, False)
+    whole = root if found.unnamed_code and definition.provider in SHELL_PROVIDERS else None
+    return TargetSources(definition.name, found.files, tuple(trees), (), cwd, False, whole)
 
 
 def target_source_files(
