@@ -92,6 +92,7 @@ def test_a_regression_in_code_the_command_does_not_name_misses_the_cache(tmp_pat
     first = _run(repo, tmp_path, *cache)
     assert first.returncode == 0, first.stdout + first.stderr
     assert _calls(tmp_path) == 1
+    assert "names no file of the repository; its answers are keyed on the whole repository" in first.stderr
     # Unchanged code, an ignored file and another eval file: answered from the cache.
     repo.write("scratch/notes.txt", "anything")
     repo.write("evals/other.eval.yaml", OTHER_EVAL.replace("input: hi", "input: hello"))

@@ -217,6 +217,11 @@ class CacheKeys:
             code = [(portable(path), self._digest(str(path))) for path in dict.fromkeys(paths)]
             if sources.repository is not None:
                 code.append(("<repository>", self._repository(sources.repository)))
+                self.warnings.append(
+                    f"response cache: target {name!r} runs a command that names no file of the "
+                    "repository; its answers are keyed on the whole repository (declare `sources:` "
+                    "to key them on its code alone)"
+                )
         return [
             type(target).__module__,
             type(target).__qualname__,
