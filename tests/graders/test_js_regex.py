@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentv_ci.graders.js_regex import compile_js_regex
+from tests.graders.contexts import grade
 
 
 @pytest.mark.parametrize(
@@ -35,7 +36,21 @@ def test_matches_like_javascript(pattern: str, flags: str | None, text: str, exp
     assert bool(compile_js_regex(pattern, flags).search(text)) is expected
 
 
-@pytest.mark.parametrize(("pattern", "flags"), [("(", None), ("a", "x")])
+@pytest.mark.parametrize(
+    ("pattern", "flags"),
+    [("(", None), ("a", "x"), ("ab\\", None), ("a{", "u"), ("\\q", "u"), ("[z-a]", None), ("[a", None)],
+)
 def test_invalid_pattern_or_flag_is_a_value_error(pattern: str, flags: str | None) -> None:
     with pytest.raises(ValueError):
         compile_js_regex(pattern, flags)
+
+
+def test_a_match_on_half_an_emoji_shows_the_whole_character() -> None:
+    """Without `u` a match may take one surrogate; the shown text widens to whole characters, so it
+    stays valid UTF-8 in every report."""
+    result = grade("regex", "x\U0001f600y", value="\\uD83D")
+    assert result.verdict == "pass"
+    [assertion] = result.assertions
+    assert assertion.actual is not None and "\U0001f600" in str(assertion.actual)
+    str(assertion.actual).encode("utf-8")  # no lone surrogate
+    assert assertion.evidence is not None and "\U0001f600" in assertion.evidence

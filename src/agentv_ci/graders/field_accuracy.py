@@ -21,7 +21,7 @@ from agentv_ci.graders import regex_search
 from agentv_ci.graders.dates import DEFAULT_DATE_FORMATS, parse_date
 from agentv_ci.graders.js_calendar import iso_day
 from agentv_ci.graders.js_numbers import js_string, parse_float, to_fixed, to_number
-from agentv_ci.graders.js_regex import compile_js_regex
+from agentv_ci.graders.js_regex import compile_js_regex, js_subject
 from agentv_ci.graders.json_values import MISSING, deep_equal, get_path
 from agentv_ci.graders.judge_replies import JudgeReplyError, first_json_object
 from agentv_ci.graders.outcome import answer_text, scored, shown, shown_text
@@ -251,7 +251,7 @@ class FieldAccuracy:
             text = have if isinstance(have, str) else json.dumps(have, ensure_ascii=False)
             pattern = compile_js_regex(str(want), field.get("flags"))
             try:
-                found = await regex_search.search(pattern, text)
+                found = await regex_search.search(pattern, js_subject(text, field.get("flags")))
             except regex_search.RegexTimeout:
                 raise GraderError(
                     f"field-accuracy {self.spec.name!r}: {path}: /{want}/ did not finish within "

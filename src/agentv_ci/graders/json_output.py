@@ -1,4 +1,7 @@
-"""`is-json`: the whole answer parses as JSON (any value, like JavaScript's `JSON.parse`)."""
+"""`is-json`: the whole answer parses as JSON (any value, like JavaScript's `JSON.parse`).
+
+An answer nested deeper than Python's decoder can recurse is checked by `json_syntax` instead, which
+has no depth limit: V8 accepts 100,000 levels, and a valid document is never an execution error."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from typing import ClassVar
 
 import msgspec
 
+from agentv_ci.graders.json_syntax import json_syntax_error
 from agentv_ci.graders.outcome import answer_text, check, excerpt
 from agentv_ci.model.result import GraderResult
 from agentv_ci.model.suite import GraderSpec
@@ -35,6 +39,12 @@ class IsJson:
         output = answer_text(ctx.response)
         try:
             json.loads(output, parse_constant=_reject_constant)
+            problem = None
         except ValueError as exc:
-            return check(self.spec, False, "Output is not valid JSON", f"{exc}; output: {excerpt(output)}")
+            problem = str(exc)
+        except RecursionError:  # deeper than the decoder recurses: checked without recursion
+            problem = json_syntax_error(output)
+        if problem is not None:
+            evidence = f"{problem}; output: {excerpt(output)}"
+            return check(self.spec, False, "Output is not valid JSON", evidence)
         return check(self.spec, True, "Output is valid JSON")

@@ -1,7 +1,8 @@
 """Deterministic text assertions (AgentV `graders/assertions.ts`): score 1 or 0, one assertion.
 
 All read the final answer text. `value` must be a non-empty string (a list of them for the
-`*-any` / `*-all` forms); numbers written in YAML are compared as their text.
+`*-any` / `*-all` forms); numbers written in YAML are compared as their text. Trimming is JavaScript's
+`trim()` (it removes U+FEFF and keeps U+001C-001F and U+0085, unlike `str.strip()`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import msgspec
 
 from agentv_ci.errors import ConfigError
 from agentv_ci.graders import regex_search
-from agentv_ci.graders.js_regex import compile_js_regex
+from agentv_ci.graders.js_numbers import js_trim
+from agentv_ci.graders.js_regex import compile_js_regex, js_subject, span_in_text
 from agentv_ci.graders.outcome import answer_text, around, check, errored, excerpt, shown, shown_text
 from agentv_ci.model.result import GraderResult
 from agentv_ci.model.suite import GraderSpec
@@ -170,11 +172,11 @@ class StartsWith(_TextGrader):
 
     def evaluate(self, output: str) -> GraderResult:
         value = self.values[0]
-        passed = output.strip().startswith(value.strip())
+        passed = js_trim(output).startswith(js_trim(value))
         verb = "starts" if passed else "does not start"
         text = f'Output {verb} with "{value}"'
         evidence = None if passed else excerpt(output)
-        return check(self.spec, passed, text, evidence, expected=shown(value), actual=shown(output.strip()))
+        return check(self.spec, passed, text, evidence, expected=shown(value), actual=shown(js_trim(output)))
 
 
 class EndsWith(_TextGrader):
@@ -182,11 +184,11 @@ class EndsWith(_TextGrader):
 
     def evaluate(self, output: str) -> GraderResult:
         value = self.values[0]
-        passed = output.strip().endswith(value.strip())
+        passed = js_trim(output).endswith(js_trim(value))
         verb = "ends" if passed else "does not end"
         text = f'Output {verb} with "{value}"'
         evidence = None if passed else excerpt(output)
-        return check(self.spec, passed, text, evidence, expected=shown(value), actual=shown(output.strip()))
+        return check(self.spec, passed, text, evidence, expected=shown(value), actual=shown(js_trim(output)))
 
 
 class Equals(_TextGrader):
@@ -194,11 +196,11 @@ class Equals(_TextGrader):
 
     def evaluate(self, output: str) -> GraderResult:
         value = self.values[0]
-        passed = output.strip() == value.strip()
+        passed = js_trim(output) == js_trim(value)
         verb = "equals" if passed else "does not equal"
         text = f'Output {verb} "{value}"'
         evidence = None if passed else excerpt(output)
-        expected, actual = shown(value.strip()), shown(output.strip())
+        expected, actual = shown(js_trim(value)), shown(js_trim(output))
         return check(self.spec, passed, text, evidence, expected=expected, actual=actual)
 
 
@@ -218,35 +220,39 @@ class Regex(_TextGrader):
         output = answer_text(ctx.response)
         flags = self.config.flags or ""
         sticky = "y" in flags
+        subject = js_subject(output, flags)
         try:
-            match = regex_search.search_inline(self.pattern, output, sticky=sticky)
+            match = regex_search.search_inline(self.pattern, subject, sticky=sticky)
             if match is regex_search.PENDING:  # a long match: finished off the event loop
-                match = await regex_search.finish(self.pattern, output, sticky=sticky)
+                match = await regex_search.finish(self.pattern, subject, sticky=sticky)
         except regex_search.RegexTimeout:
             return errored(
                 self.spec,
                 f"regex /{self.values[0]}/{flags} did not finish within {regex_search.REGEX_BUDGET_S:g}s "
                 f"on a {len(output)}-character answer (catastrophic backtracking?)",
             )
-        return self._verdict(match, output)
+        return self._verdict(match, output, subject)
 
     def evaluate(self, output: str) -> GraderResult:
         """Synchronous grading (within the same time budget, holding the caller meanwhile)."""
         flags = self.config.flags or ""
         run = self.pattern.match if "y" in flags else self.pattern.search
+        subject = js_subject(output, flags)
         try:
-            match = run(output, timeout=regex_search.REGEX_BUDGET_S)
+            match = run(subject, timeout=regex_search.REGEX_BUDGET_S)
         except TimeoutError:
             return errored(self.spec, f"regex /{self.values[0]}/{flags} did not finish in time")
-        return self._verdict(match, output)
+        return self._verdict(match, output, subject)
 
-    def _verdict(self, match: Any, output: str) -> GraderResult:
+    def _verdict(self, match: Any, output: str, subject: str) -> GraderResult:
         flags = self.config.flags or ""
         described = f"/{self.values[0]}/{flags}" + (f" (flags: {flags})" if flags else "")
         pattern = shown_text(f"/{self.values[0]}/{flags}")
         if match:
-            found = around(output, match.start(), match.end())
+            # offsets in code units map back to whole characters: a half emoji is never shown
+            start, end = span_in_text(output, subject, match.start(), match.end())
+            found = around(output, start, end)
             text = f"Output matches pattern {described}"
-            return check(self.spec, True, text, excerpt(match.group(0)), expected=pattern, actual=found)
+            return check(self.spec, True, text, excerpt(output[start:end]), expected=pattern, actual=found)
         text = f"Output does not match pattern {described}"
         return check(self.spec, False, text, excerpt(output), expected=pattern, actual=shown(output))

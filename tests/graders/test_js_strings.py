@@ -1,0 +1,95 @@
+"""JavaScript's string rules in the graders, row by row against what node gives.
+
+`js_strings/table.json` was recorded by `js_strings/record.mjs` from node's own `RegExp`,
+`String.prototype.trim` and `JSON.parse`. Each row is graded here by agentv-ci's `regex`, `equals`
+and `is-json` graders and must give node's answer; the last test re-runs node when it is installed
+and compares with the committed table, so the table is what node says, not what we wish it said.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentv_ci.graders.js_regex import compile_js_regex, js_subject
+from tests.graders.contexts import grade
+
+HERE = Path(__file__).parent / "js_strings"
+TABLE = json.loads((HERE / "table.json").read_text(encoding="utf-8"))
+
+
+def json_text(kind: str, depth: int) -> str:
+    """The deep documents record.mjs describes by [kind, depth]."""
+    return {
+        "array": "[" * depth + "]" * depth,
+        "object": '{"a":' * depth + "1" + "}" * depth,
+        "unclosed": "[" * depth + "]" * (depth - 1),
+        "trailing-comma": "[" * depth + "1," + "]" * depth,
+        "mixed": '[{"a":' * depth + "null" + "}]" * depth,
+    }[kind]
+
+
+def _units(text: str) -> int:
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+@pytest.mark.parametrize("row", TABLE["regex"], ids=lambda r: f"/{r['pattern']}/{r['flags']} {r['text']!r}")
+def test_regex_gives_what_node_gives(row: dict[str, Any]) -> None:
+    result = grade("regex", row["text"], value=row["pattern"], flags=row["flags"] or None)
+    assert result.error is None
+    assert result.verdict == ("pass" if row["test"] else "fail")
+    if row["test"]:  # where it matched, counted in UTF-16 code units as JS's `match.index`
+        subject = js_subject(row["text"], row["flags"])
+        found = compile_js_regex(row["pattern"], row["flags"] or None).search(subject)
+        assert found is not None
+        start = found.start() if subject is not row["text"] or "u" not in row["flags"] else None
+        if start is None:
+            start = _units(row["text"][: found.start()])
+        assert start == row["index"]
+
+
+@pytest.mark.parametrize("row", TABLE["trim"], ids=lambda r: f"U+{r['code']:04X}")
+def test_trim_and_space_are_javascripts(row: dict[str, Any]) -> None:
+    char, word = chr(row["code"]), "\u4e00"  # a word no row's character can stand for
+    trimmed = grade("equals", f"{char}{word}{char}", value=word).verdict == "pass"
+    assert trimmed is row["trimmed"]
+    assert (grade("starts-with", f"{char}{word}.", value=word).verdict == "pass") is row["trimmed"]
+    assert (grade("ends-with", f".{word}{char}", value=word).verdict == "pass") is row["trimmed"]
+    assert (grade("regex", char, value="\\s").verdict == "pass") is row["space"]
+
+
+@pytest.mark.parametrize("row", TABLE["json_deep"], ids=lambda r: f"{r['doc'][0]}-{r['doc'][1]}")
+def test_is_json_on_deep_documents_is_a_verdict(row: dict[str, Any]) -> None:
+    result = grade("is-json", json_text(*row["doc"]))
+    assert result.error is None  # never an execution error
+    assert result.verdict == ("pass" if row["parses"] else "fail")
+
+
+@pytest.mark.parametrize("row", TABLE["json_text"], ids=lambda r: repr(r["text"]))
+def test_is_json_accepts_what_json_parse_accepts(row: dict[str, Any]) -> None:
+    result = grade("is-json", row["text"])
+    assert result.error is None
+    assert result.verdict == ("pass" if row["parses"] else "fail")
+
+
+def test_the_table_covers_the_issue_points() -> None:
+    rows = {(r["pattern"], r["flags"], r["text"]) for r in TABLE["regex"]}
+    assert {("^..$", "", "😀"), ("k", "i", "\u212a"), ("a\\sb", "", "a\ufeffb")} <= rows
+    trimmed = {r["code"]: r["trimmed"] for r in TABLE["trim"]}
+    assert trimmed[0xFEFF] and not trimmed[0x1F] and not trimmed[0x85]
+    assert {"parses": True, "doc": ["array", 5000]} in TABLE["json_deep"]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_table_is_what_node_gives_now() -> None:
+    done = subprocess.run(
+        ["node", str(HERE / "record.mjs")], capture_output=True, text=True, check=True, timeout=120
+    )
+    fresh = json.loads(done.stdout)
+    for part in ("regex", "trim", "json_deep", "json_text"):
+        assert fresh[part] == TABLE[part], part
