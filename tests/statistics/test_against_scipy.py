@@ -31,7 +31,9 @@ def test_fisher_matches_scipy_on_every_table(base_n: int, head_n: int) -> None:
         expected_less = scipy_stats.fisher_exact(table, alternative="greater").pvalue
         expected_greater = scipy_stats.fisher_exact(table, alternative="less").pvalue
         assert fisher_exact_less(bp, base_n, hp, head_n) == pytest.approx(expected_less, rel=1e-9, abs=1e-12)
-        assert fisher_exact_greater(bp, base_n, hp, head_n) == pytest.approx(expected_greater, rel=1e-9, abs=1e-12)
+        assert fisher_exact_greater(bp, base_n, hp, head_n) == pytest.approx(
+            expected_greater, rel=1e-9, abs=1e-12
+        )
 
 
 @pytest.mark.parametrize(("base_n", "head_n"), COUNTS)
@@ -85,16 +87,55 @@ def test_newcombe_interval_known_value_and_bounds() -> None:
         assert -1.0 <= low <= (hp - bp) / 20 <= high <= 1.0
 
 
-def test_paired_delta_is_scipys_paired_t_test() -> None:
+def test_large_suites_use_the_sign_flip_distribution_and_students_interval() -> None:
     rng = random.Random(7)
-    base = [rng.random() for _ in range(25)]
+    base = [rng.random() for _ in range(60)]
     head = [min(1.0, max(0.0, b + rng.gauss(-0.05, 0.2))) for b in base]
-    paired = paired_delta([h - b for h, b in zip(head, base, strict=True)])
-    assert paired is not None
-    expected = scipy_stats.ttest_rel(head, base, alternative="less")
-    assert paired.p_less == pytest.approx(expected.pvalue, rel=1e-9)
+    deltas = [h - b for h, b in zip(head, base, strict=True)]
+    paired = paired_delta(deltas)
+    assert paired is not None and paired.floor == 0.0
+    z = sum(deltas) / math.sqrt(sum(d * d for d in deltas))
+    assert paired.p_less == pytest.approx(scipy_stats.norm.cdf(z), rel=1e-9)
+    # ... which is the randomization test's own distribution, sampled by scipy
+    sampled = scipy_stats.permutation_test(
+        (head, base),
+        lambda x, y: sum(x) - sum(y),
+        permutation_type="samples",
+        alternative="less",
+        n_resamples=20_000,
+        random_state=3,
+    ).pvalue
+    assert paired.p_less == pytest.approx(sampled, abs=0.01)
     ci = scipy_stats.ttest_rel(head, base).confidence_interval(0.95)
     assert paired.interval(0.95) == pytest.approx((ci.low, ci.high), rel=1e-7)
     assert paired_delta([0.1]) is None
     same = paired_delta([-0.5, -0.5, -0.5])
-    assert same is not None and same.p_less == 0.0 and not math.isnan(same.mean)
+    assert same is not None and same.p_less == 0.125  # exact: 1 of the 8 sign patterns
+    many = paired_delta([-0.5] * 30)
+    assert many is not None and many.p_less < 1e-6 and not math.isnan(many.mean)
+
+
+def test_small_suites_use_the_exact_sign_flip_test() -> None:
+    deltas = [-1.0, -1.0, 0.0, -0.5, 1.0, -0.25, 0.0, -1.0]
+    moved = [d for d in deltas if d]
+    observed = sum(deltas)
+    patterns = list(itertools.product((1, -1), repeat=len(moved)))
+    brute = sum(
+        1
+        for signs in patterns
+        if sum(s * abs(d) for s, d in zip(signs, moved, strict=True)) <= observed + 1e-12
+    )
+    paired = paired_delta(deltas)
+    assert paired is not None
+    assert paired.p_less == pytest.approx(brute / len(patterns))
+    assert paired.floor == 0.5 ** len(moved)
+    # scipy's randomization test agrees (paired samples: every sign pattern enumerated)
+    head, base = [max(d, 0.0) for d in deltas], [max(-d, 0.0) for d in deltas]
+    expected = scipy_stats.permutation_test(
+        (head, base),
+        lambda x, y: sum(x) - sum(y),
+        permutation_type="samples",
+        alternative="less",
+        n_resamples=10**6,
+    ).pvalue
+    assert paired.p_less == pytest.approx(expected)

@@ -31,7 +31,9 @@ def test_fisher_matches_scipy_on_every_table(base_n: int, head_n: int) -> None:
         expected_less = scipy_stats.fisher_exact(table, alternative="greater").pvalue
         expected_greater = scipy_stats.fisher_exact(table, alternative="less").pvalue
         assert fisher_exact_less(bp, base_n, hp, head_n) == pytest.approx(expected_less, rel=1e-9, abs=1e-12)
-        assert fisher_exact_greater(bp, base_n, hp, head_n) == pytest.approx(expected_greater, rel=1e-9, abs=1e-12)
+        assert fisher_exact_greater(bp, base_n, hp, head_n) == pytest.approx(
+            expected_greater, rel=1e-9, abs=1e-12
+        )
 
 
 @pytest.mark.parametrize(("base_n", "head_n"), COUNTS)
