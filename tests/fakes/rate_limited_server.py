@@ -7,19 +7,51 @@ request answers after `latency_s` with `echo: <last user text>`, as JSON or, whe
 `stream: true`, as server-sent events (AgentV's OpenAI client streams). It counts the answers, the
 429s and the most requests it ever had in flight, and records when each admitted request arrived.
 
-Run it alone: `python -m tests.fakes.rate_limited_server RATE [--latency S]` prints its base URL,
-then serves until stdin closes.
+`faults` injects transient faults into admitted requests, after the latency: HTTP 500, HTTP 503
+with `Retry-After: 1`, or the connection reset (RST) before any answer. Which request gets which is
+drawn from `seed`, the question and how many times that question was asked before, so each test
+meets the same faults in every run whatever the order requests arrive in.
+
+Run it alone: `python -m tests.fakes.rate_limited_server RATE [--latency S] [--faults 0.1,0.05,0.05]`
+prints its base URL, then serves until stdin closes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import random
+import socket
+import struct
 import sys
 import threading
 import time
+from collections import Counter
+from dataclasses import dataclass
 from email.utils import formatdate
-from typing import Any
+from typing import Any, Literal
+
+Fault = Literal["500", "503", "reset"]
+
+
+@dataclass(frozen=True)
+class Faults:
+    """Shares of admitted requests answered 500, 503 + `Retry-After: 1`, or reset (issue 26)."""
+
+    http_500: float = 0.0
+    http_503: float = 0.0
+    reset: float = 0.0
+    seed: int = 0
+
+    def pick(self, question: str, asked_before: int) -> Fault | None:
+        draw = random.Random(f"{self.seed}:{asked_before}:{question}").random()
+        if draw < self.http_500:
+            return "500"
+        if draw < self.http_500 + self.http_503:
+            return "503"
+        if draw < self.http_500 + self.http_503 + self.reset:
+            return "reset"
+        return None
 
 
 class RateLimitedServer:
@@ -33,8 +65,12 @@ class RateLimitedServer:
         latency_s: float = 0.05,
         retry_after: str = "1",
         extra_headers: dict[str, str] | None = None,
+        faults: Faults | None = None,
     ) -> None:
         self.rate = rate
+        self.faults = faults
+        self.asked: Counter[str] = Counter()  # requests per question (the faults' draw)
+        self.faulted: Counter[str] = Counter()  # faults sent, by kind
         self.burst = burst
         self.latency_s = latency_s
         self.retry_after = retry_after
@@ -121,6 +157,13 @@ class RateLimitedServer:
                     await asyncio.sleep(self.latency_s)
                 finally:
                     self.in_flight -= 1
+                fault = self._fault(body)
+                if fault == "reset":
+                    _reset(writer)
+                    return
+                if fault is not None:
+                    await self._reply_fault(writer, fault)
+                    continue
                 self.answered += 1
                 if body.get("stream"):
                     await self._reply_stream(writer, body)
@@ -131,6 +174,32 @@ class RateLimitedServer:
         finally:
             self._writers.discard(writer)
             writer.close()
+
+    def _fault(self, body: Any) -> Fault | None:
+        if self.faults is None:
+            return None
+        question = self._text(body)
+        fault = self.faults.pick(question, self.asked[question])
+        self.asked[question] += 1
+        if fault is not None:
+            self.faulted[fault] += 1
+        return fault
+
+    @staticmethod
+    async def _reply_fault(writer: asyncio.StreamWriter, fault: Fault) -> None:
+        if fault == "503":
+            head = b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\n"
+            data = b'{"error":{"message":"overloaded","type":"server_error"}}'
+        else:
+            head = b"HTTP/1.1 500 Internal Server Error\r\n"
+            data = b'{"error":{"message":"internal error","type":"server_error"}}'
+        writer.write(
+            head
+            + b"content-type: application/json\r\n"
+            + f"content-length: {len(data)}\r\n\r\n".encode()
+            + data
+        )
+        await writer.drain()
 
     async def _reply_429(self, writer: asyncio.StreamWriter) -> None:
         now = time.time()
@@ -199,6 +268,14 @@ class RateLimitedServer:
         await writer.drain()
 
 
+def _reset(writer: asyncio.StreamWriter) -> None:
+    """Drop the connection with a TCP RST (SO_LINGER 0), as a crashed proxy does: no answer at all."""
+    sock = writer.get_extra_info("socket")
+    if sock is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    writer.transport.abort()
+
+
 def main() -> None:
     import argparse
 
@@ -206,11 +283,18 @@ def main() -> None:
     parser.add_argument("rate", type=float)
     parser.add_argument("--burst", type=float, default=10)
     parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--faults", default="", help="shares of 500, 503 and resets: 0.1,0.05,0.05")
+    parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    with RateLimitedServer(rate=args.rate, burst=args.burst, latency_s=args.latency) as server:
+    faults = None
+    if args.faults:
+        http_500, http_503, reset = (float(x) for x in args.faults.split(","))
+        faults = Faults(http_500, http_503, reset, args.seed)
+    with RateLimitedServer(rate=args.rate, burst=args.burst, latency_s=args.latency, faults=faults) as server:
         print(server.base_url, flush=True)
         sys.stdin.read()
-        print(json.dumps({"answered": server.answered, "limited": server.limited}), flush=True)
+        stats = {"answered": server.answered, "limited": server.limited, **server.faulted}
+        print(json.dumps(stats), flush=True)
 
 
 if __name__ == "__main__":

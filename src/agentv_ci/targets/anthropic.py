@@ -121,7 +121,7 @@ class AnthropicTarget:
             payload["system"] = system
         if self.config.temperature is not None:
             payload["temperature"] = self.config.temperature
-        body = await self._client.post_json("messages", payload)
+        body = await self._client.post_json("messages", payload, deadline_s=request.timeout_s)
         text, calls, usage = parse_message(body)
         model = str(body.get("model") or self.config.model)
         return reply_response(text, calls, usage, model=model, pricing=self.config.pricing, started=started)

@@ -154,7 +154,7 @@ class GeminiTarget:
             generation["maxOutputTokens"] = self.config.max_tokens
         if generation:
             payload["generationConfig"] = generation
-        body = await self._client.post_json(self._path, payload)
+        body = await self._client.post_json(self._path, payload, deadline_s=request.timeout_s)
         text, calls, usage = parse_generate_content(body)
         model = str(body.get("modelVersion") or self.config.model)
         return reply_response(text, calls, usage, model=model, pricing=self.config.pricing, started=started)

@@ -3,12 +3,12 @@
 `timeout_s` is a wall-clock deadline for each attempt, covering connect, sending, the headers and
 the whole body: a server that drips one byte a second is cut off at the deadline, not kept alive by
 each byte resetting a read timeout (httpx's own timeouts are per phase, and stay as a second bound).
+The whole call, retries and rate-limit waits included, ends at its own deadline (the test's timeout,
+else the default of deadlines.py), counted from its first send.
 
-Retries use capped exponential backoff with full jitter on 408/409/5xx and on connection errors
-and timeouts, honouring `retry-after` (seconds or an HTTP date) when the server sends it. A 429 or
-529 is a rate limit, handled by the target's shared limiter (targets/rate_limits.py): it waits as
-the server says and does not spend one of `max_retries`. Every failure surfaces as `TargetError`
-with the status and a short excerpt of the body.
+What is retried, how long it waits and when it gives up is targets/retry_policy.py. A 429 or 529 is
+a rate limit, handled by the target's shared limiter (targets/rate_limits.py). Every failure surfaces
+as `TargetError` with the status and a short excerpt of the body.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from __future__ import annotations
 import asyncio
 import functools
 import importlib.util
-import random
 import ssl
 import sys
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import httpcore
@@ -33,18 +33,22 @@ if importlib.util.find_spec("sniffio") is None:
     # same outcome (httpcore then assumes asyncio, which is what we run on).
     sys.modules.setdefault("sniffio", None)  # type: ignore[arg-type]
 
-from agentv_ci.deadlines import timed_out
+from agentv_ci.deadlines import default_test_timeout_s, timed_out
 from agentv_ci.errors import TargetError, TargetTimeout
 from agentv_ci.targets.limiter_registry import limiter_for
 from agentv_ci.targets.rate_headers import rate_signal, retry_after_seconds
-from agentv_ci.targets.rate_limits import MAX_HOLD_S, RATE_LIMIT_STATUSES, LimitSettings, TargetLimiter
+from agentv_ci.targets.rate_limits import RATE_LIMIT_STATUSES, LimitSettings, TargetLimiter
+from agentv_ci.targets.retry_policy import (
+    RATE_LIMIT_GIVE_UP_S,
+    backoff_delay,
+    is_transient,
+    says_now,
+)
 
 POOL_SLICE = 4  # connections per underlying httpx client
-RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 520, 521, 522, 524, 529})
 # A larger response body is an execution error, read no further (an answer is cut at the answer cap
 # anyway, targets.answer_cap; a JSON body cannot be parsed in part). As a cli target's output file.
 MAX_RESPONSE_BYTES = 32 * 1024 * 1024
-RETRY_AFTER_CEILING_S = 120.0  # the longest retry-after waited for (a longer one waits this long)
 _encoder = msgspec.json.Encoder()
 
 
@@ -53,12 +57,20 @@ def _shared_ssl_context(verify: bool = True) -> ssl.SSLContext:
     return httpx.create_ssl_context(verify=verify)
 
 
-def backoff_delay(attempt: int, *, base_s: float, cap_s: float, retry_after: float | None) -> float:
-    """Seconds to wait before retry number `attempt` (0-based). A server's retry-after is honoured
-    even above `cap_s` (retrying sooner only earns another 429), up to `RETRY_AFTER_CEILING_S`."""
-    if retry_after is not None:
-        return min(retry_after, max(cap_s, RETRY_AFTER_CEILING_S))
-    return random.uniform(0, min(cap_s, base_s * (2**attempt)))
+@dataclass(frozen=True)
+class _Answer:
+    body: Any
+
+
+@dataclass(frozen=True)
+class _Retry:
+    """An attempt that may be tried again: why it failed, and the server's wait when it gave one."""
+
+    error: str
+    wait_s: float | None = None
+    spends: bool = True  # counts against max_retries (a rate limit that does not say "now" does not)
+    rate_limited: bool = False
+    timed_out: bool = False
 
 
 class HttpSettings(Protocol):
@@ -127,6 +139,7 @@ class JsonHttpClient:
         self.backoff_base_s = backoff_base_s
         self.backoff_cap_s = backoff_cap_s
         self.timeout_s = timeout_s
+        self.deadline_s = default_test_timeout_s()  # a call's deadline when its test sets none
         self._base = httpx.URL(base_url.rstrip("/") + "/")
         self._headers = {"content-type": "application/json", "accept": "application/json", **headers}
         self._timeout = httpx.Timeout(timeout_s).as_dict()
@@ -185,67 +198,99 @@ class JsonHttpClient:
         finally:
             self._busy[index] -= 1
 
-    async def post_json(self, path: str, payload: Any, *, params: Mapping[str, str] | None = None) -> Any:
+    async def post_json(
+        self,
+        path: str,
+        payload: Any,
+        *,
+        params: Mapping[str, str] | None = None,
+        deadline_s: float | None = None,
+    ) -> Any:
+        """The decoded answer to POSTing `payload`, retried as targets/retry_policy.py says, within
+        `deadline_s` (else the default per-test timeout) from the first send."""
         body = _encoder.encode(payload)
         limiter = self._limiter
         if limiter is None:
             limiter = self._limiter = limiter_for(self._limit_key, self.name, self._limits)
         tokens = _estimated_tokens(body) if limiter.settings.max_tpm else 0.0
-        last_error = "no attempt made"
-        timed_out_last = False
-        attempt = 0  # failed attempts that count against max_retries (rate limits do not)
-        waited = 0.0
-        while True:
-            retry_after: float | None = None
-            timed_out_last = False
-            await limiter.acquire(tokens)
-            sent = time.monotonic()
-            try:
-                status, response_headers, content = await self._post_once(path, body, params)
-            except (httpx.TimeoutException, TimeoutError):
-                limiter.release_failed()
-                last_error = f"request {timed_out(self.timeout_s)}"
-                timed_out_last = True
-            except httpx.TransportError as exc:
-                limiter.release_failed()
-                last_error = f"connection error: {type(exc).__name__}: {exc}"
-            except BaseException:  # cancelled (the test's deadline): the slot is given back
-                limiter.release_failed()
-                raise
-            else:
-                if status < 300:
-                    limiter.release_ok(time.monotonic() - sent)
-                    _note_limits(limiter, response_headers)
-                    decoded = self._decode(content)
-                    if tokens:
-                        limiter.charge(_output_tokens(decoded))
-                    return decoded
-                if status in RATE_LIMIT_STATUSES:
-                    signal = rate_signal(response_headers)
-                    if signal.exhausted_for is not None:
-                        limiter.hold(signal.exhausted_for)
-                    told = signal.retry_after
-                    wait = limiter.release_limited(signal.exhausted_for if told is None else told)
-                    if waited >= MAX_HOLD_S:
-                        raise TargetError(
-                            f"HTTP {status}: {_excerpt(content)} (still rate limited after waiting "
-                            f"{waited:.0f}s; lower the target's max_rpm or max_concurrency)"
-                        )
-                    waited += wait
-                    await limiter.wait_limited(wait)
-                    continue
-                limiter.release_failed()
-                last_error = f"HTTP {status}: {_excerpt(content)}"
-                if status not in RETRY_STATUSES:
-                    raise TargetError(last_error)
-                retry_after = retry_after_seconds(response_headers)
-            if attempt >= self.max_retries:
-                break
-            base, cap = self.backoff_base_s, self.backoff_cap_s
-            await asyncio.sleep(backoff_delay(attempt, base_s=base, cap_s=cap, retry_after=retry_after))
-            attempt += 1
-        error = TargetTimeout if timed_out_last else TargetError
-        raise error(f"{last_error} (gave up after {attempt + 1} attempts)")
+        deadline = deadline_s or self.deadline_s
+        sends = 0
+        # The first admission waits the target's pace (other tests' requests), not this test's time.
+        await limiter.acquire(tokens)
+        try:
+            async with asyncio.timeout(deadline):
+                started = time.monotonic()
+                attempt = 0  # failed attempts that spent one of max_retries
+                while True:
+                    if sends:
+                        await limiter.acquire(tokens)
+                    sends += 1
+                    outcome = await self._attempt(path, body, params, limiter, tokens)
+                    if isinstance(outcome, _Answer):
+                        return outcome.body
+                    if not outcome.spends:
+                        assert outcome.wait_s is not None  # a rate limit's wait
+                        if time.monotonic() - started >= RATE_LIMIT_GIVE_UP_S:
+                            raise TargetError(
+                                f"{outcome.error} (still rate limited {RATE_LIMIT_GIVE_UP_S:g}s after "
+                                f"the first request; lower the target's max_rpm or max_concurrency)"
+                            )
+                        await limiter.wait_limited(outcome.wait_s)
+                        continue
+                    if attempt >= self.max_retries:
+                        error = TargetTimeout if outcome.timed_out else TargetError
+                        raise error(f"{outcome.error} (gave up after {attempt + 1} attempts)")
+                    base, cap = self.backoff_base_s, self.backoff_cap_s
+                    delay = backoff_delay(attempt, base_s=base, cap_s=cap, retry_after=outcome.wait_s)
+                    if outcome.rate_limited:
+                        await limiter.wait_limited(delay)
+                    else:
+                        await asyncio.sleep(delay)
+                    attempt += 1
+        except TimeoutError:
+            raise TargetTimeout(f"request {timed_out(deadline)}, {sends} request(s) sent") from None
+
+    async def _attempt(
+        self,
+        path: str,
+        body: bytes,
+        params: Mapping[str, str] | None,
+        limiter: TargetLimiter,
+        tokens: float,
+    ) -> _Answer | _Retry:
+        """One request, admitted by `limiter` and given back to it; raises `TargetError` for an
+        answer not worth asking again."""
+        sent = time.monotonic()
+        try:
+            status, response_headers, content = await self._post_once(path, body, params)
+        except (httpx.TimeoutException, TimeoutError):
+            limiter.release_failed()
+            return _Retry(f"request {timed_out(self.timeout_s)}", timed_out=True)
+        except httpx.TransportError as exc:
+            limiter.release_failed()
+            return _Retry(f"connection error: {type(exc).__name__}: {exc}")
+        except BaseException:  # cancelled (the test's deadline): the slot is given back
+            limiter.release_failed()
+            raise
+        if status < 300:
+            limiter.release_ok(time.monotonic() - sent)
+            _note_limits(limiter, response_headers)
+            decoded = self._decode(content)
+            if tokens:
+                limiter.charge(_output_tokens(decoded))
+            return _Answer(decoded)
+        error = f"HTTP {status}: {_excerpt(content)}"
+        if status in RATE_LIMIT_STATUSES:
+            signal = rate_signal(response_headers)
+            if signal.exhausted_for is not None:
+                limiter.hold(signal.exhausted_for)
+            told = signal.exhausted_for if signal.retry_after is None else signal.retry_after
+            wait = limiter.release_limited(told)
+            return _Retry(error, wait, spends=says_now(told), rate_limited=True)
+        limiter.release_failed()
+        if not is_transient(status):
+            raise TargetError(error)
+        return _Retry(error, retry_after_seconds(response_headers))
 
     @staticmethod
     def _decode(content: bytes) -> Any:

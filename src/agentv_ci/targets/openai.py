@@ -162,7 +162,9 @@ class OpenAITarget:
     async def invoke(self, request: TargetRequest) -> TargetResponse:
         started = time.perf_counter()
         path, params = self._path()
-        body = await self._client.post_json(path, self._payload(request), params=params)
+        body = await self._client.post_json(
+            path, self._payload(request), params=params, deadline_s=request.timeout_s
+        )
         text, calls, usage = parse_chat_completion(body, self.PROVIDER)
         model = str((body.get("model") if isinstance(body, dict) else None) or self.model)
         return reply_response(

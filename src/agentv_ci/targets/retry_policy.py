@@ -1,0 +1,46 @@
+"""When a model-API request is tried again, and how long it waits first (used by targets/http.py).
+
+- **Transient** (retried): 408, 409, every 5xx but 501 and 505 (they say the request can never
+  work), a connection refused or reset before an answer, an attempt past `timeout_seconds`. Each
+  retry spends one of `max_retries` (default 4: five attempts) and waits capped exponential backoff
+  with full jitter, or the server's `retry-after` when it sends one.
+- **Rate limits** (429, 529; targets/rate_limits.py) wait what the server says without spending a
+  retry, except a wait that says "now" (under `NOW_S`: `Retry-After: 0`, a date in the past): that
+  spends one and waits the backoff, so a server answering 429 + `Retry-After: 0` for ever gets
+  `max_retries + 1` requests, not thousands. A request still limited `RATE_LIMIT_GIVE_UP_S` after
+  its first send fails.
+- Any other status is the request's own fault: asked once.
+
+Every loop also ends at the call's deadline (`deadline_s`: the test's timeout, else the default of
+deadlines.py), counted from the first send: queueing behind the target's pace is not the test's time.
+"""
+
+from __future__ import annotations
+
+import random
+
+DEFAULT_MAX_RETRIES = 4  # five attempts: at 20 % transient faults, 0.2^5 = 0.03 % of tests still fail
+NOT_RETRIED_5XX = frozenset({501, 505})  # Not Implemented, HTTP Version Not Supported
+RETRIED_4XX = frozenset({408, 409})  # Request Timeout, Conflict (a concurrent-request clash)
+NOW_S = 0.05  # a rate-limit wait shorter than this says "now": it spends a retry
+RATE_LIMIT_GIVE_UP_S = 600.0  # a request still rate limited this long after its first send fails
+RETRY_AFTER_CEILING_S = 120.0  # the longest retry-after waited for (a longer one waits this long)
+
+
+def is_transient(status: int) -> bool:
+    """An HTTP status worth asking again (not a rate limit: those are the limiter's)."""
+    return status in RETRIED_4XX or (500 <= status <= 599 and status not in NOT_RETRIED_5XX)
+
+
+def says_now(wait_s: float | None) -> bool:
+    """A rate limit's wait that tells the client to come back at once (0, or a date in the past)."""
+    return wait_s is not None and wait_s < NOW_S
+
+
+def backoff_delay(attempt: int, *, base_s: float, cap_s: float, retry_after: float | None) -> float:
+    """Seconds to wait before retry number `attempt` (0-based). A server's retry-after is honoured
+    even above `cap_s` (retrying sooner only earns another refusal), up to `RETRY_AFTER_CEILING_S`;
+    one that says "now" gets the backoff instead."""
+    if retry_after is not None and not says_now(retry_after):
+        return min(retry_after, max(cap_s, RETRY_AFTER_CEILING_S))
+    return random.uniform(0, min(cap_s, base_s * (2**attempt)))
