@@ -93,3 +93,51 @@ def test_table_is_what_node_gives_now() -> None:
     fresh = json.loads(done.stdout)
     for part in ("regex", "trim", "json_deep", "json_text"):
         assert fresh[part] == TABLE[part], part
+
+
+_FOLDING_SCRIPT = r"""
+const ours = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const quote = (s) => s.replace(/[\\^$.*+?()[\]{}|\/]/g, "\\$&");
+const same = (a, b) => new RegExp("^" + quote(a) + "$", "ui").test(b);
+const canon = [];
+for (let c = 0; c < 0x10000; c++) {
+  const upper = String.fromCharCode(c).toUpperCase();
+  const u = upper.length === 1 ? upper.charCodeAt(0) : c;
+  canon.push(c >= 128 && u < 128 ? c : u);
+}
+const related = [];
+for (let c = 0; c < 0x1e960; c++) {
+  if (c >= 0xd800 && c < 0xe000) continue;
+  const s = String.fromCodePoint(c);
+  for (const o of [s.toLowerCase(), s.toUpperCase()]) {
+    if ([...o].length === 1 && o !== s) related.push([c, o.codePointAt(0), same(s, o)]);
+  }
+}
+const groups = ours.map((g) => g.every((c) => same(String.fromCodePoint(g[0]), String.fromCodePoint(c))));
+process.stdout.write(JSON.stringify({ canon, related, groups }));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_case_folding_is_nodes_for_every_cased_character() -> None:
+    """The `i` flag's equivalences, without `u` (every UTF-16 unit) and with it (every character
+    related by node's toLowerCase/toUpperCase, and every group we make), as node's own RegExp has them."""
+    from agentv_ci.graders.js_case_folding import case_group_of, case_groups
+
+    ours = case_groups(True)
+    done = subprocess.run(
+        ["node", "-e", _FOLDING_SCRIPT],
+        input=json.dumps(ours),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    node = json.loads(done.stdout)
+    by_canon: dict[int, list[int]] = {}
+    for code, form in enumerate(node["canon"]):
+        by_canon.setdefault(form, []).append(code)
+    assert {tuple(g) for g in by_canon.values() if len(g) > 1} == set(case_groups(False))
+    group_of = case_group_of(True)
+    assert [r for r in node["related"] if (r[1] in group_of.get(r[0], ())) != r[2]] == []
+    assert all(node["groups"])

@@ -9,7 +9,9 @@
 Python's `re`/`regex` IGNORECASE folds differently from both, so the translated pattern spells each
 equivalence out instead (see `js_regex`). Python knows full case folding only; the simple foldings it
 cannot derive (a few lowercase letters whose S mapping is another lowercase letter) are listed below.
-The tables come from Python's Unicode data, which may lag node's for letters added since.
+The tables come from Python's Unicode data (14.0 on Python 3.11), plus the case pairs Unicode 16 and
+17 added, which node 20 (Unicode 17) already folds; `tests/graders/test_js_strings.py` compares every
+cased character with node's.
 """
 
 from __future__ import annotations
@@ -23,9 +25,19 @@ __all__ = ["Ranges", "case_group_of", "case_groups", "close_under_case", "merge_
 _LAST_CASED = 0x1E960
 # CaseFolding.txt's S mappings between two lowercase letters, which `str.lower()` cannot reveal.
 _SIMPLE_ONLY = {0x1FD3: 0x0390, 0x1FE3: 0x03B0, 0xFB05: 0xFB06}
+# Upper -> lower case pairs of Unicode 16-17 (Latin, Cyrillic, Garay, Beria Erfe), unknown to older data.
+_NEWER_LOWER = {
+    **{0xA7DC: 0x019B, 0xA7CB: 0x0264, 0x1C89: 0x1C8A, 0xA7CC: 0xA7CD, 0xA7CE: 0xA7CF},
+    **{0xA7D2: 0xA7D3, 0xA7D4: 0xA7D5, 0xA7DA: 0xA7DB},
+    **{upper: upper + 0x20 for upper in range(0x10D50, 0x10D66)},
+    **{upper: upper + 0x1B for upper in range(0x16EA0, 0x16EB9)},
+}
+_NEWER_UPPER = {lower: upper for upper, lower in _NEWER_LOWER.items()}
 
 
 def _canonical_unit(code: int) -> int:
+    if code in _NEWER_UPPER:
+        return _NEWER_UPPER[code]
     upper = chr(code).upper()
     if len(upper) != 1:
         return code
@@ -35,8 +47,8 @@ def _canonical_unit(code: int) -> int:
 
 
 def _simple_fold(code: int) -> int:
-    if code in _SIMPLE_ONLY:
-        return _SIMPLE_ONLY[code]
+    if code in _SIMPLE_ONLY or code in _NEWER_LOWER:
+        return _SIMPLE_ONLY.get(code) or _NEWER_LOWER[code]
     folded = chr(code).casefold()
     if len(folded) == 1:  # status C (or no folding)
         return ord(folded)
