@@ -152,7 +152,8 @@ def test_max_regression_on_suite_mean_beyond_its_standard_error() -> None:
     decision = decide(steady, GateOptions(max_regression=0.03), base)
     assert decision.exit_code == ExitCode.GATE_FAILED
     assert decision.reasons == [
-        "suite s: mean score fell 0.050 vs baseline (se 0.000) > max regression 0.030"
+        "suite s: mean score fell 0.050 vs baseline (se 0.000, CI [-0.050, -0.050], p=0.0156 corrected) "
+        "> max regression 0.030"  # the exact sign-flip test: 1 of the 64 sign patterns
     ]
     # single samples, each drop < 0.1 (possible regressions); mean -0.03 but se 0.026: within noise
     base9 = run(*(ok(f"t{i}", 0.9) for i in range(6)))

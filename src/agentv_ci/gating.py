@@ -6,10 +6,13 @@ A missed gate is a value, not an exception. Exit codes (DESIGN.md):
   - a test fails its threshold (default on; see `fail_on_test_failure`),
   - a suite's or the whole run's pass rate is below `min_pass_rate`,
   - a suite's or the whole run's mean score is below `min_mean_score`,
-  - against a baseline, a test regressed/broke beyond noise by more than `max_regression`, or a
-    suite's mean score (>= 2 matched tests) fell by more than `max_regression` and by more than
-    1.96 standard errors of its per-test deltas. A test whose definition changed (`changed` in
-    compare) is never a regression, and is left out of the suite deltas.
+  - against a baseline, a test regressed/broke (compare.py: with repeats, significantly by Fisher
+    exact on the attempts' pass counts, corrected over the run's family of comparisons; with one
+    attempt a side, by the verdicts' word) and fell by more than `max_regression`, or a suite's
+    mean score (>= 2 matched tests) fell by more than `max_regression` and significantly (the paired
+    sign-flip test, the test as the unit, in the same family). With repeats an unchanged agent is
+    blocked in at most 5% of runs at any suite size (bench/noise.py). A test whose definition
+    changed (`changed` in compare) is never a regression, and is left out of the suite deltas.
 - **3 (inconclusive)** when no quality gate failed but the run cannot be called green:
   - nothing conclusive ran (no results, every test errored or was not run),
   - execution errors occurred and `fail_on_error` is on (the default),
@@ -215,9 +218,10 @@ def cost_gate(summary: RunSummary, overall: Totals, limit: float) -> tuple[list[
 def regression_reasons(comparison: Comparison, max_regression: float | None) -> tuple[list[str], list[str]]:
     """(gate failures, notes) from a baseline comparison.
 
-    Fails: tests `regressed`/`broken` beyond noise whose score fell by more than `max_regression`;
-    suites (>= 2 matched tests) whose mean score fell by more than `max_regression`, by more than
-    1.96 standard errors of the per-test deltas, and by more than the noise floor (0.01).
+    Fails: tests `regressed`/`broken` (significant after the family correction, or by their single
+    samples' word) that fell by more than `max_regression` (`TestComparison.drop`); suites (>= 2
+    matched tests) whose mean score fell by more than `max_regression` and the noise floor (0.01),
+    with a corrected p-value below alpha.
     Notes: every other worse-looking test (incl. `possible regression`), and one line for the tests
     whose definition changed (`changed`: never gated, whatever their scores did). None: notes only.
     """
@@ -225,8 +229,7 @@ def regression_reasons(comparison: Comparison, max_regression: float | None) -> 
     notes: list[str] = []
     limit = max_regression
     for row in comparison.tests:
-        drop = -(row.delta or 0.0)
-        if row.status in ("regressed", "broken") and limit is not None and drop > limit:
+        if row.status in ("regressed", "broken") and limit is not None and row.drop > limit:
             reasons.append(f"{row.label}: {row.status} vs baseline ({row.describe()})")
         elif row.status in ("regressed", "broken", "possible regression"):
             notes.append(f"{row.label}: {row.status} vs baseline ({row.describe()})")
@@ -236,13 +239,14 @@ def regression_reasons(comparison: Comparison, max_regression: float | None) -> 
         notes.append(f"{len(changed)} test(s) changed definition since the baseline, not compared: {names}")
     for suite in comparison.suites:
         # one matched test: the test-level verdict above already decided (with its own noise model)
-        if limit is None or suite.mean_delta is None or suite.matched < 2 or suite.stderr is None:
+        if limit is None or suite.mean_delta is None or suite.p_value is None:
             continue
-        beyond_noise = suite.stderr == 0 or -suite.mean_delta > 1.96 * suite.stderr
-        if -suite.mean_delta > max(limit, NOISE_FLOOR) and beyond_noise:
+        if -suite.mean_delta > max(limit, NOISE_FLOOR) and suite.p_value < comparison.alpha:
+            interval = f", CI [{suite.ci[0]:+.3f}, {suite.ci[1]:+.3f}]" if suite.ci else ""
             reasons.append(
                 f"suite {suite.suite}: mean score fell {-suite.mean_delta:.3f} vs baseline "
-                f"(se {suite.stderr or 0:.3f}) > max regression {limit:.3f}"
+                f"(se {suite.stderr or 0:.3f}{interval}, p={suite.p_value:.3g} corrected) "
+                f"> max regression {limit:.3f}"
             )
     return reasons, notes
 
