@@ -71,21 +71,18 @@ class Cell:
 
 
 class Server:
-    """The rate-limited server in its own process; `stop()` returns (answered, limited)."""
+    """The rate-limited server in its own process; `stop()` returns (answered, limited) and keeps
+    every count it printed in `stats`. `faults`: shares of 500, 503 and resets ("0.1,0.05,0.05")."""
 
-    def __init__(self, rate: int) -> None:
+    def __init__(self, rate: int, *, faults: str = "", seed: int = 0) -> None:
         burst = "10" if rate < 1_000_000 else str(rate)
+        self.stats: dict[str, int] = {}
+        command = [sys.executable, "-m", "tests.fakes.rate_limited_server", str(rate)]
+        command += ["--latency", str(LATENCY_S), "--burst", burst]
+        if faults:
+            command += ["--faults", faults, "--seed", str(seed)]
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "tests.fakes.rate_limited_server",
-                str(rate),
-                "--latency",
-                str(LATENCY_S),
-                "--burst",
-                burst,
-            ],
+            command,
             cwd=REPO,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -98,9 +95,9 @@ class Server:
     def stop(self) -> tuple[int, int]:
         assert self.process.stdin is not None and self.process.stdout is not None
         self.process.stdin.close()
-        stats = json.loads(self.process.stdout.readline() or "{}")
+        self.stats = json.loads(self.process.stdout.readline() or "{}")
         self.process.wait(timeout=30)
-        return int(stats.get("answered", 0)), int(stats.get("limited", 0))
+        return int(self.stats.get("answered", 0)), int(self.stats.get("limited", 0))
 
 
 def _eval_yaml(count: int) -> str:

@@ -16,6 +16,8 @@ A missed gate is a value, not an exception. Exit codes (DESIGN.md):
 - **3 (inconclusive)** when no quality gate failed but the run cannot be called green:
   - nothing conclusive ran (no results, every test errored or was not run),
   - execution errors occurred and `fail_on_error` is on (the default),
+  - the run stopped at its budget or ended over it ("budget reached: $X of $Y", with or without
+    tests left unrun: a run that broke its spending limit is not green either),
   - tests were not run (the budget ran out, or a results file holds `not_run` rows), and in
     particular planned tests have no finished row (the run was interrupted or killed, or a shard
     is missing): "incomplete: N of M tests did not run" (the run's plan, reporting/plan_file.py).
@@ -38,6 +40,7 @@ from dataclasses import dataclass, field
 from agentv_ci.compare import NOISE_FLOOR, Comparison
 from agentv_ci.errors import ExitCode, UsageError
 from agentv_ci.model.result import RunSummary, TestResult
+from agentv_ci.reporting.estimate_text import budget_reached
 from agentv_ci.reporting.tally import FirstFew, tally_of
 from agentv_ci.reporting.totals import Totals
 
@@ -319,8 +322,8 @@ def _decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | No
     else:
         if errored.count and options.fail_on_error:
             inconclusive.append(f"{errored.count} test(s) had execution errors: {_names(errored)}")
-        if summary.budget_exhausted and not_run:
-            inconclusive.append(f"budget exhausted: {not_run} test(s) not run")
+        if summary.budget_exhausted and (not_run or summary.budget_usd is not None):
+            inconclusive.append(budget_reached(summary, not_run))  # stopped at it, or ended over it
         elif not_run and not incomplete:  # e.g. `not_run` rows in results without a plan record
             names = _names(tally.skipped)
             inconclusive.append(f"{not_run} test(s) did not run" + (f": {names}" if names else ""))

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from agentv_ci.security.redaction import redact
+
 __all__ = [
     "clean_text",
     "escape_controls",
@@ -86,14 +88,15 @@ def escape_controls(text: str) -> str:
 
 
 def excerpt(text: str | None, limit: int) -> str:
-    """`clean_text` then cap at `limit` characters (marking the cut)."""
+    """`clean_text` then cap at `limit` characters (marking the cut). Secrets are masked in the whole
+    text first, and a piece of one the cut leaves at the end is masked too (security.redaction)."""
     if not text:
         return ""
-    text = clean_text(text)
+    text = clean_text(redact(text))
     if len(text) <= limit:
         return text
     cut = max(limit - 20, 0)
-    return text[:cut] + f"… [{len(text) - cut} chars cut]"
+    return redact(text[:cut]) + f"… [{len(text) - cut} chars cut]"
 
 
 def neutralise_workflow_commands(text: str) -> str:

@@ -111,7 +111,7 @@ def test_metric_texts_use_agentv_wording() -> None:
     ("type_", "config", "message"),
     [
         ("latency", {}, "needs `threshold`"),
-        ("latency", {"threshold": -1}, "needs `threshold`"),
+        ("latency", {"threshold": -1}, "Expected `float` >= 0.0 - at `$.threshold`"),
         ("cost", {}, "needs `budget`"),
         ("token-usage", {}, "needs one of max_total"),
         ("execution-metrics", {"exploration_tolerance": 0.1}, "needs at least one of"),

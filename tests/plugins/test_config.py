@@ -66,7 +66,7 @@ def test_a_json_schema_reports_every_issue_with_its_key() -> None:
 
 def test_msgspec_reports_its_first_issue() -> None:
     assert config_issues(WithStruct, {"limit": "many"}) == [
-        ConfigIssue("Expected `int`, got `str` - at `$.limit`", "limit")
+        ConfigIssue("Expected `int`, got `str` - at `$.limit`", "limit", "limit")
     ]
 
 

@@ -17,7 +17,11 @@ from agentv_ci.statistics.fisher import (  # noqa: E402
     min_p_less,
 )
 from agentv_ci.statistics.paired import paired_delta  # noqa: E402
-from agentv_ci.statistics.proportions import newcombe_difference, wilson_interval  # noqa: E402
+from agentv_ci.statistics.proportions import (  # noqa: E402
+    clopper_pearson,
+    newcombe_difference,
+    wilson_interval,
+)
 from agentv_ci.statistics.student_t import t_cdf, t_critical_95, t_quantile  # noqa: E402
 
 COUNTS = [(1, 1), (5, 5), (10, 10), (20, 20), (1, 20), (7, 3)]
@@ -140,3 +144,23 @@ def test_small_suites_use_the_exact_sign_flip_test() -> None:
         n_resamples=10**6,
     ).pvalue
     assert paired.p_less == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("passes", "n"), [(0, 1), (1, 1), (0, 5), (3, 5), (20, 20), (14, 20), (1, 1000)])
+def test_clopper_pearson_matches_scipy(passes: int, n: int) -> None:
+    for confidence in (0.9, 0.95, 0.999):
+        expected = scipy_stats.binomtest(passes, n).proportion_ci(confidence, method="exact")
+        assert clopper_pearson(passes, n, confidence) == pytest.approx(
+            (expected.low, expected.high), abs=1e-9
+        )
+
+
+def test_a_drop_the_exact_test_calls_significant_has_an_interval_below_zero() -> None:
+    """Every table up to 12 attempts a side, at three family sizes: where the one-sided Fisher test
+    rejects at alpha/M, the exact-component Newcombe interval at 1 - 2·alpha/M lies below zero (the
+    reverse can fail at the edge: the interval is an approximation, the verdict follows the test)."""
+    for n, m, family in itertools.product(range(1, 13), range(1, 13), (1, 3, 10)):
+        cut = 0.05 / family
+        for bp, hp in itertools.product(range(n + 1), range(m + 1)):
+            if fisher_exact_less(bp, n, hp, m) < cut:
+                assert newcombe_difference(bp, n, hp, m, 1 - 2 * cut, exact=True)[1] < 0, (bp, n, hp, m)

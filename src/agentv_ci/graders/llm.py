@@ -29,6 +29,7 @@ from agentv_ci.graders.preprocessing import (
     resolve_commands,
 )
 from agentv_ci.graders.rubric_items import normalise_rubrics, score_checklist, score_ranges
+from agentv_ci.model.bounds import Temperature
 from agentv_ci.model.result import GraderResult, TargetResponse, TokenUsage
 from agentv_ci.model.suite import GraderSpec, Test
 from agentv_ci.plugins import GradingContext
@@ -42,7 +43,7 @@ class LlmGraderConfig(msgspec.Struct):
     rubrics: list[Any] | None = None
     target: str | None = None
     model: str | None = None
-    temperature: float | None = None
+    temperature: Temperature | None = None
     max_steps: int | None = None
     config: dict[str, Any] | None = None
     preprocessors: list[dict[str, Any]] | None = None

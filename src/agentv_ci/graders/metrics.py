@@ -11,6 +11,7 @@ import msgspec
 from agentv_ci.errors import ConfigError
 from agentv_ci.graders.outcome import check, scored
 from agentv_ci.graders.tool_calls import has_trace, tool_calls_of
+from agentv_ci.model.bounds import Fraction, Usd, WaitMs
 from agentv_ci.model.result import AssertionResult, GraderResult, TargetResponse
 from agentv_ci.model.suite import GraderSpec
 from agentv_ci.plugins import GradingContext
@@ -59,7 +60,7 @@ def _required_limit(spec: GraderSpec, value: float | None, *, grader: str, field
 class LatencyConfig(msgspec.Struct):
     """`threshold`: the maximum duration in milliseconds."""
 
-    threshold: float | None = None
+    threshold: WaitMs | None = None
 
 
 class Latency:
@@ -89,7 +90,7 @@ class Latency:
 class CostConfig(msgspec.Struct):
     """`budget`: the maximum cost in USD."""
 
-    budget: float | None = None
+    budget: Usd | None = None
 
 
 class Cost:
@@ -165,10 +166,10 @@ class ExecutionMetricsConfig(msgspec.Struct):
     max_tokens: int | None = None
     max_input_tokens: int | None = None
     max_output_tokens: int | None = None
-    max_cost_usd: float | None = None
-    max_duration_ms: float | None = None
-    target_exploration_ratio: float | None = None
-    exploration_tolerance: float = 0.2
+    max_cost_usd: Usd | None = None
+    max_duration_ms: WaitMs | None = None
+    target_exploration_ratio: Fraction | None = None
+    exploration_tolerance: Fraction = 0.2
 
 
 def _llm_calls(response: TargetResponse) -> int | None:

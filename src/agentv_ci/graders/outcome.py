@@ -8,6 +8,7 @@ from typing import Any
 
 from agentv_ci.model.result import AssertionResult, GraderResult, TargetResponse, TokenUsage
 from agentv_ci.model.suite import GraderSpec
+from agentv_ci.security.redaction import SECRETS, redact
 from agentv_ci.text_safety import excerpt as capped
 
 SHOWN_CHARS = 300  # the most an `expected` / `actual` value keeps (reporters may cut further)
@@ -71,7 +72,10 @@ def check(
 
 def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
     """A value as one bounded line for `expected` / `actual`: JSON (a string quoted, its line breaks
-    and control characters escaped), cleaned and cut at `limit` characters with the cut marked."""
+    and control characters escaped), cleaned and cut at `limit` characters with the cut marked.
+    Secrets are masked in each string before it is quoted (a piece of one at a string's edge too)."""
+    if SECRETS:
+        value = SECRETS.redact_tree(value)
     try:
         text = json.dumps(value, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
@@ -88,7 +92,7 @@ def around(text: str, start: int, end: int, context: int = 40) -> str:
     """`shown` of the part of `text` from `context` characters before `start` to as many after `end`,
     with `…` where it was cut: what a search found, in its place."""
     lo, hi = max(start - context, 0), min(end + context, len(text))
-    part = shown(text[lo:hi])
+    part = shown(SECRETS.redact_window(text, lo, hi))  # a secret the window cuts is masked whole
     return ("…" if lo > 0 else "") + part + ("…" if hi < len(text) else "")
 
 
@@ -123,8 +127,9 @@ def errored(
 
 
 def excerpt(text: str, limit: int = 200) -> str:
-    """A short quote of `text` for assertion evidence."""
-    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} chars)"
+    """A short quote of `text` for assertion evidence, secrets masked before and after the cut."""
+    text = redact(text)
+    return text if len(text) <= limit else redact(text[:limit]) + f"... ({len(text)} chars)"
 
 
 def answer_text(response: TargetResponse) -> str:

@@ -8,14 +8,17 @@ import re
 from typing import Any
 
 from agentv_ci.loading.context import LoadContext, Node, type_name
+from agentv_ci.model.bounds import within
 from agentv_ci.model.workspace import DockerWorkspace, ImageRepo
 
 DOCKER_KEYS = ("image", "timeout", "memory", "cpus", "network")
 NETWORKS = ("none", "bridge")
 MAX_TIMEOUT_S = 86_400
-MIN_CPUS = 0.1  # AgentV's schema minimum
+MIN_CPUS, MAX_CPUS = 0.1, 1024.0  # AgentV's schema minimum; more than any host has
+MIN_MEMORY, MAX_MEMORY = 6 * 2**20, 2**40  # Docker's own minimum (6m); 1 TiB
 # Docker's own size syntax (`512m`, `2g`, `1.5GB`, `1073741824`): go-units RAMInBytes.
-_MEMORY = re.compile(r"^\d+(\.\d+)? ?[kmgtp]?i?b?$", re.IGNORECASE)
+_MEMORY = re.compile(r"^(\d+(?:\.\d+)?) ?([kmgtp]?)i?b?$", re.IGNORECASE)
+_UNIT_POWER = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 # A reference Docker can resolve: [registry[:port]/]name[:tag][@digest]; never an option.
 _IMAGE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/:@+-]*$")
 
@@ -60,6 +63,14 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def _memory_bytes(text: str) -> float | None:
+    """The bytes a Docker size names (binary units, as go-units reads them); None when not a size."""
+    match = _MEMORY.match(text)
+    if match is None:
+        return None
+    return float(match.group(1)) * float(1024 ** _UNIT_POWER[match.group(2).lower()])
+
+
 def parse_docker(raw: Any, node: Node, ctx: LoadContext) -> DockerWorkspace | None:
     """The container settings of `workspace.docker`; None (with errors recorded) when unusable."""
     if not isinstance(raw, dict):
@@ -84,7 +95,8 @@ def parse_docker(raw: Any, node: Node, ctx: LoadContext) -> DockerWorkspace | No
         fields["image"] = image.strip()
     timeout = raw.get("timeout")
     if timeout is not None:
-        if not _number(timeout) or timeout != int(timeout) or not 1 <= timeout <= MAX_TIMEOUT_S:
+        # the range first: int() of NaN or an infinity raises
+        if not _number(timeout) or not within(timeout, 1, MAX_TIMEOUT_S) or timeout != int(timeout):
             ctx.error(
                 "E110",
                 f"workspace.docker.timeout must be a whole number of seconds in 1..{MAX_TIMEOUT_S}",
@@ -96,22 +108,35 @@ def parse_docker(raw: Any, node: Node, ctx: LoadContext) -> DockerWorkspace | No
             fields["timeout"] = int(timeout)
     memory = raw.get("memory")
     if memory is not None:
-        text = str(memory) if _number(memory) and memory == int(memory) else memory
-        if not isinstance(text, str) or not _MEMORY.match(text.strip()):
+        size: float | None = None  # bytes; a number is bytes (not float(): a 400-digit int overflows)
+        if _number(memory):
+            size = memory
+        elif isinstance(memory, str):
+            size = _memory_bytes(memory.strip())
+        if size is None:
             ctx.error(
                 "E103",
                 f"workspace.docker.memory must be a size such as 512m or 2g, got {memory!r}",
                 node.child("memory"),
             )
             ok = False
+        elif not within(size, MIN_MEMORY, MAX_MEMORY) or (_number(memory) and size != int(size)):
+            ctx.error(
+                "E110",
+                f"workspace.docker.memory must be from 6m to 1t (Docker's minimum; 1 TiB), got {memory!r}",
+                node.child("memory"),
+            )
+            ok = False
         else:
+            text = str(int(size)) if _number(memory) else str(memory)  # a number: bytes
             fields["memory"] = text.strip().replace(" ", "")
     cpus = raw.get("cpus")
     if cpus is not None:
-        if not _number(cpus) or cpus < MIN_CPUS or cpus > 1024:
+        if not _number(cpus) or not within(cpus, MIN_CPUS, MAX_CPUS):
             ctx.error(
                 "E110",
-                f"workspace.docker.cpus must be a number from {MIN_CPUS} (e.g. 0.5 or 2), got {cpus!r}",
+                f"workspace.docker.cpus must be a number from {MIN_CPUS} to {MAX_CPUS:.0f} (e.g. 0.5 or 2), "
+                f"got {cpus!r}",
                 node.child("cpus"),
             )
             ok = False

@@ -9,7 +9,7 @@ import msgspec
 from agentv_ci.loading.context import LoadContext, Node, type_name
 from agentv_ci.loading.keys import EXECUTION_DEPRECATED, EXECUTION_KEYS, REPEAT_KEYS, REPEAT_STRATEGIES
 from agentv_ci.loading.matrix_targets import parse_targets
-from agentv_ci.model.bounds import MAX_ATTEMPTS
+from agentv_ci.model.bounds import MAX_ATTEMPTS, MAX_USD, within
 from agentv_ci.model.suite import ExecutionSpec, RepeatSpec
 
 _NUMBER = (int, float)
@@ -52,8 +52,12 @@ def _repeat(written: Any, node: Node, ctx: LoadContext, key: str) -> RepeatSpec 
     if "cost_limit_usd" in raw:
         limit = raw["cost_limit_usd"]
         if ctx.expect_type(limit, _NUMBER, "cost_limit_usd", node.child("cost_limit_usd"), "a number"):
-            if limit < 0:
-                ctx.error("E110", "cost_limit_usd must be >= 0", node.child("cost_limit_usd"))
+            if not within(limit, 0, MAX_USD):
+                ctx.error(
+                    "E110",
+                    f"cost_limit_usd must be a number of USD from 0 to {MAX_USD:,.0f}, got {limit}",
+                    node.child("cost_limit_usd"),
+                )
             spec.cost_limit_usd = float(limit)
     return spec
 
@@ -114,8 +118,12 @@ def parse_execution(
     if "budget_usd" in raw:
         value = raw["budget_usd"]
         if ctx.expect_type(value, _NUMBER, "budget_usd", node.child("budget_usd"), "a number"):
-            if not value > 0:
-                ctx.error("E110", f"budget_usd must be > 0, got {value}", node.child("budget_usd"))
+            if not within(value, 0, MAX_USD, above=True):
+                ctx.error(
+                    "E110",
+                    f"budget_usd must be a number of USD over 0, at most {MAX_USD:,.0f}, got {value}",
+                    node.child("budget_usd"),
+                )
             spec.budget_usd = float(value)
     if "sandbox" in raw and raw["sandbox"] not in SANDBOXES:
         ctx.error(

@@ -3,7 +3,6 @@ docs/eval-format.md): canonical kebab-case types, common fields lifted, the rest
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from agentv_ci.loading.grader_reuse import PURE_TYPES, CleanGrader, content_key,
 from agentv_ci.loading.keys import GRADER_COMMON, LEGACY_GRADER_NAMES, canonical_grader_type
 from agentv_ci.loading.rubrics import normalise_rubrics, read_min_score
 from agentv_ci.loading.template_paths import include_candidates, include_roots, is_template_name
+from agentv_ci.model.bounds import MAX_WEIGHT, within
 from agentv_ci.model.suite import GraderSpec
 
 MAX_INCLUDE_DEPTH = 3
@@ -62,8 +62,12 @@ def _common_fields(raw: dict[str, Any], node: Node, ctx: LoadContext) -> dict[st
     if weight == 1.0 and type(weight) is float:  # the default, unwritten in most graders
         fields["weight"] = 1.0
     elif ctx.expect_type(weight, (int, float), "weight", node.child("weight"), "a number"):
-        if not math.isfinite(weight) or weight < 0:
-            ctx.error("E107", f"weight must be a finite number >= 0, got {weight}", node.child("weight"))
+        if not within(weight, 0, MAX_WEIGHT):
+            ctx.error(
+                "E107",
+                f"weight must be a number from 0 to {MAX_WEIGHT:,.0f}, got {weight}",
+                node.child("weight"),
+            )
         fields["weight"] = float(weight)
     if "required" in raw:
         required = raw["required"]

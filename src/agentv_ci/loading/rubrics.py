@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from agentv_ci.loading.context import LoadContext, Node, type_name
 from agentv_ci.loading.keys import RUBRIC_KEYS
+from agentv_ci.model.bounds import MAX_WEIGHT, within
 
 OPERATORS = ("correctness", "contradiction")
 
@@ -84,9 +84,11 @@ def normalise_rubric(raw: Any, index: int, node: Node, ctx: LoadContext) -> dict
     }
     weight = raw.get("weight", 1.0)
     if ctx.expect_type(weight, (int, float), "rubric weight", node.child("weight"), "a number"):
-        if not math.isfinite(weight) or weight < 0:
+        if not within(weight, 0, MAX_WEIGHT):
             ctx.error(
-                "E107", f"rubric weight must be a finite number >= 0, got {weight}", node.child("weight")
+                "E107",
+                f"rubric weight must be a number from 0 to {MAX_WEIGHT:,.0f}, got {weight}",
+                node.child("weight"),
             )
         item["weight"] = float(weight)
     required = raw.get("required", True)

@@ -19,6 +19,7 @@ from agentv_ci.loading.documents import read_document
 from agentv_ci.loading.hook_commands import check_hook_command
 from agentv_ci.loading.keys import WORKSPACE_HOOK_KEYS, WORKSPACE_HOOKS, WORKSPACE_KEYS, WORKSPACE_REPO_KEYS
 from agentv_ci.loading.paths import resolve_reference, safe_resolve
+from agentv_ci.model.bounds import MAX_WAIT_MS
 from agentv_ci.model.workspace import ImageRepo, WorkspaceHook, WorkspaceRepo, WorkspaceSpec
 
 ISOLATION = ("shared", "per_test")
@@ -82,11 +83,15 @@ def parse_hook(
         if (
             isinstance(raw["timeout_ms"], int)
             and not isinstance(raw["timeout_ms"], bool)
-            and raw["timeout_ms"] > 0
+            and 0 < raw["timeout_ms"] <= MAX_WAIT_MS
         ):
             hook["timeout_ms"] = raw["timeout_ms"]
         else:
-            ctx.error("E110", "timeout_ms must be a positive integer", node.child("timeout_ms"))
+            ctx.error(
+                "E110",
+                f"timeout_ms must be a whole number of milliseconds from 1 to {MAX_WAIT_MS:.0f}",
+                node.child("timeout_ms"),
+            )
     if "env" in raw:
         env = _string_map(raw["env"], node.child("env"), ctx)
         if env is not None:

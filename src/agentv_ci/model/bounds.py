@@ -27,6 +27,31 @@ TimeoutSeconds = Annotated[float, msgspec.Meta(gt=0, le=MAX_TIMEOUT_S)]
 Retries = Annotated[int, msgspec.Meta(ge=0, le=MAX_RETRIES)]
 RetryDelayMs = Annotated[float, msgspec.Meta(ge=0, le=MAX_RETRY_DELAY_MS)]
 Connections = Annotated[int, msgspec.Meta(ge=1, le=MAX_CONNECTIONS)]
+# Money: a spend can only grow, so a negative price or cost would cancel what a judge cost.
+MAX_USD = 1_000_000.0  # budget_usd, cost_limit_usd, a cost grader's budget, a mock target's cost_usd
+MAX_PRICE_PER_MTOK = 10_000.0  # pricing: USD per million tokens (the dearest models cost ~$600)
+# Rates: the slowest allowed pace still sends one request a minute and lets a request of 1,000
+# tokens through each minute, so a run ends; the fastest is beyond any real API's limit.
+MIN_RPM, MAX_RPM = 1.0, 10_000_000.0  # max_rpm, requests per minute
+MIN_TPM, MAX_TPM = 1_000.0, 10_000_000_000.0  # max_tpm, tokens per minute
+MAX_CONCURRENCY = 10_000  # max_concurrency, requests in flight (as max_connections)
+MAX_TEMPERATURE = 2.0  # the widest range a model API takes (OpenAI: 0..2, Anthropic: 0..1)
+MAX_WAIT_MS = MAX_TIMEOUT_S * 1000  # delay_ms, a hook's timeout_ms, a duration limit in ms
+MAX_WEIGHT = 1_000_000.0  # a grader's or rubric's weight (a sum of weights must stay finite)
+Usd = Annotated[float, msgspec.Meta(ge=0, le=MAX_USD)]
+UsdPerMtok = Annotated[float, msgspec.Meta(ge=0, le=MAX_PRICE_PER_MTOK)]
+RequestsPerMinute = Annotated[float, msgspec.Meta(ge=MIN_RPM, le=MAX_RPM)]
+TokensPerMinute = Annotated[float, msgspec.Meta(ge=MIN_TPM, le=MAX_TPM)]
+Concurrency = Annotated[int, msgspec.Meta(ge=1, le=MAX_CONCURRENCY)]
+Temperature = Annotated[float, msgspec.Meta(ge=0, le=MAX_TEMPERATURE)]
+WaitMs = Annotated[float, msgspec.Meta(ge=0, le=MAX_WAIT_MS)]
+Fraction = Annotated[float, msgspec.Meta(ge=0, le=1)]
+
+
+def within(value: float, low: float, high: float, *, above: bool = False) -> bool:
+    """`low <= value <= high` (`low < value` with `above`): False for NaN, which fails every
+    comparison, and for an infinity, as no bound is infinite."""
+    return (low < value if above else low <= value) and value <= high
 
 
 def check_run_flags(
@@ -51,17 +76,36 @@ def check_run_flags(
 
 __all__ = [
     "MAX_ATTEMPTS",
+    "MAX_CONCURRENCY",
     "MAX_CONNECTIONS",
     "MAX_JOBS",
+    "MAX_PRICE_PER_MTOK",
     "MAX_RETRIES",
     "MAX_RETRY_DELAY_MS",
+    "MAX_RPM",
     "MAX_TARGETS",
+    "MAX_TEMPERATURE",
     "MAX_TIMEOUT_S",
+    "MAX_TPM",
     "MAX_TURNS",
+    "MAX_USD",
+    "MAX_WAIT_MS",
+    "MAX_WEIGHT",
     "MAX_WORKERS",
+    "MIN_RPM",
+    "MIN_TPM",
+    "Concurrency",
     "Connections",
+    "Fraction",
+    "RequestsPerMinute",
     "Retries",
     "RetryDelayMs",
+    "Temperature",
     "TimeoutSeconds",
+    "TokensPerMinute",
+    "Usd",
+    "UsdPerMtok",
+    "WaitMs",
     "check_run_flags",
+    "within",
 ]

@@ -188,5 +188,6 @@ class RunSummary(msgspec.Struct, omit_defaults=True):
     estimate: CostEstimate | None = None
     spent_usd: float | None = None
     unpriced: int = 0
+    budget_usd: float | None = None  # the run's `--budget-usd` (spent_usd counts against it)
     tool: str = "agentv-ci"
     version: str = ""

@@ -76,10 +76,12 @@ def config_keys(cls: Any) -> ConfigKeys:
 
 @dataclass(frozen=True)
 class ConfigIssue:
-    """One problem in a config; `key` is the top-level key it is about (None: the whole config)."""
+    """One problem in a config; `key` is the top-level key it is about (None: the whole config),
+    `path` the dotted path of the value (`pricing.input_per_mtok`) when msgspec names one."""
 
     message: str
     key: str | None = None
+    path: str | None = None
 
 
 def config_issues(cls: Any, raw: dict[str, Any], *, unknown_keys: bool = True) -> list[ConfigIssue]:
@@ -91,7 +93,7 @@ def config_issues(cls: Any, raw: dict[str, Any], *, unknown_keys: bool = True) -
         try:
             msgspec.convert(raw, cls.Config, strict=False)
         except msgspec.ValidationError as exc:
-            return [ConfigIssue(str(exc), _msgspec_key(str(exc)))]
+            return [ConfigIssue(str(exc), _msgspec_key(str(exc)), _msgspec_path(str(exc)))]
         return []
     issues: list[ConfigIssue] = []
     for error in sorted(_validator(cls).iter_errors(raw), key=_error_order):
@@ -111,10 +113,29 @@ def _error_order(error: Any) -> tuple[list[tuple[int, int, str]], str]:
     return where, str(error.message)
 
 
-def _msgspec_key(message: str) -> str | None:
+def _msgspec_path(message: str) -> str | None:
     if " - at `$." not in message:
         return None
-    return message.rsplit(" - at `$.", 1)[1].rstrip("`").split(".")[0].split("[")[0]
+    return message.rsplit(" - at `$.", 1)[1].rstrip("`")
+
+
+def _msgspec_key(message: str) -> str | None:
+    path = _msgspec_path(message)
+    return None if path is None else path.split(".")[0].split("[")[0]
+
+
+def key_location(
+    key_locations: dict[str, SourceLocation], path: str | None, fallback: SourceLocation | None
+) -> SourceLocation | None:
+    """Where the value at the dotted `path` was written: the deepest of its keys that
+    `key_locations` knows (`pricing.input_per_mtok`, else `pricing`), else `fallback`."""
+    parts = (path or "").split("[")[0].split(".")
+    while parts and parts[0]:
+        found = key_locations.get(".".join(parts))
+        if found is not None:
+            return found
+        parts.pop()
+    return fallback
 
 
 def convert_config(
@@ -130,8 +151,7 @@ def convert_config(
         return msgspec.convert(raw, config_cls, strict=False)
     except msgspec.ValidationError as exc:
         message = str(exc)
-        key = _msgspec_key(message)
-        loc = (key_locations or {}).get(key, location) if key else location
+        loc = key_location(key_locations or {}, _msgspec_path(message), location)
         raise ConfigError(f"invalid {what}: {message}", location=loc) from None
 
 

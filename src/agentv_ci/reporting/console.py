@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agentv_ci.model.result import RunSummary
+from agentv_ci.reporting.estimate_text import budget_reached
 from agentv_ci.reporting.plan_check import PLAN_UNKNOWN
 from agentv_ci.reporting.tally import CONSOLE_LISTED, tally_of
 from agentv_ci.reporting.totals import Totals, outcome_of
@@ -96,7 +97,7 @@ def render_console(summary: RunSummary, decision: GateDecision | None) -> str:
         if bad > _FAILED_LISTED:
             lines.append(f"  ... and {bad - _FAILED_LISTED} more")
     if summary.budget_exhausted:
-        lines.append(f"budget exhausted: {summary.not_run or overall.not_run} test(s) not run")
+        lines.append(budget_reached(summary, summary.not_run or overall.not_run))
     if summary.plan_unknown:
         lines.append(PLAN_UNKNOWN)
     if summary.cache is not None:

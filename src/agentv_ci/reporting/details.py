@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from agentv_ci.model.result import AssertionResult, GraderResult, TestResult
+from agentv_ci.security.redaction import redact
 from agentv_ci.text_safety import clean_text, excerpt
 
 __all__ = [
@@ -110,7 +111,7 @@ def grader_failure_text(
             lines.extend("  " + line for line in member_text.splitlines())
             size += len(member_text)
     text = clean_text("\n".join(lines))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return text if len(text) <= limit else redact(text[: limit - 1]) + "…"  # no piece of a secret at the cut
 
 
 def failure_text(result: TestResult, limits: TextLimits = REPORT, separator: str = "\n") -> str:

@@ -1,5 +1,6 @@
 """The cost estimate as text: the `run --dry-run` table, the one-line total the Action prints before
-it runs and the comment shows next to the actual cost, and the `--budget-usd` refusal."""
+it runs and the comment shows next to the actual cost, the `--budget-usd` refusal and the budget
+reached."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from agentv_ci.model.estimate import CostEstimate, EstimateLine, Span
 from agentv_ci.model.result import RunSummary
 from agentv_ci.text_safety import neutralise_workflow_commands, printable
 
-__all__ = ["budget_refusal", "cost_line", "estimate_table", "estimate_total", "usd"]
+__all__ = ["budget_reached", "budget_refusal", "cost_line", "estimate_table", "estimate_total", "usd"]
 
 
 def usd(value: float, rounding: str = "nearest") -> str:
@@ -116,3 +117,19 @@ def cost_line(summary: RunSummary) -> str | None:
     if summary.unpriced:
         text += f"; {summary.unpriced} answer(s) came with no price"
     return text
+
+
+def _amount(value: float) -> str:
+    """A budget as the user wrote it: `$1.50`, or `usd`'s precision when cents do not say it."""
+    cents = round(value * 100)
+    return f"${value:,.2f}" if cents and abs(value * 100 - cents) < 1e-9 else usd(value)
+
+
+def budget_reached(summary: RunSummary, not_run: int) -> str:
+    """Why a run that stopped at its budget, or ended over it, is not green:
+    `budget reached: $2.00 of $1.50, 2 test(s) not run`. Results written before the budget was
+    recorded in summary.json say `budget exhausted: N test(s) not run`."""
+    if summary.budget_usd is None or summary.spent_usd is None:
+        return f"budget exhausted: {not_run} test(s) not run"
+    text = f"budget reached: {_amount(summary.spent_usd)} of {_amount(summary.budget_usd)}"
+    return text + (f", {not_run} test(s) not run" if not_run else ", spent over it")

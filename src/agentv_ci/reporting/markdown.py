@@ -19,7 +19,7 @@ from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.plugins import ReportOptions
 from agentv_ci.reporting.console import format_cost, format_duration
 from agentv_ci.reporting.details import SUMMARY, attempts_text, failing_graders, failure_text, repo_relative
-from agentv_ci.reporting.estimate_text import cost_line
+from agentv_ci.reporting.estimate_text import budget_reached, cost_line
 from agentv_ci.reporting.plan_check import PLAN_UNKNOWN
 from agentv_ci.reporting.tally import WORST_SHOWN, tally_of
 from agentv_ci.reporting.totals import Totals, outcome_of
@@ -245,7 +245,10 @@ def render_markdown(
             )
         )
     blocks.append("\n".join(_table(summary, comparison)))
-    if summary.budget_exhausted:
+    if summary.budget_exhausted and summary.budget_usd is not None:
+        reached = budget_reached(summary, summary.not_run)
+        blocks.append(_esc(reached[:1].upper() + reached[1:]) + ".")
+    elif summary.budget_exhausted:
         blocks.append(f"Budget exhausted: {summary.not_run} test(s) did not run.")
     if (cost := cost_line(summary)) is not None:  # the actual cost next to the estimate
         blocks.append(_esc(cost) + ".")

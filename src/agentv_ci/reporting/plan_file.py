@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import msgspec
 
@@ -32,6 +32,7 @@ from agentv_ci.errors import LoadError
 from agentv_ci.model.result import TestResult
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.reporting.key_sort import external_sorted
+from agentv_ci.security.atomic_write import PendingFile
 from agentv_ci.security.redaction import redact_bytes
 
 __all__ = [
@@ -107,7 +108,7 @@ class Plan:
 
 
 class PlanWriter:
-    """Streams a plan to `<dir>/.plan.jsonl.tmp`; `commit()` makes it `<dir>/plan.jsonl`.
+    """Streams a plan to a new temporary file in `<dir>`; `commit()` makes it `<dir>/plan.jsonl`.
 
     Nothing touches the disk before the first job (a run that stops on bad input leaves no file, and
     no directory it created). `abort()` removes what was written."""
@@ -120,7 +121,6 @@ class PlanWriter:
         self.shard = shard
         self.dry_run = dry_run
         self.path = directory / PLAN_NAME
-        self._temp = directory / f".{PLAN_NAME}.tmp"
         self._header = {
             "agentv_ci_plan": PLAN_FORMAT,
             "version": __version__,
@@ -130,25 +130,25 @@ class PlanWriter:
         }
         self.jobs = 0
         self.shard_jobs: list[int] = [0] * shard[1] if shard else []
-        self._handle: IO[bytes] | None = None
+        self._pending: PendingFile | None = None  # created exclusively, never through a symlink
         self._buffer = bytearray()
         self._created: Path | None = None
 
-    def _open(self) -> IO[bytes]:
-        if self._handle is None:
+    def _open(self) -> PendingFile:
+        if self._pending is None:
             if not self.directory.exists():
                 top = self.directory
                 while not top.parent.exists():
                     top = top.parent
                 self._created = top
                 self.directory.mkdir(parents=True, exist_ok=True)
-            self._handle = self._temp.open("wb")
+            self._pending = PendingFile(self.path)
             self._buffer.extend(_ENCODER.encode(self._header) + b"\n")
-        return self._handle
+        return self._pending
 
     def add(self, job: PlannedJob) -> None:
         """A job of this run (of its shard)."""
-        handle = self._open()
+        handle = self._open().handle
         self.jobs += 1
         _ENCODER.encode_into(job, self._buffer, len(self._buffer))
         self._buffer.extend(b"\n")
@@ -163,11 +163,11 @@ class PlanWriter:
     def keep_unlisted(self, previous: Plan) -> None:
         """Add the jobs of `previous` (the plan of the run a `--resume` continues) that this plan does
         not list: they are still the run's to do, whatever the resumed run selects."""
-        handle = self._open()
-        handle.write(redact_bytes(bytes(self._buffer)))
+        pending = self._open()
+        pending.handle.write(redact_bytes(bytes(self._buffer)))
         self._buffer.clear()
-        handle.flush()
-        so_far = Plan(self._temp, self.shard, self.dry_run, PlanEnd(end=True, jobs=self.jobs))
+        pending.handle.flush()
+        so_far = Plan(pending.path, self.shard, self.dry_run, PlanEnd(end=True, jobs=self.jobs))
         count_against_plan(previous, (job.key for job, _line in so_far.jobs()), self.add)
 
     def commit(
@@ -176,7 +176,7 @@ class PlanWriter:
         """Write the end, flush, fsync and rename into place (then fsync the directory). `missing`:
         jobs of absent shards, not listed (a merged run's plan); `nothing_selected`: no eval was
         selected (no job may have been added)."""
-        handle = self._open()
+        pending = self._open()
         end = PlanEnd(
             end=True,
             jobs=self.jobs,
@@ -186,22 +186,18 @@ class PlanWriter:
             nothing_selected=nothing_selected and self.jobs == 0,
         )
         self._buffer.extend(_ENCODER.encode(end) + b"\n")
-        handle.write(redact_bytes(bytes(self._buffer)))  # as index.jsonl: no secret on disk
+        pending.handle.write(redact_bytes(bytes(self._buffer)))  # as index.jsonl: no secret on disk
         self._buffer.clear()
-        handle.flush()
-        os.fsync(handle.fileno())
-        handle.close()
-        self._handle = None
-        self._temp.replace(self.path)
+        pending.commit(durable=True)
+        self._pending = None
         self._created = None
         _fsync_directory(self.directory)
         return Plan(self.path, self.shard, self.dry_run, end)
 
     def abort(self) -> None:
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
-        self._temp.unlink(missing_ok=True)
+        if self._pending is not None:
+            self._pending.discard()
+            self._pending = None
         created, self._created = self._created, None
         if created is not None:  # directories this writer made, when nothing else was put in them
             for directory in [self.directory, *self.directory.parents]:

@@ -17,7 +17,6 @@ was written is `changed`, not a regression.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,8 @@ from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.reporting.sidecars import sidecar_path
 from agentv_ci.reporting.stored_results import aggregated_in_key_order
 from agentv_ci.reporting.tally import tally_of
-from agentv_ci.security.redaction import redact_bytes
+from agentv_ci.security.atomic_write import refuse_symlink, write_atomically
+from agentv_ci.security.redaction import SECRETS
 
 __all__ = ["encode_sidecar_row", "update_refusal", "write_sidecars"]
 
@@ -103,6 +103,8 @@ def encode_sidecar_row(result: TestResult) -> bytes:
         ordered = sorted(result.trials, key=lambda t: (t.attempt is None, t.attempt or 0))
         result = msgspec.structs.replace(result, trials=ordered)
     row = msgspec.to_builtins(result, order="deterministic")
+    if SECRETS:  # each string masked whole, so a piece of a secret at a cut is found (as index.jsonl)
+        row = SECRETS.redact_tree(row)
     return _ENCODER.encode(_rounded(_trim_row(row))) + b"\n"
 
 
@@ -116,15 +118,16 @@ def _eval_file(result: TestResult, root: Path) -> Path | None:
 def write_sidecars(results: Iterable[TestResult], root: Path) -> list[Path]:
     """Write the sidecar of every eval file `results` came from (`eval_path` relative to `root`),
     replacing any there; returns the files written, sorted. Each file is written whole, then renamed
-    into place (an interrupted write leaves the old sidecar)."""
+    into place (an interrupted write leaves the old sidecar); a sidecar that is a symlink is refused
+    (E007) before any is written."""
     lines: dict[Path, bytearray] = {}
     for result in aggregated_in_key_order(results):
         eval_file = _eval_file(result, root)
         if eval_file is None or result.execution_status == "not_run":
             continue
         lines.setdefault(sidecar_path(eval_file), bytearray()).extend(encode_sidecar_row(result))
+    for path in lines:  # all refused before any is written
+        refuse_symlink(path)
     for path, data in lines.items():
-        partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        partial.write_bytes(redact_bytes(bytes(data)))
-        os.replace(partial, path)
+        write_atomically(path, bytes(data))
     return sorted(lines)

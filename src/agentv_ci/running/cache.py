@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import tempfile
 from pathlib import Path
 
 import msgspec
 
 from agentv_ci.model.cache_use import CacheUse
 from agentv_ci.model.result import TargetResponse
+from agentv_ci.security.atomic_write import write_atomically
 from agentv_ci.security.redaction import redact_bytes
 
 # The cache's location before agentv-ci kept it outside the checkout: files there are never read.
@@ -143,7 +143,5 @@ class ResponseCache:
     def put(self, key: str, response: TargetResponse) -> None:
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(redact_bytes(_encoder.encode(msgspec.structs.replace(response, raw=None))))
-        os.replace(temp, path)
+        data = redact_bytes(_encoder.encode(msgspec.structs.replace(response, raw=None)))
+        write_atomically(path, data, mode=0o600)  # answers: readable by this user only

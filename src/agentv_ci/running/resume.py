@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentv_ci.model.result import TestResult
+from agentv_ci.security.atomic_write import write_atomically
 
 
 def previous_results(output_dir: Path) -> list[TestResult]:
@@ -61,9 +62,8 @@ def prepare_index_for_resume(index: Path) -> None:
         if isinstance(row, dict) and row.get("execution_status") == "not_run":
             continue
         kept.append(line)
-    temp = index.with_name(index.name + ".resume-tmp")
-    temp.write_bytes(b"".join(line + b"\n" for line in kept))
-    temp.replace(index)  # atomic: a kill now leaves the old file or the new one, never half of it
+    # atomic: a kill now leaves the old file or the new one, never half of it
+    write_atomically(index, b"".join(line + b"\n" for line in kept))
 
 
 class KeyCheck:

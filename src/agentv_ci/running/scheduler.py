@@ -167,8 +167,8 @@ class Runner:
     def _stop_reason(self) -> tuple[str, str] | None:
         """Why no new test may start: (reason code, message), or None."""
         budget = self.options.budget
-        if budget.exhausted:
-            message = f"not run: budget of ${budget.limit_usd:g} exhausted (spent ${budget.spent_usd:.4f})"
+        if budget.exhausted or budget.refused:
+            message = f"not run: budget of ${budget.limit_usd:g} reached (spent ${budget.total_usd:.4f})"
             return "budget_exceeded", message
         if self.halted_by is not None:
             return "error_threshold_exceeded", f"not run: halted after an execution error in {self.halted_by}"
@@ -201,6 +201,10 @@ class Runner:
                     pending.stop()
                     return
                 result = await self.run_job(job, dependencies)
+                if result is None:  # the budget was spent while its first attempt waited to start
+                    skipped.append(job)
+                    pending.stop()
+                    return
                 self.sink(result)
                 pending.done(job, result)
                 fail_on_error = job.test.execution.fail_on_error
@@ -232,18 +236,28 @@ class Runner:
         finally:
             await self.aclose()
 
-    async def run_job(self, job: Job, dependencies: Dependencies | None = None) -> TestResult:
-        """All attempts of one job, combined by the job's strategy."""
+    async def run_job(self, job: Job, dependencies: Dependencies | None = None) -> TestResult | None:
+        """All attempts of one job, combined by the job's strategy; None when the budget let none
+        of them start."""
         from agentv_ci.scoring import aggregate_attempts
 
         attempts: list[TestResult] = []
         spent = 0.0
         fingerprint = self.definition_fingerprint(job)  # once per job: its attempts share it
+        budget = self.options.budget
+        metered = budget.limit_usd is not None and not self.options.dry_run  # a dry run spends nothing
         for attempt in range(job.attempts):
             # Wait once per attempt even when the target answers at once (a mock, a cached answer):
             # Ctrl-C / SIGTERM cancel the run at a task's next wait, and other tests get their turn.
             await asyncio.sleep(0)
-            result = await self.run_attempt(job, attempt, fingerprint, dependencies)
+            if metered:
+                admission = await budget.admit(self.configs.key(self.configs.for_job(job), job.target))
+                if admission is None:
+                    break
+                with budget.paying(admission):
+                    result = await self.run_attempt(job, attempt, fingerprint, dependencies)
+            else:
+                result = await self.run_attempt(job, attempt, fingerprint, dependencies)
             attempts.append(result)
             spent += result.cost_usd or 0.0
             if job.attempts == 1:
@@ -252,8 +266,8 @@ class Runner:
                 break
             if job.cost_limit_usd is not None and spent >= job.cost_limit_usd:
                 break
-            if self.options.budget.exhausted:
-                break
+        if not attempts:
+            return None
         return aggregate_attempts(attempts, job.strategy)
 
     @staticmethod
@@ -271,6 +285,7 @@ class Runner:
             hit = cache.get(key) if key is not None else None
         if hit is not None:
             response = hit  # no new spend
+            self.options.budget.note_cached(hit.cost_usd)
         else:
             limit = self._limits.get(id(target))
             if limit is not None:

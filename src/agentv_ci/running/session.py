@@ -155,18 +155,29 @@ def _load(
 ) -> list[LoadedSuite]:
     from agentv_ci.loading.discovery import check_paths_exist, find_eval_files
     from agentv_ci.loading.suite_loader import load_suite
+    from agentv_ci.loading.suite_names import SuiteNames
     from agentv_ci.validation.diagnostics import merge_repeated
     from agentv_ci.validation.output_formats import render_relative
 
     check_paths_exist(paths)
     loaded: list[LoadedSuite] = []
     diagnostics: list[Diagnostic] = []
+    names = SuiteNames()  # one eval file per suite name: test keys are unique (E116)
+
+    def visit(suite: Suite, test: Test) -> None:
+        names.note(suite, test)
+        if on_test is not None:
+            on_test(suite, test)
+
     for path in find_eval_files(list(paths)):
-        result = load_suite(path, env=env, allow_outside=allow_outside, mode=mode, on_test=on_test)
+        result = load_suite(path, env=env, allow_outside=allow_outside, mode=mode, on_test=visit)
         if result.suite is not None:
             loaded.append(LoadedSuite(result.suite, result.streamed, env, allow_outside))
+            if mode == "keep":  # a `keep` load hands no test to `on_test`
+                for test in result.suite.tests:
+                    names.note(result.suite, test)
         diagnostics.extend(result.diagnostics)
-    diagnostics = merge_repeated(diagnostics)
+    diagnostics = merge_repeated([*diagnostics, *names.diagnostics()])
     errors = [d for d in diagnostics if d.severity == "error"]
     if warnings is not None:
         warnings.extend(render_relative(d) for d in diagnostics if d.severity == "warning")
@@ -191,6 +202,17 @@ def _budget(request: RunRequest, suites: list[Suite]) -> Budget:
         return Budget(request.budget_usd)
     declared = [s.execution.budget_usd for s in suites if s.execution.budget_usd]
     return Budget(min(declared) if declared else None)
+
+
+def _budget_left(request: RunRequest, output_dir: Path, budget: Budget) -> float | None:
+    """The budget the estimate's low end must fit in: less what a resumed run already spent. None
+    when there is none, or nothing is left (then the run stops at once: budget reached, exit 3)."""
+    if budget.limit_usd is None or not request.resume:
+        return budget.limit_usd
+    from agentv_ci.running.resume import previous_spend
+
+    left = budget.limit_usd - previous_spend(output_dir, 1)[0]
+    return left if left > 0 else None
 
 
 def execute_run(request: RunRequest) -> RunOutcome:
@@ -261,7 +283,9 @@ def _run_planned(
     suites = [source.suite for source in loaded]
     budget = _budget(request, suites)  # below the estimate's low end: refused, before any file changes
     estimate = settle_estimate(
-        recording.estimator, budget_usd=budget.limit_usd, on_estimate=request.on_estimate
+        recording.estimator,
+        budget_usd=_budget_left(request, output_dir, budget),
+        on_estimate=request.on_estimate,
     )
     ordering = recording.ordering(loaded)  # depends_on: a left-out dependency is refused here (exit 2)
     stops = StopSignals()  # a dataset's second reading stops at once on SIGINT/SIGTERM
@@ -359,7 +383,9 @@ def _run_planned(
         dry_run=request.dry_run or tally.dry_run,  # as summary_from_results: any dry-run row marks it
         not_run=tally.not_run_status,
         planned=planned.listed,
-        budget_exhausted=options.budget.exhausted and runner.not_run > 0,
+        budget_exhausted=not request.dry_run
+        and (budget.reached or (budget.exhausted and runner.not_run > 0)),
+        budget_usd=budget.limit_usd,
         interrupted=interrupted,
         selection=request.selection or {},
         unselecting=list(request.unselecting),

@@ -10,6 +10,12 @@ JSON- and XML-escaped, and base64 (also inside a longer base64 text such as `use
 GitHub's runner masks them). Values shorter than `MIN_SECRET_LENGTH` characters are ignored: masking
 `1` or `true` everywhere would destroy the reports and protect nothing.
 
+A piece of a secret left by a cut is masked too: in `redact`, a prefix of at least `MIN_SECRET_LENGTH`
+characters of a secret (or of an encoding of one) that ends the text or stands just before a cut
+mark (`…`, `...`), and such a suffix that starts the text or stands just after one. Writers redact
+each value on its own (a row's strings, an excerpt), so a value cut short by anyone, a plugin too,
+ends at a text edge. Everything that excerpts text masks the whole text first (`text_safety.excerpt`).
+
 In GitHub Actions each newly registered secret is also printed as `::add-mask::` (by the `announce`
 hook the CLI installs) before anything could print it.
 """
@@ -22,8 +28,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from agentv_ci.security.atomic_write import PendingFile
+
 MASK = "***"
 MIN_SECRET_LENGTH = 8
+_CUT_MARKS = ("…", "...")  # what our excerpts (and most others) put where they cut
 
 _SECRET_NAME = re.compile(r"(?:^|_)(?:KEY|TOKEN|SECRET)$|APIKEY$|PASSWORD|PASSWD", re.IGNORECASE)
 # Fields of a target's configuration whose values are secrets (`api_key`, `apiKey`, `token`, ...).
@@ -79,6 +88,10 @@ class SecretRegistry:
         self._values: dict[str, None] = {}
         self._needles: tuple[str, ...] = ()
         self._byte_needles: tuple[bytes, ...] = ()
+        # The first and last MIN_SECRET_LENGTH characters of each needle: every needle, and every
+        # piece of one a cut can leave, holds one of them.
+        self._edges: tuple[str, ...] = ()
+        self._byte_edges: tuple[bytes, ...] = ()
         self._pattern: re.Pattern[str] | None = None
         self._bytes_pattern: re.Pattern[bytes] | None = None
         # Called once with each new secret (the CLI prints `::add-mask::` in GitHub Actions).
@@ -111,6 +124,9 @@ class SecretRegistry:
             # Longest first: a secret containing another is masked whole.
             self._needles = tuple(sorted(needles, key=lambda n: (-len(n), n)))
             self._byte_needles = tuple(n.encode("utf-8", "surrogatepass") for n in self._needles)
+            edges = {n[:MIN_SECRET_LENGTH] for n in needles} | {n[-MIN_SECRET_LENGTH:] for n in needles}
+            self._edges = tuple(sorted(edges))
+            self._byte_edges = tuple(e.encode("utf-8", "surrogatepass") for e in self._edges)
             alternatives = "|".join(re.escape(n) for n in self._needles)
             self._pattern = re.compile(alternatives)
             self._bytes_pattern = re.compile(alternatives.encode("utf-8", "surrogatepass"))
@@ -147,18 +163,47 @@ class SecretRegistry:
 
     # A substring test per needle (a fast C search each) rules out nearly every text about three times
     # faster than one pass of the alternation; the pattern only runs where there is something to mask.
-    def contains(self, text: str) -> bool:
+    def _holds_secret(self, text: str) -> bool:
         return any(needle in text for needle in self._needles)
 
+    def contains(self, text: str) -> bool:
+        """Whether `text` holds a secret or a piece of one that `redact` may mask: an edge is in every
+        secret and in every piece of one."""
+        return any(edge in text for edge in self._edges)
+
     def contains_bytes(self, data: bytes | bytearray) -> bool:
-        return any(needle in data for needle in self._byte_needles)
+        return any(edge in data for edge in self._byte_edges)
 
     def redact(self, text: str) -> str:
-        """`text` with every secret (and encoding of one) replaced by `***`."""
+        """`text` with every secret (and encoding of one) replaced by `***`, and every piece of one
+        that a cut left at its start or end, or next to a cut mark (see the module docstring)."""
         pattern = self._pattern
-        if pattern is None or not text or not self.contains(text):
+        if pattern is None or not text:
             return text
-        return pattern.sub(MASK, text)
+        if self._holds_secret(text):
+            text = pattern.sub(MASK, text)
+        spans = _cut_pieces(text, self._needles, self._edges)  # near the cuts only: no scan of all
+        return _masked(text, spans) if spans else text
+
+    def redact_window(self, text: str, start: int, end: int) -> str:
+        """`redact(text[start:end])`, with every secret that overlaps the window masked too, even one
+        the window cuts on both sides (a long token around a short match)."""
+        pattern = self._pattern
+        if pattern is None:
+            return text[start:end]
+        longest = max(len(n) for n in self._needles)
+        wide_start = max(start - longest, 0)
+        pieces: list[str] = []
+        position = start
+        for match in pattern.finditer(text, wide_start, min(end + longest, len(text))):
+            if match.end() <= start:
+                continue
+            if match.start() >= end:
+                break
+            pieces += [text[position : match.start()], MASK]
+            position = max(position, match.end())
+        pieces.append(text[position:end])
+        return self.redact("".join(pieces))
 
     def redact_bytes(self, data: bytes) -> bytes:
         """`redact` for UTF-8 bytes."""
@@ -214,8 +259,70 @@ class SecretRegistry:
             self._values.clear()
             self._needles = ()
             self._byte_needles = ()
+            self._edges = ()
+            self._byte_edges = ()
             self._pattern = None
             self._bytes_pattern = None
+
+
+def _cuts(text: str) -> tuple[list[int], list[int]]:
+    """Where pieces of text were cut off: positions a cut ends a piece at (the text's end, each cut
+    mark) and positions one starts a piece at (the text's start, after each cut mark)."""
+    ends, starts = [len(text)], [0]
+    for mark in _CUT_MARKS:
+        found = text.find(mark)
+        while found != -1:
+            ends.append(found)
+            starts.append(found + len(mark))
+            found = text.find(mark, found + len(mark))
+    return ends, starts
+
+
+def _cut_pieces(text: str, needles: tuple[str, ...], edges: tuple[str, ...]) -> list[tuple[int, int]]:
+    """(start, end) of each prefix of a needle, at least MIN_SECRET_LENGTH long, that ends at a cut,
+    and of each such suffix that starts at one (the longest at each place)."""
+    size = MIN_SECRET_LENGTH
+    longest = max((len(n) for n in needles), default=0)
+    spans: list[tuple[int, int]] = []
+    ends, starts = _cuts(text)
+    for end in ends:
+        before = text[max(end - longest, 0) : end]
+        if not any(edge in before for edge in edges):
+            continue
+        for needle in needles:  # the earliest place from which `before` runs on as the needle does
+            at = before.find(needle[:size])
+            while at != -1 and not needle.startswith(before[at:]):
+                at = before.find(needle[:size], at + 1)
+            if at != -1:
+                spans.append((end - len(before) + at, end))
+    for start in starts:
+        after = text[start : start + longest]
+        if not any(edge in after for edge in edges):
+            continue
+        for needle in needles:  # the last place up to which `after` is the end of the needle
+            at = after.rfind(needle[-size:])
+            while at != -1 and not needle.endswith(after[: at + size]):
+                at = after.rfind(needle[-size:], 0, at + size - 1)
+            if at != -1:
+                spans.append((start, start + at + size))
+    return spans
+
+
+def _masked(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with each run of (possibly overlapping) `spans` replaced by one `***`."""
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    pieces: list[str] = []
+    position = 0
+    for start, end in merged:
+        pieces += [text[position:start], MASK]
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
 
 
 SECRETS = SecretRegistry()
@@ -246,13 +353,10 @@ def redact_file(path: Path, *, chunk_bytes: int = 1 << 20) -> None:
     the file is only rewritten when something was masked."""
     if not SECRETS or not path.is_file():
         return
-    temp = path.with_name(path.name + ".redacting")
     masked = False
-    with path.open("rb") as source, temp.open("wb") as target:
+    with path.open("rb") as source, PendingFile(path) as target:
         for piece, changed in SECRETS.redact_stream(source, chunk_bytes):
-            target.write(piece)
+            target.handle.write(piece)
             masked = masked or changed
-    if masked:
-        temp.replace(path)
-    else:
-        temp.unlink()
+        if masked:
+            target.commit()

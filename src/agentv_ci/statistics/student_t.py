@@ -1,11 +1,11 @@
-"""Student's t distribution: the lower tail probability and the quantile, from the regularized
-incomplete beta function (continued fraction, modified Lentz), and AgentV's 95% table."""
+"""Student's t distribution (the lower tail probability and the quantile) and the beta quantile, from
+the regularized incomplete beta function (continued fraction, modified Lentz), and AgentV's 95% table."""
 
 from __future__ import annotations
 
 import math
 
-__all__ = ["t_cdf", "t_critical_95", "t_quantile"]
+__all__ = ["beta_quantile", "incomplete_beta", "t_cdf", "t_critical_95", "t_quantile"]
 
 # Two-sided 95% critical values of Student's t for df = 1..30; above that the normal 1.96 (AgentV's
 # table: `scoring.py` keeps its confidence intervals identical to the reference's).
@@ -45,7 +45,7 @@ def _beta_fraction(x: float, a: float, b: float) -> float:
     return h
 
 
-def _incomplete_beta(x: float, a: float, b: float) -> float:
+def incomplete_beta(x: float, a: float, b: float) -> float:
     """The regularized incomplete beta function I_x(a, b)."""
     if x <= 0.0:
         return 0.0
@@ -57,6 +57,20 @@ def _incomplete_beta(x: float, a: float, b: float) -> float:
     return 1.0 - math.exp(log_front) * _beta_fraction(1.0 - x, b, a) / b
 
 
+def beta_quantile(p: float, a: float, b: float) -> float:
+    """The x with I_x(a, b) = p (bisection, to 1e-12)."""
+    low, high = 0.0, 1.0
+    for _ in range(100):
+        mid = (low + high) / 2.0
+        if incomplete_beta(mid, a, b) < p:
+            low = mid
+        else:
+            high = mid
+        if high - low < 1e-12:
+            break
+    return (low + high) / 2.0
+
+
 def t_cdf(t: float, df: float) -> float:
     """P(T <= t) for Student's t with `df` degrees of freedom (df > 0)."""
     if math.isnan(t):
@@ -64,9 +78,9 @@ def t_cdf(t: float, df: float) -> float:
     if math.isinf(t):
         return 1.0 if t > 0 else 0.0
     if t * t < df:  # near the centre: P(|T| < |t|) keeps its digits where 1 - tail would lose them
-        inner = 0.5 * _incomplete_beta(t * t / (df + t * t), 0.5, df / 2.0)
+        inner = 0.5 * incomplete_beta(t * t / (df + t * t), 0.5, df / 2.0)
         return 0.5 + inner if t > 0 else 0.5 - inner
-    tail = 0.5 * _incomplete_beta(df / (df + t * t), df / 2.0, 0.5)  # P(T > |t|)
+    tail = 0.5 * incomplete_beta(df / (df + t * t), df / 2.0, 0.5)  # P(T > |t|)
     return 1.0 - tail if t > 0 else tail
 
 

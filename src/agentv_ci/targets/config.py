@@ -293,6 +293,11 @@ def _parse_entry(
     if not isinstance(name, str) or not name:
         raise ConfigError("target has no `name`", location=location, hint="add `name: <target-name>`")
     key_locations = {str(key): doc.locate((*where, key), key=True) for key in entry}
+    # one level down too (`pricing.input_per_mtok`), so a nested setting's error names its own line
+    for key, value in entry.items():
+        if isinstance(value, dict):
+            for sub in value:
+                key_locations[f"{key}.{sub}"] = doc.locate((*where, key, sub), key=True)
     missing_vars: dict[str, list[str]] = {}
     resolved: dict[str, Any] = {}
     for key, value in entry.items():

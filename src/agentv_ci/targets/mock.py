@@ -9,6 +9,7 @@ from typing import ClassVar
 
 import msgspec
 
+from agentv_ci.model.bounds import Usd, WaitMs
 from agentv_ci.model.result import TargetResponse, TokenUsage
 from agentv_ci.model.suite import Message
 from agentv_ci.plugins import TargetRequest
@@ -21,8 +22,8 @@ DRY_RUN_ANSWER = json.dumps(
 
 class MockConfig(msgspec.Struct, omit_defaults=True):
     response: str | None = None  # canned answer; None = echo the expected output
-    delay_ms: float = 0.0
-    cost_usd: float | None = None
+    delay_ms: WaitMs = 0.0
+    cost_usd: Usd | None = None
     token_usage: TokenUsage | None = None
     dry_run: bool = False  # mark answers as dry-run (set by `--dry-run`)
 

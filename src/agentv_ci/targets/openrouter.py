@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from agentv_ci.model.bounds import MAX_USD, within
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.targets.openai import OpenAIConfig, OpenAITarget
 
@@ -58,6 +59,7 @@ class OpenRouterTarget(OpenAITarget):
     def _reported_cost(self, body: Any) -> float | None:
         usage = body.get("usage") if isinstance(body, dict) else None
         cost = usage.get("cost") if isinstance(usage, dict) else None
-        if isinstance(cost, int | float) and not isinstance(cost, bool) and cost >= 0:
+        # an answer's number is hostile too: a negative or endless cost would bend the spend
+        if isinstance(cost, int | float) and not isinstance(cost, bool) and within(cost, 0, MAX_USD):
             return float(cost)
         return None

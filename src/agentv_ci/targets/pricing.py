@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import msgspec
 
+from agentv_ci.model.bounds import UsdPerMtok
 from agentv_ci.model.result import TokenUsage
 
 
 class Price(msgspec.Struct, frozen=True):
-    input_per_mtok: float
-    output_per_mtok: float
-    cached_input_per_mtok: float | None = None
+    """USD per million tokens; from targets.yaml each is checked to be in 0..10,000 (model/bounds.py),
+    since a negative price would make a spend that cancels what the judge cost."""
+
+    input_per_mtok: UsdPerMtok
+    output_per_mtok: UsdPerMtok
+    cached_input_per_mtok: UsdPerMtok | None = None
 
 
 PRICES: dict[str, Price] = {

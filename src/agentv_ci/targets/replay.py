@@ -19,6 +19,7 @@ import msgspec
 from agentv_ci.clock import now_millis
 from agentv_ci.errors import ConfigError, TargetError
 from agentv_ci.json_limits import MAX_JSON_DEPTH, too_deep
+from agentv_ci.model.bounds import Usd, WaitMs
 from agentv_ci.model.result import TargetResponse, TokenUsage
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import Message
@@ -49,8 +50,8 @@ class ReplayRow(msgspec.Struct, omit_defaults=True):
     output: list[Message] | None = None
     text: str | None = None
     token_usage: TokenUsage | None = None
-    cost_usd: float | None = None
-    duration_ms: float | None = None
+    cost_usd: Usd | None = None  # a recording is a file like any other: no negative spend
+    duration_ms: WaitMs | None = None
     start_time: str | None = None
     end_time: str | None = None
 

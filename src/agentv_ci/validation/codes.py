@@ -15,6 +15,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "E004": ("error", "document too large or too deeply nested (alias bomb)"),
     "E005": ("error", "invalid JSONL line"),
     "E006": ("error", "unsupported file type for tests"),
+    "E007": ("error", "a file agentv-ci writes is a symlink"),
     # structure
     "E101": ("error", "wrong type"),
     "E102": ("error", "missing required field"),
@@ -31,6 +32,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "E113": ("error", "conflicting fields"),
     "E114": ("error", "not supported by agentv-ci"),
     "E115": ("error", "over a documented bound on the work of a run"),
+    "E116": ("error", "duplicate suite name"),
     # graders
     "E201": ("error", "unknown grader type"),
     "E202": ("error", "invalid grader configuration"),

@@ -158,6 +158,8 @@ def _check_definition(definition: Any) -> list[Diagnostic]:
     for issue in config_issues(cls, fields, unknown_keys=False):
         key = written.get(issue.key, issue.key) if issue.key else None
         where = definition.key_locations.get(key, definition.location) if key else definition.location
+        if issue.path is not None and issue.path in definition.key_locations:  # a nested key's own line
+            where = definition.key_locations[issue.path]
         message = f"invalid target {definition.name!r} ({provider}): {issue.message}"
         diagnostics.append(_diagnostic("E206", message, where))
     if not diagnostics:

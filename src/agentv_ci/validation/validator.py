@@ -59,6 +59,7 @@ def validate_paths(
     `skip_non_eval` drops named files a directory scan would not pick up (the pre-commit hook)."""
     from agentv_ci.loading.discovery import find_eval_files
     from agentv_ci.loading.suite_loader import load_suite
+    from agentv_ci.loading.suite_names import SuiteNames
     from agentv_ci.validation.named_files import eval_files_reading, split_named_paths
     from agentv_ci.validation.sandbox_check import read_only_edit_warnings
     from agentv_ci.validation.targets_check import TargetChecker, check_targets_file
@@ -75,6 +76,7 @@ def validate_paths(
     tests = 0
     targets = TargetChecker(targets_file=targets_file, env=env, cli_targets=cli_targets)
     matrix = MatrixCount()  # tests x targets of all the files, as `run` counts them
+    suite_names = SuiteNames()  # one eval file per suite name (E116), as `run` checks them
     for path in files:
         # Tests are checked one at a time and not held (a dataset of any size costs no memory).
         used: dict[str, SourceLocation | None] = {}
@@ -84,6 +86,7 @@ def validate_paths(
             suite: Suite, test: Test, used: dict[str, SourceLocation | None] = used, built: list[int] = built
         ) -> None:
             built[0] += 1
+            suite_names.note(suite, test)
             over = matrix.add(len(targets_for(test, suite, cli_targets)))
             if over is not None:
                 diagnostics.append(at_test("E115", over, test, suite, MATRIX_HINT))
@@ -102,6 +105,7 @@ def validate_paths(
             tests += built[0]
             if check_targets:
                 diagnostics.extend(targets.check(result.suite, used))
+    diagnostics.extend(suite_names.diagnostics())
     if check_targets:
         from agentv_ci.validation.targets_check import targets_files_of
 
