@@ -271,7 +271,12 @@ def _settle(row: TestComparison, evidence: _Evidence, worse: float, better: floa
     row.p_value = round(worse if _down(row) else better, 6)
     if row.base_attempts and row.head_attempts and (row.base_attempts > 1 or row.head_attempts > 1):
         low, high = newcombe_difference(
-            row.base_passes or 0, row.base_attempts, row.head_passes or 0, row.head_attempts, level, exact=True
+            row.base_passes or 0,
+            row.base_attempts,
+            row.head_passes or 0,
+            row.head_attempts,
+            level,
+            exact=True,
         )
         row.ci95 = (round(low, 6), round(high, 6))
     if worse < ALPHA and rate < 0:
@@ -354,8 +359,11 @@ def _corrected(
         row.p_uncorrected = round(evidence.raw_p(row), 6)
     for offset, (suite, _) in enumerate(tested):
         suite.p_value = round(worse.adjusted[len(compared) + offset], 6)
+    by_suite: dict[str, list[TestComparison]] = {}
+    for test in tests:
+        by_suite.setdefault(test.suite, []).append(test)
     for suite, paired in [*suites, overall]:
-        rows = tests if suite is overall[0] else [t for t in tests if t.suite == suite.suite]
+        rows = tests if suite is overall[0] else by_suite.get(suite.suite, [])
         suite.counts = _status_counts(rows)  # after the statuses were settled
         if paired is not None:
             low, high = paired.interval(level)
