@@ -336,3 +336,14 @@ def test_a_waived_failure_informs_and_an_expired_quarantine_blocks_naming_its_ow
     # only waived failures: green, and the numbers still count them
     only = decide(run(bad("flaky", 0.2), ok("fine", 1.0)), GateOptions(waivers=book))
     assert only.exit_code == ExitCode.OK and only.totals is not None and only.totals.failed == 1
+
+
+def test_a_quarantine_entry_wins_over_flakiness_when_books_merge() -> None:
+    from agentv_ci.model.waivers import Waiver, WaiverBook, waiver_key
+
+    key = waiver_key("s", "t", "m")
+    flaky = WaiverBook(tests={key: Waiver("flaky", "flaky"), waiver_key("s", "u", "m"): Waiver("flaky", "f")})
+    quarantine = WaiverBook(tests={key: Waiver("expired", "expired")}, notes=["n"])
+    both = flaky.merged(quarantine)
+    assert both.tests[key].kind == "expired" and both.tests[waiver_key("s", "u", "m")].kind == "flaky"
+    assert quarantine.merged(flaky).tests[key].kind == "expired" and both.notes == ["n"]

@@ -46,3 +46,12 @@ class WaiverBook(msgspec.Struct, frozen=True):
             return None
         found = self.tests.get(waiver_key(suite, test_id, target))
         return found if found is not None else self.tests.get(waiver_key(suite, test_id, ANY_TARGET))
+
+    def merged(self, other: WaiverBook) -> WaiverBook:
+        """Both books; where both hold a key, a quarantine entry (or its expiry) wins over flakiness."""
+        tests = dict(self.tests)
+        for key, waiver in other.tests.items():
+            mine = tests.get(key)
+            if mine is None or (mine.kind == "flaky" and waiver.kind != "flaky"):
+                tests[key] = waiver
+        return WaiverBook(tests=tests, notes=[*self.notes, *other.notes])
