@@ -152,7 +152,8 @@ def test_max_regression_on_suite_mean_beyond_its_standard_error() -> None:
     decision = decide(steady, GateOptions(max_regression=0.03), base)
     assert decision.exit_code == ExitCode.GATE_FAILED
     assert decision.reasons == [
-        "suite s: mean score fell 0.050 vs baseline (se 0.000) > max regression 0.030"
+        "suite s: mean score fell 0.050 vs baseline (se 0.000, CI [-0.050, -0.050], p=0.0156 corrected) "
+        "> max regression 0.030"  # the exact sign-flip test: 1 of the 64 sign patterns
     ]
     # single samples, each drop < 0.1 (possible regressions); mean -0.03 but se 0.026: within noise
     base9 = run(*(ok(f"t{i}", 0.9) for i in range(6)))
@@ -305,3 +306,44 @@ def test_a_cost_that_is_not_known_cannot_pass_max_cost() -> None:
 def test_a_dry_run_does_not_gate_on_cost() -> None:
     decision = decide(run(ok("a", dry_run=True), dry_run=True), GateOptions(max_cost_usd=0.01))
     assert decision.exit_code == ExitCode.OK
+
+
+def test_a_waived_failure_informs_and_an_expired_quarantine_blocks_naming_its_owner() -> None:
+    from agentv_ci.model.waivers import ANY_TARGET, Waiver, WaiverBook, waiver_key
+
+    summary = run(
+        bad("flaky", 0.2), bad("parked", 0.1), bad("stale", 0.0), bad("plain", 0.3), ok("fine", 1.0)
+    )
+    book = WaiverBook(
+        tests={
+            waiver_key("s", "flaky", "m"): Waiver("flaky", "flaky: failed now; passed 3 of 5 runs on main"),
+            waiver_key("s", "parked", ANY_TARGET): Waiver(
+                "quarantined", "quarantined by @ana until 2099-01-01"
+            ),
+            waiver_key("s", "stale", "m"): Waiver("expired", "quarantine expired 2020-01-01 (@bo: slow API)"),
+        },
+        notes=["quarantine entry s/new only in the pull request: no effect"],
+    )
+    decision = decide(summary, GateOptions(waivers=book))
+    assert decision.exit_code == ExitCode.GATE_FAILED
+    assert "s/stale [m]: failed, quarantine expired 2020-01-01 (@bo: slow API)" in decision.reasons
+    assert "2 test(s) below threshold: s/stale [m], s/plain [m]" in decision.reasons
+    assert [w.label for w in decision.waived] == ["s/flaky [m]", "s/parked [m]"]
+    assert (
+        "s/flaky [m]: failed; not blocking, flaky: failed now; passed 3 of 5 runs on main" in decision.notes
+    )
+    assert "quarantine entry s/new only in the pull request: no effect" in decision.notes
+    # only waived failures: green, and the numbers still count them
+    only = decide(run(bad("flaky", 0.2), ok("fine", 1.0)), GateOptions(waivers=book))
+    assert only.exit_code == ExitCode.OK and only.totals is not None and only.totals.failed == 1
+
+
+def test_a_quarantine_entry_wins_over_flakiness_when_books_merge() -> None:
+    from agentv_ci.model.waivers import Waiver, WaiverBook, waiver_key
+
+    key = waiver_key("s", "t", "m")
+    flaky = WaiverBook(tests={key: Waiver("flaky", "flaky"), waiver_key("s", "u", "m"): Waiver("flaky", "f")})
+    quarantine = WaiverBook(tests={key: Waiver("expired", "expired")}, notes=["n"])
+    both = flaky.merged(quarantine)
+    assert both.tests[key].kind == "expired" and both.tests[waiver_key("s", "u", "m")].kind == "flaky"
+    assert quarantine.merged(flaky).tests[key].kind == "expired" and both.notes == ["n"]

@@ -6,10 +6,13 @@ A missed gate is a value, not an exception. Exit codes (DESIGN.md):
   - a test fails its threshold (default on; see `fail_on_test_failure`),
   - a suite's or the whole run's pass rate is below `min_pass_rate`,
   - a suite's or the whole run's mean score is below `min_mean_score`,
-  - against a baseline, a test regressed/broke beyond noise by more than `max_regression`, or a
-    suite's mean score (>= 2 matched tests) fell by more than `max_regression` and by more than
-    1.96 standard errors of its per-test deltas. A test whose definition changed (`changed` in
-    compare) is never a regression, and is left out of the suite deltas.
+  - against a baseline, a test regressed/broke (compare.py: with repeats, significantly by Fisher
+    exact on the attempts' pass counts, corrected over the run's family of comparisons; with one
+    attempt a side, by the verdicts' word) and fell by more than `max_regression`, or a suite's
+    mean score (>= 2 matched tests) fell by more than `max_regression` and significantly (the paired
+    sign-flip test, the test as the unit, in the same family). With repeats an unchanged agent is
+    blocked in at most 5% of runs at any suite size (bench/noise.py). A test whose definition
+    changed (`changed` in compare) is never a regression, and is left out of the suite deltas.
 - **3 (inconclusive)** when no quality gate failed but the run cannot be called green:
   - nothing conclusive ran (no results, every test errored or was not run),
   - execution errors occurred and `fail_on_error` is on (the default),
@@ -32,16 +35,27 @@ Pass rate and mean score are computed over conclusive tests (passed + failed); e
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from agentv_ci.compare import NOISE_FLOOR, Comparison
 from agentv_ci.errors import ExitCode, UsageError
 from agentv_ci.model.result import RunSummary, TestResult
+from agentv_ci.model.waivers import Waiver, WaiverBook
 from agentv_ci.reporting.estimate_text import budget_reached
-from agentv_ci.reporting.tally import FirstFew, tally_of
+from agentv_ci.reporting.tally import NAMED, FirstFew, tally_of
 from agentv_ci.reporting.totals import Totals
 
-__all__ = ["GateDecision", "GateOptions", "cost_gate", "decide", "regression_reasons", "rejudge"]
+__all__ = [
+    "GateDecision",
+    "GateOptions",
+    "WaivedTest",
+    "cost_gate",
+    "decide",
+    "regression_reasons",
+    "rejudge",
+]
 
 
 @dataclass(frozen=True)
@@ -60,6 +74,9 @@ class GateOptions:
       price, no cost recorded) while not over it: inconclusive (3).
     - `fail_on_test_failure`: any failing test fails the run. None (default) means "yes, unless
       `min_pass_rate` is set" (then the pass-rate gate decides how many failures are tolerated).
+    - `waivers` [--history RUN, .agentv/quarantine.yaml]: failing or regressed tests that history
+      labels flaky, or that are quarantined, are notes rather than gate failures (model/waivers.py).
+      Pass rates and mean scores still count them: a waiver hides no number.
     """
 
     threshold: float | None = None
@@ -69,6 +86,20 @@ class GateOptions:
     fail_on_error: bool = True
     fail_on_test_failure: bool | None = None
     max_cost_usd: float | None = None
+    waivers: WaiverBook | None = None
+
+
+class WaivedTest(NamedTuple):
+    """A failing (or regressed) test a waiver kept from blocking, for the reports."""
+
+    suite: str
+    test_id: str
+    target: str
+    waiver: Waiver
+
+    @property
+    def label(self) -> str:
+        return f"{self.suite}/{self.test_id} [{self.target}]"
 
 
 @dataclass
@@ -82,6 +113,7 @@ class GateDecision:
     notes: list[str] = field(default_factory=list)  # facts that did not fail a gate (possible regressions)
     comparison: Comparison | None = None  # the baseline diff the gates used (reports show the same one)
     dry_run: bool = False  # placeholder answers: scores were reported, not gated
+    waived: list[WaivedTest] = field(default_factory=list)  # flaky or quarantined failures: notes
 
     @property
     def label(self) -> str:
@@ -215,12 +247,15 @@ def cost_gate(summary: RunSummary, overall: Totals, limit: float) -> tuple[list[
     return [], []
 
 
-def regression_reasons(comparison: Comparison, max_regression: float | None) -> tuple[list[str], list[str]]:
+def regression_reasons(
+    comparison: Comparison, max_regression: float | None, waivers: WaiverBook | None = None
+) -> tuple[list[str], list[str]]:
     """(gate failures, notes) from a baseline comparison.
 
-    Fails: tests `regressed`/`broken` beyond noise whose score fell by more than `max_regression`;
-    suites (>= 2 matched tests) whose mean score fell by more than `max_regression`, by more than
-    1.96 standard errors of the per-test deltas, and by more than the noise floor (0.01).
+    Fails: tests `regressed`/`broken` (significant after the family correction, or by their single
+    samples' word) that fell by more than `max_regression` (`TestComparison.drop`); suites (>= 2
+    matched tests) whose mean score fell by more than `max_regression` and the noise floor (0.01),
+    with a corrected p-value below alpha.
     Notes: every other worse-looking test (incl. `possible regression`), and one line for the tests
     whose definition changed (`changed`: never gated, whatever their scores did). None: notes only.
     """
@@ -228,9 +263,13 @@ def regression_reasons(comparison: Comparison, max_regression: float | None) -> 
     notes: list[str] = []
     limit = max_regression
     for row in comparison.tests:
-        drop = -(row.delta or 0.0)
-        if row.status in ("regressed", "broken") and limit is not None and drop > limit:
-            reasons.append(f"{row.label}: {row.status} vs baseline ({row.describe()})")
+        if row.status in ("regressed", "broken") and limit is not None and row.drop > limit:
+            waiver = waivers.lookup(row.suite, row.test_id, row.target) if waivers else None
+            line = f"{row.label}: {row.status} vs baseline ({row.describe()})"
+            if waiver is not None and not waiver.blocks:
+                notes.append(f"{line}; not blocking, {waiver.text}")
+            else:
+                reasons.append(line + (f"; {waiver.text}" if waiver is not None else ""))
         elif row.status in ("regressed", "broken", "possible regression"):
             notes.append(f"{row.label}: {row.status} vs baseline ({row.describe()})")
     changed = [row.label for row in comparison.tests if row.status == "changed"]
@@ -239,13 +278,14 @@ def regression_reasons(comparison: Comparison, max_regression: float | None) -> 
         notes.append(f"{len(changed)} test(s) changed definition since the baseline, not compared: {names}")
     for suite in comparison.suites:
         # one matched test: the test-level verdict above already decided (with its own noise model)
-        if limit is None or suite.mean_delta is None or suite.matched < 2 or suite.stderr is None:
+        if limit is None or suite.mean_delta is None or suite.p_value is None:
             continue
-        beyond_noise = suite.stderr == 0 or -suite.mean_delta > 1.96 * suite.stderr
-        if -suite.mean_delta > max(limit, NOISE_FLOOR) and beyond_noise:
+        if -suite.mean_delta > max(limit, NOISE_FLOOR) and suite.p_value < comparison.alpha:
+            interval = f", CI [{suite.ci[0]:+.3f}, {suite.ci[1]:+.3f}]" if suite.ci else ""
             reasons.append(
                 f"suite {suite.suite}: mean score fell {-suite.mean_delta:.3f} vs baseline "
-                f"(se {suite.stderr or 0:.3f}) > max regression {limit:.3f}"
+                f"(se {suite.stderr or 0:.3f}{interval}, p={suite.p_value:.3g} corrected) "
+                f"> max regression {limit:.3f}"
             )
     return reasons, notes
 
@@ -277,6 +317,14 @@ def _decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | No
     if fail_on_test is None:
         fail_on_test = options.min_pass_rate is None
     failing = tally.failing
+    waived: list[WaivedTest] = []
+    if options.waivers is not None and options.waivers.tests and failing.count:
+        failing, waived, expired = _waive(results, options)
+        notes.extend(f"{w.label}: failed; not blocking, {w.waiver.text}" for w in waived)
+        if fail_on_test:
+            quality.extend(expired)
+    if options.waivers is not None:
+        notes.extend(options.waivers.notes)
     if fail_on_test and failing.count:
         quality.append(f"{failing.count} test(s) below threshold: {_names(failing)}")
     quality.extend(_rate_gates([*suites, overall] if len(suites) > 1 else [overall], options))
@@ -287,8 +335,9 @@ def _decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | No
         # both sides judged by the same bar: a --threshold change alone is not a fix or a break
         base = rejudge(baseline, options.threshold)
         comparison = compare_runs(base.results, rejudge(summary, options.threshold).results)
-        failed, notes = regression_reasons(comparison, options.max_regression)
+        failed, regression_notes = regression_reasons(comparison, options.max_regression, options.waivers)
         quality.extend(failed)
+        notes.extend(regression_notes)
         if baseline.planned is not None and baseline.not_run:  # killed, interrupted, a shard missing
             gap = f"baseline {_incomplete(baseline)} in it; a regression among them cannot be ruled out"
             (inconclusive if options.max_regression is not None else notes).append(gap)
@@ -346,4 +395,31 @@ def _decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | No
         notes=notes,
         comparison=comparison,
         dry_run=summary.dry_run,
+        waived=waived,
     )
+
+
+def _waive(
+    results: Sequence[TestResult], options: GateOptions
+) -> tuple[FirstFew[str], list[WaivedTest], list[str]]:
+    """Split the failing tests: (those that block, those a waiver keeps from blocking, one reason per
+    expired quarantine entry naming its owner and why)."""
+    book = options.waivers
+    assert book is not None
+    blocking: FirstFew[str] = FirstFew(NAMED)
+    waived: list[WaivedTest] = []
+    expired: list[str] = []
+    for result in results:
+        judged = rejudge_result(result, options.threshold) if options.threshold is not None else result
+        if judged.execution_status != "quality_failure" or judged.verdict != "fail":
+            continue
+        label = f"{result.suite}/{result.test_id} [{result.target}]"
+        waiver = book.lookup(result.suite, result.test_id, result.target)
+        if waiver is None:
+            blocking.add(label)
+        elif waiver.blocks:
+            blocking.add(label)
+            expired.append(f"{label}: failed, {waiver.text}")
+        else:
+            waived.append(WaivedTest(result.suite, result.test_id, result.target, waiver))
+    return blocking, waived, expired
