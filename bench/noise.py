@@ -4,10 +4,12 @@ by simulation.
 Each simulated run draws a suite of N tests, each with a true pass probability p, runs the baseline
 and the head R times per test (attempts are independent Bernoulli(p) draws: score 1 on a pass, 0 on
 a fail) and applies the product's regression gate to the two runs: one family of one-sided tests
-(Fisher exact per test on its pass counts, the paired t-test of the suite's mean delta), corrected
-together by `agentv_ci.statistics.regressions.regression_family` (Tarone's trimmed family, Holm's
-step-down), blocked when a corrected p-value is below 5% and the drop exceeds `--max-regression`
-(0 by default: any significant drop blocks, the strictest gate). Thresholds are off
+(Fisher exact per test on its pass counts, the paired sign-flip test of the suite's mean delta),
+corrected together by `agentv_ci.statistics.regressions.regression_family` (Tarone's trimmed
+family, Holm's step-down), blocked when a corrected p-value is below 5% and the drop exceeds
+`--max-regression` (0 by default: any significant drop blocks, the strictest gate). With one attempt
+a side (`--repeats 1`) a test has no noise estimate and is judged by its verdicts' word, as the
+product does: a pass -> fail flip blocks. Thresholds are off
 (`--min-pass-rate 0`), as in the issue's trial: only the regression gate is measured.
 
 Populations of p (`--population`):
@@ -95,12 +97,18 @@ def head_probabilities(rng: random.Random, base: list[float], scenario: Scenario
 
 
 def blocked(counts: Sequence[PassCounts], max_regression: float) -> bool:
-    """The product's regression gate on one simulated run (one suite)."""
+    """The product's regression gate on one simulated run (one suite; tests/test_noise_bench.py
+    checks it against compare_runs + regression_reasons on random suites)."""
     deltas = [c.head_pass / c.head_n - c.base_pass / c.base_n for c in counts]
     suite = paired_delta(deltas)
-    family = regression_family(counts, [suite] if suite is not None else [])
-    for index, delta in enumerate(deltas):
-        if family.adjusted[index] < ALPHA and -delta > max_regression:
+    # one attempt a side: outside the family, judged by the verdicts' word (compare._single_sample)
+    for c, delta in zip(counts, deltas, strict=True):
+        if c.base_n == 1 and c.head_n == 1 and c.base_pass and not c.head_pass and -delta > max_regression:
+            return True
+    repeated = [i for i, c in enumerate(counts) if c.base_n > 1 or c.head_n > 1]
+    family = regression_family([counts[i] for i in repeated], [suite] if suite is not None else [])
+    for position, index in enumerate(repeated):
+        if family.adjusted[position] < ALPHA and -deltas[index] > max_regression:
             return True
     if suite is not None:
         return family.adjusted[-1] < ALPHA and -suite.mean > max(max_regression, 0.01)
