@@ -139,7 +139,8 @@ class TestComparison(msgspec.Struct, omit_defaults=True):
                 f"passes {self.base_passes}/{self.base_attempts} -> {self.head_passes}/{self.head_attempts}"
             )
         if self.p_value is not None:
-            parts.append(f"p={self.p_value:.3g} corrected")
+            shown = f"={self.p_value:.3g}" if self.p_value >= 0.001 else "<0.001"
+            parts.append(f"p{shown} corrected")
         if self.ci95 is not None:
             parts.append(f"pass-rate Δ CI [{self.ci95[0]:+.2f}, {self.ci95[1]:+.2f}]")
         return ", ".join(parts)

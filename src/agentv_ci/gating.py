@@ -284,10 +284,14 @@ def regression_reasons(
             interval = f", CI [{suite.ci[0]:+.3f}, {suite.ci[1]:+.3f}]" if suite.ci else ""
             reasons.append(
                 f"suite {suite.suite}: mean score fell {-suite.mean_delta:.3f} vs baseline "
-                f"(se {suite.stderr or 0:.3f}{interval}, p={suite.p_value:.3g} corrected) "
+                f"(se {suite.stderr or 0:.3f}{interval}, p{_p_text(suite.p_value)} corrected) "
                 f"> max regression {limit:.3f}"
             )
     return reasons, notes
+
+
+def _p_text(p: float) -> str:
+    return f"={p:.3g}" if p >= 0.001 else "<0.001"
 
 
 def decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | None = None) -> GateDecision:

@@ -36,12 +36,16 @@ def suite_size(stats: SuiteComparison) -> int:
 
 
 def delta_text(stats: SuiteComparison) -> str:
-    """`-0.125 ± 0.040 over 3 of 4 tests`, or `n/a (0 of 1 tests comparable)`."""
+    """`-0.125 [-0.297, +0.047] over 3 of 4 tests` (the interval at the level of the run's corrected
+    family; `± se` where there is none), or `n/a (0 of 1 tests comparable)`."""
     total = suite_size(stats)
     if stats.mean_delta is None or stats.matched == 0:
         return f"n/a (0 of {_tests(total)} comparable)"
-    se = f" ± {stats.stderr:.3f}" if stats.stderr is not None else ""
-    return f"{round(stats.mean_delta, 3) + 0.0:+.3f}{se} over {stats.matched} of {_tests(total)}"
+    if stats.ci is not None:  # the interval says more than the standard error it comes from
+        spread = f" [{stats.ci[0]:+.3f}, {stats.ci[1]:+.3f}]"
+    else:
+        spread = f" ± {stats.stderr:.3f}" if stats.stderr is not None else ""
+    return f"{round(stats.mean_delta, 3) + 0.0:+.3f}{spread} over {stats.matched} of {_tests(total)}"
 
 
 def left_out_of(comparison: Comparison, suite: str) -> list[TestComparison]:

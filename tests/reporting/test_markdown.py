@@ -34,7 +34,8 @@ def test_table_has_a_row_per_suite_with_cost_tokens_duration() -> None:
     smoke = next(line for line in text.splitlines() if line.startswith("| smoke |"))
     # tests, pass rate, mean, delta vs baseline (mean of 0.0 and -0.65 with its se), cost, tokens, duration
     assert (
-        smoke == "| smoke | 2 | 50% (1/2) | 0.625 | -0.325 ± 0.325 over 2 of 2 tests | $0.0052 | 155 | 3.7s |"
+        smoke == "| smoke | 2 | 50% (1/2) | 0.625 | -0.325 [-1.000, +1.000] over 2 of 2 tests "
+        "| $0.0052 | 155 | 3.7s |"
     )
     assert "| **Total** |" in text
 
@@ -118,3 +119,42 @@ def test_reporter_plugin_uses_decision_and_selection_from_extras(tmp_path: Path)
     text = out.read_text(encoding="utf-8")
     assert text.startswith("✅ **agentv-ci: PASSED: 1/1 tests passed")
     assert "- `evals/a.yaml`: picked by hand" in text  # absolute selection paths shown repo-relative
+
+
+def test_flaky_and_quarantined_sections_show_the_evidence_and_only_when_they_have_content() -> None:
+    from agentv_ci.model.result import AttemptSummary
+    from agentv_ci.model.waivers import Waiver, WaiverBook, waiver_key
+
+    def repeated(test_id: str, passes: int, n: int) -> TestResult:
+        mean = passes / n
+        verdict = "pass" if mean >= 0.8 else "fail"
+        return TestResult(
+            test_id, "s", "m", mean, "ok" if verdict == "pass" else "quality_failure", verdict=verdict,
+            threshold=0.8,
+            aggregation=AttemptSummary("mean", passes, n, scores=[1.0] * passes + [0.0] * (n - passes)),
+        )  # fmt: skip
+
+    base = RunSummary(results=[repeated("wobbly", 20, 20), repeated("parked", 20, 20), repeated("ok", 5, 5)])
+    head = RunSummary(results=[repeated("wobbly", 14, 20), repeated("parked", 2, 20), repeated("ok", 5, 5)])
+    book = WaiverBook(
+        tests={
+            waiver_key("s", "wobbly", "m"): Waiver("flaky", "flaky: failed now; passed 3 of 5 runs on main"),
+            waiver_key("s", "parked", "m"): Waiver(
+                "quarantined", "quarantined (owner @ana, until 2099-01-01)"
+            ),
+        }
+    )
+    decision = decide(head, GateOptions(waivers=book, max_regression=0.0), base)
+    assert decision.exit_code == 0, decision.reasons  # both failures and the regression are waived
+    text = render_markdown(head, decision, comparison=decision.comparison)
+    flaky = text.split("#### Flaky (1)")[1].split("####")[0]
+    assert "s/wobbly \\[m\\]" in flaky and "passed 3 of 5 runs on main" in flaky
+    assert "passes 20/20 -&gt; 14/20" in flaky and "corrected" in flaky and "CI \\[" in flaky
+    quarantined = text.split("#### Quarantined (1)")[1]
+    assert "s/parked \\[m\\]" in quarantined and "ana, until 2099-01-01" in quarantined  # @-mention broken
+    assert "passes 20/20 -&gt; 2/20" in quarantined
+    # without waived tests neither heading appears
+    plain = render_markdown(
+        head, decide(head, GateOptions(), base), comparison=compare_runs(base.results, head.results)
+    )
+    assert "#### Flaky" not in plain and "#### Quarantined" not in plain

@@ -168,6 +168,41 @@ def _changes(comparison: Comparison) -> list[str]:
     return lines + (left_out if lines else left_out[1:])
 
 
+_WAIVED_HEADINGS = {
+    "flaky": ("Flaky", "Failed now, but the base branch's history labels them flaky: not blocking."),
+    "quarantined": ("Quarantined", "Failed now, but quarantined on the base branch: not blocking."),
+}
+
+
+def _waived_sections(decision: GateDecision, comparison: Comparison | None) -> list[str]:
+    """`#### Flaky` and `#### Quarantined`, each only when it has a test: why it does not block, and
+    the evidence (pass counts base -> head, corrected p-value, interval) when a baseline compared it."""
+    rows = {(t.suite, t.test_id, t.target): t for t in comparison.tests} if comparison is not None else {}
+    blocks = []
+    for kind, (title, lead) in _WAIVED_HEADINGS.items():
+        tests = [w for w in decision.waived if w.waiver.kind == kind]
+        if not tests:
+            continue
+        lines = [
+            f"#### {title} ({len(tests)})",
+            "",
+            lead,
+            "",
+            "| Test | Why | Evidence vs baseline |",
+            "|---|---|---|",
+        ]
+        for waived in tests[:_MAX_CHANGE_ROWS]:
+            row = rows.get((waived.suite, waived.test_id, waived.target))
+            evidence = _esc(row.describe()) if row is not None and row.base_score is not None else "-"
+            lines.append(
+                f"| {_esc(waived.label)} | {_esc(_cap(waived.waiver.text, _MAX_REASON))} | {evidence} |"
+            )
+        if len(tests) > _MAX_CHANGE_ROWS:
+            lines.append(f"\n… {len(tests) - _MAX_CHANGE_ROWS} more in the full report.")
+        blocks.append("\n".join(lines))
+    return blocks
+
+
 def _selection(selection: dict[str, str], repo_root: Path | None, unselecting: list[str]) -> list[str]:
     lines = [f"#### Why these evals ran ({len(selection)})", ""]
     for path in sorted(selection)[:_MAX_SELECTION]:
@@ -259,6 +294,7 @@ def render_markdown(
     baseline = _baseline_lines(summary, comparison)
     if baseline:
         blocks.append("\n".join(baseline))
+    blocks.extend(_waived_sections(decision, comparison))
     chosen = selection if selection is not None else summary.selection
     if chosen or summary.unselecting:
         blocks.append("\n".join(_selection(chosen, repo_root, summary.unselecting)))
