@@ -139,3 +139,20 @@ def test_run_changed_skips_them_when_only_another_eval_file_changed(tmp_path: Pa
     assert "evals/other.eval.yaml: eval file changed" in done.stderr
     assert "evals/geo.eval.yaml" not in done.stderr
     assert _calls(tmp_path) == 1  # the other eval's test only
+
+
+def test_validate_warns_w113_at_the_command_and_not_once_sources_are_declared(tmp_path: Path) -> None:
+    command, extra = COMMANDS["make"]
+    repo = _project(tmp_path / "repo", command, extra)
+    result = run_cli("validate", "evals", cwd=repo.root)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout + result.stderr
+    assert ".agentv/targets.yaml:4:5: warning[W113]: target 'default': its command names no file" in out
+    assert "`sources:`" in out and out.count("W113") == 1  # once per target, not per eval file
+    declared = (repo.root / ".agentv/targets.yaml").read_text() + "    sources: [src/]\n"
+    (repo.root / ".agentv/targets.yaml").write_text(declared)
+    quiet = run_cli("validate", "evals", cwd=repo.root)
+    assert quiet.returncode == 0 and "W113" not in quiet.stdout + quiet.stderr
+    # a command that names its script is not W113 either
+    named = _project(tmp_path / "named", "python3 src/agent.py {OUTPUT_FILE}", {})
+    assert "W113" not in (r := run_cli("validate", "evals", cwd=named.root)).stdout + r.stderr

@@ -41,6 +41,7 @@ __all__ = [
     "TargetSources",
     "command_files",
     "outside_repository",
+    "repository_root_of",
     "sources_root",
     "target_source_files",
     "target_sources",
@@ -100,7 +101,8 @@ def sources_root(targets_file: Path) -> Path:
     return parent.parent if parent.name == ".agentv" else parent
 
 
-def _repo_root_of(targets_file: Path) -> Path:
+def repository_root_of(targets_file: Path) -> Path:
+    """The git work tree holding `targets_file`, else the directory its `sources:` resolve from."""
     start = safe_resolve(targets_file).parent
     return find_repo_root(start) or sources_root(targets_file)
 
@@ -119,7 +121,9 @@ def _entry_path(entry: str, targets_file: Path, repo_root: Path) -> Path:
 def outside_repository(entry: str, targets_file: Path, repo_root: Path | None = None) -> Path | None:
     """Where a `sources:` entry leads when that is outside the repository (None: inside). Globs are
     judged by their fixed leading directory."""
-    root = safe_resolve(repo_root) if repo_root is not None else safe_resolve(_repo_root_of(targets_file))
+    root = (
+        safe_resolve(repo_root) if repo_root is not None else safe_resolve(repository_root_of(targets_file))
+    )
     path = _entry_path(entry, targets_file, root)
     fixed = _glob_root(path) if _MAGIC.intersection(str(path)) else path
     resolved = safe_resolve(fixed)

@@ -66,6 +66,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "W111": ("warning", "the eval file names an undeclared target"),
     "W110": ("warning", "accepted but not run"),
     "W112": ("warning", "file edits expected under a read-only agent sandbox"),
+    "W113": ("warning", "a cli command that names no file of the repository"),
 }
 
 # Warnings that become errors under `--strict`.

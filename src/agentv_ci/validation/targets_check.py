@@ -104,7 +104,42 @@ def check_targets_file(
                 )
             continue
         diagnostics.extend(_check_definition(definition))
+        diagnostics.extend(_whole_repository_key(definition, path))
     return diagnostics
+
+
+def _whole_repository_key(definition: Any, targets_file: Path) -> list[Diagnostic]:
+    """W113: a `cli` command that names no file of the repository (`make`, `npm run`, `python -c`) is
+    keyed and selected on the whole repository; `sources:` says which files are its code."""
+    from agentv_ci.targets.sources import SHELL_PROVIDERS, repository_root_of, target_sources
+
+    if definition.provider not in SHELL_PROVIDERS or definition.sources is not None:
+        return []
+    try:
+        found = target_sources(
+            definition, targets_file=targets_file, repo_root=repository_root_of(targets_file)
+        )
+    except (OSError, ValueError):
+        return []
+    if found.repository is None:
+        return []
+    where = next(
+        (
+            definition.key_locations[k]
+            for k in ("command", "executable", "binary")
+            if k in definition.key_locations
+        ),
+        definition.location,
+    )
+    return [
+        _diagnostic(
+            "W113",
+            f"target {definition.name!r}: its command names no file of the repository, so its answers are "
+            "keyed (response cache) and its evals selected (--changed) on the whole repository",
+            where,
+            "list the agent's code under `sources:` (files, directories or globs) to narrow it",
+        )
+    ]
 
 
 def _check_definition(definition: Any) -> list[Diagnostic]:
