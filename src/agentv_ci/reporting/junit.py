@@ -5,6 +5,10 @@ case; each case's score, threshold, attempt pass counts, cost and tokens go to t
 `<properties>` as `<case name>.<key>`, because the XSD allows no properties on a testcase).
 `<failure>` for quality failures with the failing assertions, `<error>` for execution errors,
 `<skipped>` for tests that did not run.
+A failure the gates waived (a test quarantined or labelled flaky, `GateDecision.waived`) is a
+Surefire `<flakyFailure type="quarantined|flaky">` in place of the `<failure>`, not counted in the
+suite's `failures`: viewers that know the element show the test as flaky, the others as passed,
+none as failed (docs/reports.md). An expired quarantine blocks, so it stays a `<failure>`.
 All text is sanitised first (lone surrogates, XML-illegal control characters, ANSI noise) and escaped
 on the way out (attributes keep newlines as character references).
 
@@ -26,12 +30,13 @@ from __future__ import annotations
 import io
 import math
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from itertools import groupby
 from pathlib import Path
 from typing import IO
 
 from agentv_ci.model.result import RunSummary, TestResult
+from agentv_ci.model.waivers import Waiver
 from agentv_ci.plugins import ReportOptions
 from agentv_ci.reporting.details import (
     REPORT,
@@ -48,6 +53,9 @@ from agentv_ci.reporting.totals import outcome_of
 from agentv_ci.text_safety import clean_text, excerpt, neutralise_workflow_commands
 
 __all__ = ["JunitReporter", "render_junit"]
+
+# (suite, test id, target) -> the waiver that kept the test's failure from blocking
+Waived = Mapping[tuple[str, str, str], Waiver]
 
 LIMITS = REPORT  # how much of a test's text a testcase holds (reporting.details, for every report)
 
@@ -141,9 +149,9 @@ def _leaf(tag: str, attributes: Iterable[tuple[str, str]], text: str | None) -> 
     return _start(tag, attributes) + " />"
 
 
-def _case(result: TestResult, summary: RunSummary, name: str) -> tuple[str, str]:
+def _case(result: TestResult, summary: RunSummary, name: str, waiver: Waiver | None) -> tuple[str, str]:
     """The `<testcase>` element (indented as the 3rd level) and its outcome for the suite's counts:
-    "failure", "error", "skipped" or ""."""
+    "failure", "error", "skipped" or "" (a waived failure: a `<flakyFailure>`, not counted)."""
     seconds = _seconds(result)
     attributes = [("name", name)]
     if seconds:
@@ -165,8 +173,12 @@ def _case(result: TestResult, summary: RunSummary, name: str) -> tuple[str, str]
         if extra:
             message += f" ({extra})"
         output = _failure_body(result)
-        children.append(_leaf("failure", [("type", "QualityFailure"), ("message", message)], output))
-        counted = "failure"
+        if waiver is not None:
+            pairs = [("message", excerpt(f"{waiver.text}; {message}", LIMITS.message)), ("type", waiver.kind)]
+            children.append(_leaf("flakyFailure", pairs, output))
+        else:
+            children.append(_leaf("failure", [("type", "QualityFailure"), ("message", message)], output))
+            counted = "failure"
     elif outcome == "error":
         error = clean_text(result.error or "execution error")
         first = error.splitlines()[0] if error.strip() else "execution error"
@@ -200,8 +212,11 @@ class _SuiteWriter:
     """One `<testsuite>`: its properties and cases are spooled as they come, then written out
     behind the suite's start tag (whose counts are known only at the end)."""
 
-    def __init__(self, name: str, summary: RunSummary, repo_root: Path, risky_names: set[str]) -> None:
+    def __init__(
+        self, name: str, summary: RunSummary, repo_root: Path, risky_names: set[str], waived: Waived
+    ) -> None:
         self.name = name
+        self.waived = waived
         self.summary = summary
         self.repo_root = repo_root
         self.risky_names = risky_names  # names that may collide with another case's (see _case_names)
@@ -233,7 +248,8 @@ class _SuiteWriter:
                 for key, value in _case_properties(result, self.repo_root).items()
             )
         )
-        text, counted = _case(result, self.summary, case_name)
+        waiver = self.waived.get((result.suite, result.test_id, result.target)) if self.waived else None
+        text, counted = _case(result, self.summary, case_name, waiver)
         self.cases.write(text)
         self.tests += 1
         self.failed += counted == "failure"
@@ -242,7 +258,7 @@ class _SuiteWriter:
         outcome = outcome_of(result)
         counts = self.counts
         counts["tests"] += 1
-        counts["failures"] += outcome == "failed"
+        counts["failures"] += counted == "failure"
         counts["errors"] += outcome == "error"
         counts["time"] += _seconds(result)
         path = repo_relative(result.eval_path, self.repo_root)
@@ -338,21 +354,22 @@ class _RiskyNames:
             self.by_suite.setdefault(suite, set()).add(name)
 
 
-def write_junit(summary: RunSummary, out: IO[str], repo_root: Path) -> None:
+def write_junit(summary: RunSummary, out: IO[str], repo_root: Path, waived: Waived | None = None) -> None:
     """Write the JUnit document for `summary` to `out` (deterministic for a given summary), holding
-    no more than a bounded part of it in memory."""
+    no more than a bounded part of it in memory; `waived` failures as `<flakyFailure>`."""
     with paused_gc():  # many small strings and rows, no cycles: see gc_pause
-        _write(summary, out, repo_root)
+        _write(summary, out, repo_root, waived or {})
 
 
-def _write(summary: RunSummary, out: IO[str], repo_root: Path) -> None:
+def _write(summary: RunSummary, out: IO[str], repo_root: Path, waived: Waived) -> None:
     risky = _RiskyNames()
     ordered = aggregated_in_key_order(summary.results, risky)  # one case per test x target
     totals = {"tests": 0.0, "failures": 0.0, "errors": 0.0, "time": 0.0}
     body = _Spool()
     try:
         for suite_name, results in groupby(ordered, key=lambda r: r.suite):
-            suite = _SuiteWriter(suite_name, summary, repo_root, risky.by_suite.get(suite_name, set()))
+            risky_names = risky.by_suite.get(suite_name, set())
+            suite = _SuiteWriter(suite_name, summary, repo_root, risky_names, waived)
             try:
                 for result in results:
                     suite.add(result)
@@ -382,10 +399,10 @@ def _write(summary: RunSummary, out: IO[str], repo_root: Path) -> None:
         body.close()
 
 
-def render_junit(summary: RunSummary, repo_root: Path) -> str:
+def render_junit(summary: RunSummary, repo_root: Path, waived: Waived | None = None) -> str:
     """The JUnit document as a string (deterministic for a given summary)."""
     buffer = io.StringIO(newline="")
-    write_junit(summary, buffer, repo_root)
+    write_junit(summary, buffer, repo_root, waived)
     return buffer.getvalue()
 
 
@@ -393,5 +410,7 @@ class JunitReporter:
     """Writes JUnit XML for test tabs (dorny/test-reporter, mikepenz/action-junit-report, GitLab, Jenkins)."""
 
     def write(self, summary: RunSummary, options: ReportOptions) -> None:
+        decision = options.extras.get("decision")
+        waived = {(w.suite, w.test_id, w.target): w.waiver for w in getattr(decision, "waived", ())}
         with options.path.open("w", encoding="utf-8") as handle:
-            write_junit(summary, handle, options.repo_root)
+            write_junit(summary, handle, options.repo_root, waived)

@@ -33,6 +33,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "E114": ("error", "not supported by agentv-ci"),
     "E115": ("error", "over a documented bound on the work of a run"),
     "E116": ("error", "duplicate suite name"),
+    "E118": ("error", "invalid quarantine file"),
     # graders
     "E201": ("error", "unknown grader type"),
     "E202": ("error", "invalid grader configuration"),

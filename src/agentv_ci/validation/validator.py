@@ -61,9 +61,12 @@ def validate_paths(
     from agentv_ci.loading.suite_loader import load_suite
     from agentv_ci.loading.suite_names import SuiteNames
     from agentv_ci.validation.named_files import eval_files_reading, split_named_paths
+    from agentv_ci.validation.quarantine_check import check_quarantine_files, is_quarantine_file
     from agentv_ci.validation.sandbox_check import read_only_edit_warnings
     from agentv_ci.validation.targets_check import TargetChecker, check_targets_file
 
+    quarantines, quarantine_problems = check_quarantine_files(paths, repo_root)
+    paths = [path for path in paths if not is_quarantine_file(path)]
     scanned, named_targets = split_named_paths(paths, skip_non_eval=skip_non_eval)
     files = find_eval_files(scanned) if scanned else []
     lone_targets: list[Path] = []  # no eval file reads them: checked whole, below
@@ -113,8 +116,9 @@ def validate_paths(
             diagnostics.extend(check_targets_file(path, env, used=targets.used.get(path, set())))
     for path in lone_targets:
         diagnostics.extend(check_targets_file(path, env))
+    diagnostics.extend(quarantine_problems)
     unique = merge_repeated(sorted(set(diagnostics), key=sort_key))
     if strict:
         unique = apply_strict(unique)
-    checked = [*files, *lone_targets]
+    checked = [*files, *lone_targets, *quarantines]
     return ValidationReport(files=[str(f) for f in checked], diagnostics=unique, tests=tests)
