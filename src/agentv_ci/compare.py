@@ -7,6 +7,11 @@ Tests are matched by suite + test id + target. Per test: base score, head score,
   test's input, graders, threshold or target changed, so a score move says nothing about the answers.
   Never a regression or an improvement, and left out of the suite deltas. Rows without fingerprints
   (older runs, AgentV's) compare as below.
+- `incomparable`: both rows record what produced them (model/provenance.py) and it differs: another
+  target model or parameters, another judge model or prompt, another grader plugin version. Listed
+  with the reasons ("judge model gpt-4o -> gpt-4.1"), never a regression nor `unchanged`, left out of
+  the suite deltas and of the corrected family. Checked before `changed`, whose fingerprint also
+  covers the target's fields: the reason says more. Rows without provenance compare as below.
 - Otherwise the comparison is of the attempts' verdicts: pass counts base -> head (one attempt a
   side without repeats). A one-sided Fisher exact test gives the p-value, and the p-values of every
   test and suite of the run are corrected as one family (statistics/family.py: Tarone's trimmed
@@ -25,11 +30,11 @@ Tests are matched by suite + test id + target. Per test: base score, head score,
   the lesser error; the ways to a stated error rate are repeats, `--adaptive-repeats` and `--history`.
 - A score move below `NOISE_FLOOR` (0.01) is never flagged.
 
-Per suite (and overall): the mean of the per-test deltas over the matched tests (`changed`, `new`,
-`removed` and `not comparable` tests left out), paired with the test as the unit (statistics/
-paired.py), its standard error, a one-sided t-test in the same corrected family and its interval
-at the family's level; the reports say over how many of the suite's tests it was taken and list the
-ones left out (suite_deltas.py).
+Per suite (and overall): the mean of the per-test deltas over the matched tests (`changed`,
+`incomparable`, `new`, `removed` and `not comparable` tests left out), paired with the test as the
+unit (statistics/paired.py), its standard error, a one-sided t-test in the same corrected family
+and its interval at the family's level; the reports say over how many of the suite's tests it was
+taken and list the ones left out (suite_deltas.py).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from typing import Literal
 
 import msgspec
 
+from agentv_ci.model.provenance import differences
 from agentv_ci.model.result import TestResult
 from agentv_ci.reporting.gc_pause import paused_gc
 from agentv_ci.reporting.results_file import aggregate_attempts
@@ -75,7 +81,9 @@ Status = Literal[
     "unchanged",
     "not comparable",
     "changed",
+    "incomparable",
 ]
+_LEFT_OUT = ("changed", "incomparable")  # not the same test, or not produced alike: no delta
 _WORSE = ("broken", "regressed", "possible regression")
 
 
@@ -103,6 +111,7 @@ class TestComparison(msgspec.Struct, omit_defaults=True):
     ci95: tuple[float, float] | None = None
     base_fingerprint: str | None = None  # set on `changed` rows: the two definition fingerprints
     head_fingerprint: str | None = None
+    why_incomparable: list[str] = []  # set on `incomparable` rows: what produced the two differently
 
     @property
     def label(self) -> str:
@@ -129,6 +138,8 @@ class TestComparison(msgspec.Struct, omit_defaults=True):
 
     def describe(self) -> str:
         parts = ["definition changed"] if self.status == "changed" else []
+        if self.why_incomparable:
+            parts.append("incomparable: " + "; ".join(self.why_incomparable))
         if self.base_score is not None and self.head_score is not None:
             base, head = self.base_score, self.head_score
             hidden = base != head and f"{base:.3f}" == f"{head:.3f}"
@@ -174,10 +185,29 @@ class Comparison(msgspec.Struct):
     def worse(self) -> list[TestComparison]:
         return [t for t in self.tests if t.status in _WORSE]
 
+    def incomparable_baseline(self) -> str | None:
+        """The headline when no matched test could be compared because every one was produced
+        otherwise than its baseline row (another judge, model, plugin version); None otherwise."""
+        matched = [t for t in self.tests if t.status not in ("new", "removed", "not comparable")]
+        if not matched or any(t.status != "incomparable" for t in matched):
+            return None
+        return (
+            f"all {len(matched)} matched tests were produced differently ({incomparable_reasons(matched)}); "
+            "no test was compared"
+        )
+
     @property
     def confidence(self) -> float:
         """The two-sided level of the intervals shown: 1 - 2·alpha/M (one-sided alpha/M each side)."""
         return 1.0 - 2.0 * self.alpha / max(self.family_size, 1)
+
+
+def incomparable_reasons(rows: list[TestComparison]) -> str:
+    """The reasons every row shares ("judge model gpt-4o -> gpt-4.1"), else the first row's, marked."""
+    shared = [r for r in rows[0].why_incomparable if all(r in t.why_incomparable for t in rows[1:])]
+    if shared:
+        return "; ".join(shared)
+    return "; ".join(rows[0].why_incomparable[:2]) + ", among others"
 
 
 def _attempts(result: TestResult) -> tuple[int, int, list[float]]:
@@ -211,9 +241,12 @@ class _Evidence(msgspec.Struct, frozen=True):
 
 def _classify(base: TestResult, head: TestResult) -> tuple[TestComparison, _Evidence | None]:
     row = TestComparison(head.suite, head.test_id, head.target, "unchanged")
-    if base.fingerprint and head.fingerprint and base.fingerprint != head.fingerprint:
-        row.status = "changed"  # another test now: its score move is not a regression nor a fix
-        row.base_fingerprint, row.head_fingerprint = base.fingerprint, head.fingerprint
+    why = differences(base.provenance, head.provenance)
+    if why or (base.fingerprint and head.fingerprint and base.fingerprint != head.fingerprint):
+        # another test now, or answered / judged by something else: its score move is no regression
+        row.status, row.why_incomparable = ("incomparable", why) if why else ("changed", [])
+        if base.fingerprint != head.fingerprint:
+            row.base_fingerprint, row.head_fingerprint = base.fingerprint, head.fingerprint
         row.base_score = base.score if _conclusive(base) else None
         row.head_score = head.score if _conclusive(head) else None
         if row.base_score is not None and row.head_score is not None:
@@ -298,7 +331,7 @@ def _key(result: TestResult) -> tuple[str, str, str]:
 
 def _suite_stats(name: str, rows: Iterable[TestComparison]) -> tuple[SuiteComparison, PairedDelta | None]:
     rows = list(rows)
-    deltas = [r.delta for r in rows if r.delta is not None and r.status != "changed"]
+    deltas = [r.delta for r in rows if r.delta is not None and r.status not in _LEFT_OUT]
     paired = paired_delta(deltas)
     stats = SuiteComparison(
         suite=name,
@@ -381,7 +414,15 @@ def _status_counts(rows: Iterable[TestComparison]) -> dict[str, int]:
 
 # ------------------------------------------------------------------ rendering
 
-_SEVERITY = ("broken", "regressed", "possible regression", "not comparable", "changed", "fixed")
+_SEVERITY = (
+    "broken",
+    "regressed",
+    "possible regression",
+    "not comparable",
+    "changed",
+    "incomparable",
+    "fixed",
+)
 _ORDER = {s: i for i, s in enumerate(_SEVERITY)}
 
 

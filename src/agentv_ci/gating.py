@@ -12,7 +12,9 @@ A missed gate is a value, not an exception. Exit codes (DESIGN.md):
     mean score (>= 2 matched tests) fell by more than `max_regression` and significantly (the paired
     sign-flip test, the test as the unit, in the same family). With repeats an unchanged agent is
     blocked in at most 5% of runs at any suite size (bench/noise.py). A test whose definition
-    changed (`changed` in compare) is never a regression, and is left out of the suite deltas.
+    changed (`changed` in compare), or that was produced otherwise (`incomparable`: another judge or
+    target model, another grader plugin version), is never a regression, and is left out of the
+    suite deltas.
 - **3 (inconclusive)** when no quality gate failed but the run cannot be called green:
   - nothing conclusive ran (no results, every test errored or was not run),
   - execution errors occurred and `fail_on_error` is on (the default),
@@ -39,7 +41,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from agentv_ci.compare import NOISE_FLOOR, Comparison
+from agentv_ci.compare import NOISE_FLOOR, Comparison, incomparable_reasons
 from agentv_ci.errors import ExitCode, UsageError
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.waivers import Waiver, WaiverBook
@@ -276,6 +278,12 @@ def regression_reasons(
     if changed:
         names = ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
         notes.append(f"{len(changed)} test(s) changed definition since the baseline, not compared: {names}")
+    incomparable = [row for row in comparison.tests if row.status == "incomparable"]
+    if incomparable:  # produced otherwise (judge, model, plugin version): no score move says anything
+        names = ", ".join(row.label for row in incomparable[:5]) + (" ..." if len(incomparable) > 5 else "")
+        why = incomparable_reasons(incomparable)
+        count = f"{len(incomparable)} test(s)"
+        notes.append(f"{count} incomparable with the baseline ({why}), not compared: {names}")
     for suite in comparison.suites:
         # one matched test: the test-level verdict above already decided (with its own noise model)
         if limit is None or suite.mean_delta is None or suite.p_value is None:

@@ -271,6 +271,9 @@ def render_markdown(
     the details can be read; when given, a closing note counts every one of them.
     """
     verdict = _verdict_line(decision)
+    incomparable = comparison.incomparable_baseline() if comparison is not None else None
+    if incomparable is not None:  # said under the verdict: a green with no test compared must not mislead
+        verdict += f"\n\n**Baseline incomparable:** {_esc(_cap(incomparable, _MAX_VERDICT))}."
     blocks: list[str] = []
     if len(decision.reasons) > 1 or decision.notes:
         blocks.append(

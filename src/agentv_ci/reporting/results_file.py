@@ -17,6 +17,7 @@ import msgspec
 
 from agentv_ci.errors import LoadError
 from agentv_ci.json_limits import MAX_JSON_DEPTH, too_deep
+from agentv_ci.model.provenance import Provenance
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.score_range import (
     ROW_NUMBER_HINT,
@@ -99,6 +100,14 @@ def _normalise_grader(item: dict[str, Any]) -> dict[str, Any]:
     return item
 
 
+def _is_provenance(value: Any) -> bool:
+    try:
+        msgspec.convert(value, Provenance)
+    except msgspec.ValidationError:
+        return False
+    return True
+
+
 def normalise_row(row: dict[str, Any], *, parent: dict[str, Any] | None = None) -> dict[str, Any]:
     """Map an AgentV (or older) row onto our `TestResult` field names and fill derived fields."""
     row = _snake_keys(row)
@@ -148,6 +157,8 @@ def normalise_row(row: dict[str, Any], *, parent: dict[str, Any] | None = None) 
         row["verdict"] = {"ok": "pass", "not_run": "skip"}.get(status, "fail")
     if not isinstance(row.get("fingerprint", ""), str):  # not ours (another tool's field of that name)
         del row["fingerprint"]
+    if "provenance" in row and not _is_provenance(row["provenance"]):
+        del row["provenance"]  # not ours either: the row compares as one that records none
     notes = row.get("notes", [])
     if not (isinstance(notes, list) and all(isinstance(n, str) for n in notes)):
         del row["notes"]  # not ours either

@@ -40,7 +40,13 @@ from agentv_ci.model.suite import GraderSpec, Message, Test
 from agentv_ci.running.plan import Job
 from agentv_ci.targets.config import TargetsConfig
 
-__all__ = ["FINGERPRINT_LENGTH", "DefinitionFingerprints", "definition_fingerprint", "target_identity"]
+__all__ = [
+    "FINGERPRINT_LENGTH",
+    "DefinitionFingerprints",
+    "answer_fields",
+    "definition_fingerprint",
+    "target_identity",
+]
 
 FINGERPRINT_LENGTH = 16
 # Part of every hashed payload: bump it when the encoding changes (every test then reads as changed
@@ -84,12 +90,20 @@ def target_identity(name: str, targets: TargetsConfig | None) -> list[Any]:
         definition = targets.resolve(name)
     except ConfigError:  # a broken alias: the run reports it; the name still identifies the target
         return [name]
-    fields = {
-        key: value
-        for key, value in definition.fields.items()
-        if not _is_secret(key) and key not in _NOT_ANSWER_KEYS
+    return [
+        name,
+        definition.name,
+        definition.provider,
+        answer_fields(definition.fields),
+        definition.grader_target,
+    ]
+
+
+def answer_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    """A target's fields that can change an answer: no secrets, runner knobs or bookkeeping."""
+    return {
+        key: value for key, value in fields.items() if not _is_secret(key) and key not in _NOT_ANSWER_KEYS
     }
-    return [name, definition.name, definition.provider, fields, definition.grader_target]
 
 
 def _member(raw: Any) -> Any:
