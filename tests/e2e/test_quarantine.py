@@ -181,6 +181,9 @@ def test_the_action_reads_the_quarantine_from_the_pull_requests_base(tmp_path: P
 
         assert done.returncode == 0, done.stdout + done.stderr
         assert WAIVED in done.stdout
+        # the annotation is a warning that says why it does not block
+        assert "::error file=evals/geo.eval.yaml" not in done.stdout
+        assert "< threshold 0.80; not blocking, quarantined (owner @ana" in done.stdout
         [comment] = github.comments_on(7)
         assert "Quarantined" in comment.body
         cases = _junit_cases(project.repo / ".agentv-ci" / "results" / "junit.xml")
@@ -201,3 +204,13 @@ def test_the_action_reads_the_quarantine_from_the_pull_requests_base(tmp_path: P
 def _schema_present() -> None:
     if not SCHEMA.is_file():
         pytest.skip(f"JUnit schema absent at {SCHEMA}")
+
+
+def test_an_invalid_quarantine_file_on_the_base_is_bad_input_located_on_the_base(tmp_path: Path) -> None:
+    project = _project(tmp_path, QUARANTINE.format(expires="2030-02-30"))
+
+    done = _cli(project, "run", "evals", "--base", "main", "--no-changed", "-o", "out")
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "main:.agentv/quarantine.yaml:5:14: error[E118]: `expires` is not a date" in done.stderr
+    assert not (project.repo / "out" / "index.jsonl").exists()  # refused before anything ran

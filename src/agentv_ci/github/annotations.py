@@ -77,7 +77,7 @@ def _severity(result: TestResult) -> tuple[int, float]:
     return (1 if required else 2), result.score
 
 
-def _failure(result: TestResult, repo_root: Path, level: Level) -> str:
+def _failure(result: TestResult, repo_root: Path, level: Level, waived: str | None = None) -> str:
     file, line = _location(result, repo_root)
     label = test_label(result)
     if outcome_of(result) == "error":
@@ -91,6 +91,8 @@ def _failure(result: TestResult, repo_root: Path, level: Level) -> str:
     graders = failing_graders(result)
     detail = "\n".join(grader_failure_text(g, limit=_MESSAGE_LIMIT) for g in graders)
     message = f"{label}: score {result.score:.3f} < threshold {result.threshold:.2f}"
+    if waived is not None:  # a quarantined or flaky test's failure: a warning, saying why it does not block
+        level, message = "warning", f"{message}; not blocking, {waived}"
     return workflow_command(
         level,
         message + (f"\n{detail}" if detail else ""),
@@ -110,7 +112,8 @@ def annotations(
     bad = [r for r in results if outcome_of(r) in ("failed", "error")]
     bad.sort(key=lambda r: (*_severity(r), r.suite, r.test_id, r.target))
     level: Level = "warning" if decision.passed else "error"
-    lines = [_failure(r, repo_root, level) for r in bad[:limit]]
+    waived = {(w.suite, w.test_id, w.target): w.waiver.text for w in decision.waived}
+    lines = [_failure(r, repo_root, level, waived.get((r.suite, r.test_id, r.target))) for r in bad[:limit]]
     worse = []
     if decision.comparison is not None:
         passing = (r for r in aggregated(summary.results) if outcome_of(r) == "passed")
