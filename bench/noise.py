@@ -44,6 +44,7 @@ from agentv_ci.statistics.family import ALPHA
 from agentv_ci.statistics.paired import paired_delta
 from agentv_ci.statistics.proportions import wilson_interval
 from agentv_ci.statistics.regressions import PassCounts, regression_family
+from agentv_ci.statistics.sequential import AdaptiveRule, looks
 
 
 @dataclass(frozen=True)
@@ -115,19 +116,37 @@ def blocked(counts: Sequence[PassCounts], max_regression: float) -> bool:
     return False
 
 
+def adaptive_head(rng: random.Random, p: float, base: tuple[int, int], rule: AdaptiveRule) -> tuple[int, int]:
+    """The head's (passes, attempts) under adaptive repeats: the product's rule, thresholds off."""
+    done = won = 0
+    while True:
+        wanted = rule.next_look(done) if done else rule.looks[0]
+        won += passes(rng, p, wanted - done)
+        done = wanted
+        if rule.decide(won, done, None, base) is not None:
+            return won, done
+
+
 def simulate(
-    size: int, repeats: int, scenario: Scenario, args: argparse.Namespace, rng: random.Random
-) -> tuple[int, int]:
-    hits = 0
+    size: int, repeats: int, scenario: Scenario, args: argparse.Namespace, rng: random.Random, start: int = 0
+) -> tuple[int, int, int]:
+    """(runs blocked, runs, head attempts) over `args.sims` runs; `start` > 0: the head's repeats are
+    adaptive from `start` to `repeats` (the baseline has `repeats`)."""
+    hits = attempts = 0
+    rule = AdaptiveRule(looks(start, repeats), tests=size) if start else None
     for _ in range(args.sims):
         base_p = draw_suite(rng, size, args.population)
         head_p = head_probabilities(rng, base_p, scenario)
-        counts = [
-            PassCounts(passes(rng, b, repeats), repeats, passes(rng, h, repeats), repeats)
-            for b, h in zip(base_p, head_p, strict=True)
-        ]
+        counts = []
+        for b, h in zip(base_p, head_p, strict=True):
+            base = (passes(rng, b, repeats), repeats)
+            head = (
+                adaptive_head(rng, h, base, rule) if rule is not None else (passes(rng, h, repeats), repeats)
+            )
+            counts.append(PassCounts(*base, *head))
+            attempts += head[1]
         hits += blocked(counts, args.max_regression)
-    return hits, args.sims
+    return hits, args.sims, attempts
 
 
 def main() -> None:
@@ -140,6 +159,9 @@ def main() -> None:
     parser.add_argument("--population", choices=("stochastic", "mixed"), default="stochastic")
     parser.add_argument("--max-regression", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--adaptive", default="1,5", help="adaptive starts, up to the largest --repeats (empty: none)"
+    )
     parser.add_argument("--scenarios", default="", help="comma-separated scenario names (default: all)")
     args = parser.parse_args()
     sizes = [int(x) for x in args.sizes.split(",")]
@@ -150,17 +172,23 @@ def main() -> None:
         f"# regression gate, {args.sims} simulated runs a cell, population {args.population}, "
         f"max regression {args.max_regression}, alpha {ALPHA} (seed {args.seed})"
     )
-    print("| scenario | tests | repeats | blocked | 95% interval |")
-    print("|---|---:|---:|---:|---|")
+    starts = [int(x) for x in args.adaptive.split(",") if x.strip()]
+    top = max(repeat_counts)
+    print("| scenario | tests | repeats | blocked | 95% interval | attempts per test |")
+    print("|---|---:|---|---:|---|---:|")
     started = time.perf_counter()
     for scenario in scenarios:
         for size in sizes:
-            for repeats in repeat_counts:
-                rng = random.Random(f"{args.seed}/{scenario.name}/{size}/{repeats}")
-                hits, runs = simulate(size, repeats, scenario, args, rng)
+            cells = [(r, 0, str(r)) for r in repeat_counts] + [
+                (top, s, f"adaptive {s}..{top}") for s in starts
+            ]
+            for repeats, start, label in cells:
+                rng = random.Random(f"{args.seed}/{scenario.name}/{size}/{repeats}/{start}")
+                hits, runs, attempts = simulate(size, repeats, scenario, args, rng, start)
                 low, high = wilson_interval(hits, runs)
                 print(
-                    f"| {scenario.name} | {size} | {repeats} | {hits / runs:.1%} | [{low:.1%}, {high:.1%}] |"
+                    f"| {scenario.name} | {size} | {label} | {hits / runs:.1%} | [{low:.1%}, {high:.1%}] "
+                    f"| {attempts / (runs * size):.1f} |"
                 )
                 sys.stdout.flush()
     print(f"# {time.perf_counter() - started:.1f} s")

@@ -94,13 +94,17 @@ class CostEstimator:
             line = self._lines[(role, facts.name)] = _Line(facts)
         return line
 
-    def add(self, suite: Suite, test: Test, target: str, attempts: int, strategy: str) -> None:
-        """One job: `test` of `suite` against `target`, `attempts` times."""
+    def add(
+        self, suite: Suite, test: Test, target: str, attempts: int, strategy: str, early: int | None = None
+    ) -> None:
+        """One job: `test` of `suite` against `target`, `attempts` times (`early`: the attempts it
+        surely makes, for --adaptive-repeats: the low end)."""
         if not self.targets.any_priced(suite.path):
             return  # mocks and agents only (a mock's fixed `cost_usd` is the run's own to count)
         facts = self.targets.target(suite.path, target, matrix_alias(test, target))
         # pass_at_k stops at the first pass: one attempt at the low end and, most tests passing, expected
-        early = 1 if strategy == "pass_at_k" else attempts
+        if early is None:
+            early = 1 if strategy == "pass_at_k" else attempts
         recorded = self.recorded.get((test.suite or suite.name, test.id, target)) if self.recorded else None
         requests = len(test.turns) if test.mode == "conversation" and test.turns else 1
         line = self._line("target", facts)

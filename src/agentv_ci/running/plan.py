@@ -10,7 +10,16 @@ from agentv_ci.model.matrix import DEFAULT_TARGET, targets_for
 from agentv_ci.model.suite import Suite, Test
 from agentv_ci.running.sharding import shard_of
 
-__all__ = ["DEFAULT_TARGET", "Job", "PlanOptions", "iter_jobs", "plan_jobs", "selected", "targets_for"]
+__all__ = [
+    "DEFAULT_TARGET",
+    "Job",
+    "PlanOptions",
+    "adaptive_strategy",
+    "iter_jobs",
+    "plan_jobs",
+    "selected",
+    "targets_for",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +34,7 @@ class Job:
     threshold: float = 0.8
     timeout_s: float | None = None
     cost_limit_usd: float | None = None
+    adaptive: bool = False  # --adaptive-repeats: `attempts` is where it starts (statistics/sequential.py)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -40,6 +50,21 @@ class PlanOptions:
     repeat: int | None = None
     threshold: float | None = None
     timeout_s: float | None = None
+    adaptive_repeats: int | None = None  # MAX attempts of --adaptive-repeats
+
+
+# Their verdict is "any" / "every" of a declared count: more attempts would change what it means.
+FIXED_COUNT_STRATEGIES = frozenset({"pass_at_k", "pass_all"})
+
+
+def adaptive_strategy(declared: str | None, options: PlanOptions) -> tuple[str, bool]:
+    """(strategy, adaptive) of a test with `declared` strategy (None: no `repeat`). Under
+    --adaptive-repeats a test without one is judged on its attempts' mean (pass@k over a growing k
+    would let a flaky test pass by retrying)."""
+    if not options.adaptive_repeats:
+        return declared or "pass_at_k", False
+    strategy = declared or "mean"
+    return strategy, strategy not in FIXED_COUNT_STRATEGIES
 
 
 def selected(test: Test, suite: Suite, options: PlanOptions) -> bool:
@@ -70,7 +95,9 @@ def iter_jobs(suite: Suite, tests: Iterable[Test], options: PlanOptions) -> Iter
             continue
         repeat = test.execution.repeat or suite.execution.repeat
         attempts = options.repeat or (repeat.count if repeat else 1)
-        strategy = repeat.strategy if repeat else "pass_at_k"
+        strategy, adaptive = repeat.strategy if repeat else "pass_at_k", False
+        if options.adaptive_repeats:  # nothing more per test without it
+            strategy, adaptive = adaptive_strategy(repeat.strategy if repeat else None, options)
         timeout = options.timeout_s or test.execution.timeout_seconds or suite.execution.timeout_seconds
         threshold = effective_threshold(options.threshold, test, suite)
         for target in targets_for(test, suite, options.targets):
@@ -83,6 +110,7 @@ def iter_jobs(suite: Suite, tests: Iterable[Test], options: PlanOptions) -> Iter
                 threshold=threshold,
                 timeout_s=timeout,
                 cost_limit_usd=repeat.cost_limit_usd if repeat else None,
+                adaptive=adaptive,
             )
 
 

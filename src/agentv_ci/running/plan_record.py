@@ -27,7 +27,7 @@ from agentv_ci.reporting.plan_file import (
 from agentv_ci.running.dependency_plan import SuiteSource, order_suites
 from agentv_ci.running.estimate import CostEstimator
 from agentv_ci.running.needs import RunNeeds
-from agentv_ci.running.plan import PlanOptions, selected, targets_for
+from agentv_ci.running.plan import PlanOptions, adaptive_strategy, selected, targets_for
 from agentv_ci.running.sharding import shard_of
 from agentv_ci.running.waves import Ordering
 
@@ -102,9 +102,22 @@ class PlanRecorder:
             if (name, test.id, target) not in self.finished:
                 self.needs.add_test(suite.path, target, test)
                 if self.estimator is not None:
-                    self.estimator.add(
-                        suite, test, target, attempts, repeat.strategy if repeat else "pass_at_k"
-                    )
+                    self._estimate(suite, test, target, attempts, repeat.strategy if repeat else None)
+
+    def _estimate(self, suite: Suite, test: Test, target: str, attempts: int, declared: str | None) -> None:
+        """Tell the cost estimate one job; under --adaptive-repeats an adaptive test may use up to
+        MAX attempts (the high end, which --budget-usd is checked against), at least its own."""
+        assert self.estimator is not None
+        options = self._unsharded
+        if not options.adaptive_repeats:
+            self.estimator.add(suite, test, target, attempts, declared or "pass_at_k")
+            return
+        strategy, adaptive = adaptive_strategy(declared, options)
+        if adaptive:
+            most = max(attempts, options.adaptive_repeats)
+            self.estimator.add(suite, test, target, most, strategy, early=min(attempts, most))
+        else:
+            self.estimator.add(suite, test, target, attempts, strategy)
 
     def commit(self, *, resume: bool) -> Plan:
         """Make the plan durable. A `--resume` keeps every job the plan of the run it continues lists
