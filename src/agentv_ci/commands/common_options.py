@@ -7,7 +7,7 @@ import typer
 
 from agentv_ci.security.confinement import ALLOW_OUTSIDE_ENV
 
-__all__ = ["AllowOutsideRepo", "MaxCostUsd", "check_max_cost"]
+__all__ = ["AllowOutsideRepo", "History", "MaxCostUsd", "check_max_cost"]
 
 # `run`, `grade` and `validate`: directories outside the repository that eval files may reference.
 AllowOutsideRepo = Annotated[
@@ -26,6 +26,18 @@ MaxCostUsd = Annotated[
         "--max-cost-usd",
         metavar="USD",
         help="Gate: fail (exit 1) when the run actually cost more than this (targets + grader models).",
+        show_default=False,
+    ),
+]
+
+# `run` and `report`: earlier runs of the base branch; tests they label flaky do not block (gating.py).
+History = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--history",
+        metavar="RUN",
+        help="A run of the base branch (dir or index.jsonl; repeatable, oldest first): a failing test "
+        "these runs label flaky is a note, not a gate failure.",
         show_default=False,
     ),
 ]

@@ -9,7 +9,8 @@ does not count), newest first. For each, at most `max_candidates` of them:
    extracted safely (see `safe_unzip`);
 3. the directory holding `index.jsonl` must also hold `summary.json` of a complete run: not
    interrupted, nothing left unrun, budget not exhausted, not a dry run, at least one result.
-The first candidate that passes is the baseline; otherwise there is none, with the reasons why.
+The first candidate that passes is the baseline; otherwise there is none, with the reasons why
+(`download_runs`: the newest N that pass, the history `history: N` measures flakiness on).
 Each download has the client's wall-clock deadline (120 s), and no candidate is started after the
 search has taken `max_seconds` (300 s), so a storage host that drips bytes cannot stall the Action.
 Nothing here raises for an API or archive failure: the Action runs on without a baseline.
@@ -31,7 +32,14 @@ from agentv_ci.github.safe_unzip import UnsafeArchiveError, extract_zip
 from agentv_ci.model.result import RunSummary
 from agentv_ci.reporting.results_file import INDEX_NAME, SUMMARY_NAME, load_run
 
-__all__ = ["DEFAULT_ARTIFACT_NAME", "ArtifactLimits", "BaselineDownload", "download_baseline"]
+__all__ = [
+    "DEFAULT_ARTIFACT_NAME",
+    "ArtifactLimits",
+    "BaselineDownload",
+    "RunsDownload",
+    "download_baseline",
+    "download_runs",
+]
 
 DEFAULT_ARTIFACT_NAME = "agentv-ci-results"
 _MAX_LISTED = 1_000  # the newest artifacts of that name looked at (GitHub lists newest first)
@@ -81,18 +89,46 @@ def download_baseline(
     Each candidate is extracted under `destination` (a new temporary directory when None) in its
     own `artifact-<id>/`; rejected candidates are removed again.
     """
+    found = download_runs(client, base_branch, 1, destination, name=name, limits=limits)
+    if found.runs:
+        return found.runs[0]
+    return BaselineDownload(None, found.reason, passed_over=found.passed_over)
+
+
+@dataclass(frozen=True)
+class RunsDownload:
+    """The complete runs found, newest first (each a `BaselineDownload` with its directory and
+    summary), why none or fewer were found (`reason`), and one line per candidate passed over."""
+
+    runs: tuple[BaselineDownload, ...]
+    reason: str
+    passed_over: tuple[str, ...] = field(default=())
+
+
+def download_runs(
+    client: GitHubClient,
+    base_branch: str,
+    count: int,
+    destination: Path | None = None,
+    *,
+    name: str = DEFAULT_ARTIFACT_NAME,
+    limits: ArtifactLimits | None = None,
+) -> RunsDownload:
+    """The newest `count` complete runs of `base_branch` (the baseline's checks, for each), trying at
+    most `limits.max_candidates` artifacts (`--history`: the base branch's last N runs)."""
     limits = limits or ArtifactLimits()
     started = time.monotonic()
     try:
         candidates = _candidates(client, base_branch, name)
     except GitHubApiError as exc:
-        return BaselineDownload(None, f"could not list the {name!r} artifacts: {client.redact(str(exc))}")
+        return RunsDownload((), f"could not list the {name!r} artifacts: {client.redact(str(exc))}")
     if not candidates:
-        return BaselineDownload(
-            None, f"no unexpired {name!r} artifact from a run on {base_branch!r} in {client.repository}"
+        return RunsDownload(
+            (), f"no unexpired {name!r} artifact from a run on {base_branch!r} in {client.repository}"
         )
     root = destination if destination is not None else Path(tempfile.mkdtemp(prefix="agentv-ci-baseline-"))
     passed_over: list[str] = []
+    runs: list[BaselineDownload] = []
     for artifact in candidates[: limits.max_candidates]:
         artifact_id = int(artifact["id"])
         run_id = int(artifact["workflow_run"]["id"])
@@ -110,21 +146,28 @@ def download_baseline(
             passed_over.append(f"{label}: {found}")
             continue
         directory, summary = found
-        return BaselineDownload(
-            directory,
-            f"baseline from {label} on {base_branch!r}",
-            summary=summary,
-            artifact_id=artifact_id,
-            run_id=run_id,
-            created_at=created or None,
-            commit=_head_sha(artifact),
-            passed_over=tuple(passed_over),
+        runs.append(
+            BaselineDownload(
+                directory,
+                f"baseline from {label} on {base_branch!r}",
+                summary=summary,
+                artifact_id=artifact_id,
+                run_id=run_id,
+                created_at=created or None,
+                commit=_head_sha(artifact),
+                passed_over=tuple(passed_over),
+            )
         )
+        if len(runs) == count:
+            break
+    if runs:
+        reason = f"{len(runs)} complete run(s) of the {name!r} artifacts on {base_branch!r}"
+        return RunsDownload(tuple(runs), reason, tuple(passed_over))
     if destination is None:
         shutil.rmtree(root, ignore_errors=True)  # our own temporary directory, holding nothing kept
     tried = min(len(candidates), limits.max_candidates)
-    return BaselineDownload(
-        None,
+    return RunsDownload(
+        (),
         f"none of the {tried} newest {name!r} artifacts on {base_branch!r} holds a complete run",
         passed_over=tuple(passed_over),
     )

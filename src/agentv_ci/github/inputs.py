@@ -107,6 +107,16 @@ def _count(name: str, raw: str) -> int | None:
     return int(text)
 
 
+MAX_HISTORY_RUNS = 20  # each one a download of up to 256 MiB, within the search's 300 s
+
+
+def _history_runs(name: str, raw: str) -> int | None:
+    count = _count(name, raw)
+    if count is not None and count > MAX_HISTORY_RUNS:
+        raise UsageError(f"input `{name}` must be a whole number from 1 to {MAX_HISTORY_RUNS}, got {raw!r}")
+    return count
+
+
 def _shard(name: str, raw: str) -> str | None:
     text = raw.strip()
     if text and not _SHARD.match(text):
@@ -164,10 +174,22 @@ INPUTS: dict[str, InputSpec] = {
         "Re-run the selected evals at this ref (or `merge-base`) in a temporary worktree as the baseline.",
         _text,
     ),
+    "history": InputSpec(
+        "",
+        f"Measure flakiness on the last N (at most {MAX_HISTORY_RUNS}) results artifacts of the base "
+        "branch (`baseline_artifact`'s name): a failing test they label flaky is a note, not a gate "
+        "failure. Needs `github_token`.",
+        _history_runs,
+    ),
     "baseline_artifact": InputSpec(
         "agentv-ci-results", "Name of the results artifact `baseline: auto` looks for.", _text
     ),
     "repeat": InputSpec("", "Independent attempts per test.", _count),
+    "adaptive_repeats": InputSpec(
+        "",
+        "More attempts, up to this many, for the tests whose verdict or comparison is undecided.",
+        _count,
+    ),
     "workers": InputSpec("", "Tests in flight at once.", _count),
     "budget_usd": InputSpec(
         "",
@@ -273,7 +295,9 @@ class ActionInputs:
     baseline: str | None = None
     baseline_ref: str | None = None
     baseline_artifact: str | None = "agentv-ci-results"
+    history: int | None = None
     repeat: int | None = None
+    adaptive_repeats: int | None = None
     workers: int | None = None
     budget_usd: float | None = None
     max_cost_usd: float | None = None

@@ -1,0 +1,37 @@
+"""A stochastic `cli` agent: `python stochastic_agent.py {PROMPT} {ATTEMPT} {OUTPUT_FILE}`.
+
+The prompt holds `p=<rate>` (default 1): the answer is `PASS` with that probability, else `FAIL`.
+The draw is seeded by `AGENT_SEED` (the environment), the prompt and the attempt, so a run is
+reproducible and another seed is another sample. `AGENT_BROKEN` (comma-separated words of the
+prompt, e.g. `id=always`) makes the prompts holding one of them always answer `FAIL`: a code change
+that breaks a test without changing its definition.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import sys
+from pathlib import Path
+
+_RATE = re.compile(r"\bp=([0-9.]+)")
+
+
+def passes(seed: str, prompt: str, attempt: str = "0", broken: str = "") -> bool:
+    """Whether this attempt answers PASS (tests import it to know what a seed will do)."""
+    if any(word and word in prompt.split() for word in broken.split(",")):
+        return False
+    found = _RATE.search(prompt)
+    rate = float(found.group(1)) if found else 1.0
+    return random.Random(f"{seed}|{prompt}|{attempt}").random() < rate
+
+
+def main() -> None:
+    prompt, attempt, output = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+    ok = passes(os.environ.get("AGENT_SEED", ""), prompt, attempt, os.environ.get("AGENT_BROKEN", ""))
+    output.write_text("PASS" if ok else "FAIL", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
