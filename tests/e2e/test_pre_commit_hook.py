@@ -19,6 +19,14 @@ TARGETS = "targets:\n  - name: default\n    provider: mock\n    response: hi\n"
 GOOD = "name: good\ntests:\n  - id: t\n    input: hi\n    expected_output: hi\n"
 BAD = "name: bad\ntests:\n  - id: t\n    input: hi\n    criteria: ok\n    execution:\n      threshold: 7\n"
 RECORDING = '{"test_id": "t", "output": "hi"}\n'  # replayed answers: a .jsonl that is no dataset
+DATASET = '{"id": "t", "input": "hi", "expected_output": "hi"}\n'
+SIDECAR = "name: cases\nexecution:\n  threshold: 0.8\n"  # the YAML sidecar of cases.jsonl
+# YAML files of other tools: matched by the hook's pattern, skipped as no eval file
+OTHER_YAML = {
+    ".github/workflows/ci.yml": "on: push\n",
+    "deploy/targets.yaml": "targets:\n  - job: node\n",  # not ours: no eval file reads it
+    "config.yaml": "tests: [1, 2]\n",
+}
 
 
 def _commit(project: Path, env: dict[str, str], message: str) -> tuple[int, str]:
@@ -78,6 +86,24 @@ def test_the_hook_blocks_a_commit_of_a_bad_eval_or_targets_file_and_passes_good_
     assert "did you mean `mock`?" in out
     assert git(project, "rev-list", "--count", "HEAD").strip() == "1"
 
+    # A JSONL dataset, its sidecar and other tools' YAML files: checked or skipped, the commit goes in.
+    (project / "evals" / ".agentv" / "targets.yaml").write_text(TARGETS)
+    (project / "evals" / "cases.jsonl").write_text(DATASET)
+    (project / "evals" / "cases.yaml").write_text(SIDECAR)
+    for name, text in OTHER_YAML.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(text)
+    code, out = _commit(project, env, "dataset")
+    assert code == 0, out
+    assert git(project, "rev-list", "--count", "HEAD").strip() == "2"
+
+    # The sidecar staged alone with a bad threshold: the commit is refused at the sidecar's line.
+    (project / "evals" / "cases.yaml").write_text(SIDECAR.replace("0.8", "8"))
+    code, out = _commit(project, env, "sidecar")
+    assert code == 1, out
+    assert "evals/cases.yaml:3:14: error[E108]" in out, out
+    assert git(project, "rev-list", "--count", "HEAD").strip() == "2"
+
 
 def test_the_hook_matches_eval_and_targets_files_and_the_docs_local_hook_matches_the_same() -> None:
     import yaml
@@ -95,8 +121,11 @@ def test_the_hook_matches_eval_and_targets_files_and_the_docs_local_hook_matches
         "d/eval.yml",
         "d/cases.jsonl",
         "d/.agentv/targets.yaml",
+        "d/cases.yaml",  # a JSONL dataset's sidecar: any YAML name, so every YAML file is passed
+        "d/cases.YML",
+        "d/.agentv/quarantine.yaml",
     ]
-    unmatched = ["myeval.yaml", "d/x.yaml", "d/targets.json", "d/agentv/targets.yaml", "x.eval.yaml.bak"]
+    unmatched = ["d/targets.json", "x.eval.yaml.bak", "d/cases.json", "README.md", "d/x.yaml~"]
     assert [name for name in matched if not files.search(name)] == []
     assert [name for name in unmatched if files.search(name)] == []
     docs = (REPO_ROOT / "docs" / "diagnostics.md").read_text()

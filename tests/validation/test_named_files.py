@@ -94,3 +94,30 @@ def test_skip_non_eval_files_keeps_what_a_directory_scan_would_pick_up(tmp_path:
     dataset.write_text('{"id": "a"}\n')
     code, lines = _validate("--skip-non-eval-files", str(evals / "set.yaml"))
     assert code == 2 and any(line.startswith(f"{dataset}:1:") for line in lines)
+
+
+def test_skip_non_eval_files_skips_other_tools_yaml_and_their_targets_yaml(tmp_path: Path) -> None:
+    # The hook passes every staged YAML file (a sidecar can have any name): others' are skipped.
+    _project(tmp_path)
+    (tmp_path / "deploy").mkdir()
+    prometheus = tmp_path / "deploy" / "targets.yaml"
+    prometheus.write_text("targets:\n  - job: node\n")  # no `name`: E207 if it were read as ours
+    workflow = tmp_path / "ci.yml"
+    workflow.write_text("on: push\n")
+    assert _validate("--skip-non-eval-files", str(prometheus), str(workflow)) == (
+        0,
+        ["0 file(s), 0 test(s): 0 error(s), 0 warning(s)"],
+    )
+    # Ours stays checked: a `.agentv/targets.yaml` read by no eval file, and one outside `.agentv/`
+    # that an eval file reads.
+    (tmp_path / "evals" / "s.eval.yaml").unlink()
+    ours = tmp_path / "evals" / ".agentv" / "targets.yaml"
+    ours.write_text("targets:\n  - job: node\n")
+    code, lines = _validate("--skip-non-eval-files", str(ours), str(workflow))
+    assert code == 2 and any(line.startswith(f"{ours}:2:5: error[E207]") for line in lines), lines
+    ours.unlink()
+    read = tmp_path / "evals" / "targets.yaml"
+    read.write_text("targets:\n  - name: default\n    provider: mokc\n")
+    (tmp_path / "evals" / "s.eval.yaml").write_text(EVAL)
+    code, lines = _validate("--skip-non-eval-files", str(read))
+    assert code == 2 and any(line.startswith(f"{read}:3:5: error[E205]") for line in lines), lines
