@@ -16,6 +16,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "E005": ("error", "invalid JSONL line"),
     "E006": ("error", "unsupported file type for tests"),
     "E007": ("error", "a file agentv-ci writes is a symlink"),
+    "E008": ("error", "a file `init` writes already exists"),
     # structure
     "E101": ("error", "wrong type"),
     "E102": ("error", "missing required field"),
