@@ -18,15 +18,16 @@ from agentv_ci.errors import ConfigError
 # the plugin API (a new major PLUGIN_API_VERSION); adding one is a minor change: update both.
 PUBLIC = {
     "GRADERS_NAMESPACE", "GRADER_PASS_BAR", "PLUGIN_API_VERSION", "REPORTERS_NAMESPACE", "TARGETS_NAMESPACE",
-    "AssertionResult", "ConfigError", "ConfinedReadError", "DependencyResult", "GateDecision",
-    "GraderError", "GraderPlugin", "GraderResult",
+    "AssertionResult", "BaselineSource", "Comparison", "ConfigError", "ConfinedReadError",
+    "DependencyResult", "GateDecision", "GraderError", "GraderPlugin", "GraderResult",
     "GraderSpec", "GraderTargetRequest", "GradingContext", "Message", "Outcome", "PluginKind",
-    "ReportOptions", "ReporterPlugin", "RunSummary", "SourceLocation", "TargetError", "TargetPlugin",
-    "TargetInvocation", "TargetProxyClient", "TargetProxyError",
-    "TargetRequest", "TargetResponse", "Test", "TestResult", "TokenUsage", "ToolCall", "Totals", "Verdict",
-    "answer_text", "call_target", "check_plugin", "content_text", "final_answer", "grade_answer",
-    "make_grader", "outcome_of", "pass_fail_result", "read_confined_file", "reference_answer", "score_result",
-    "totals_by_suite",
+    "ReportOptions", "ReporterPlugin", "RunSummary", "SourceLocation", "SuiteComparison", "TargetError",
+    "TargetPlugin", "TargetInvocation", "TargetProxyClient", "TargetProxyError",
+    "TargetRequest", "TargetResponse", "Test", "TestComparison", "TestResult", "TokenUsage", "ToolCall",
+    "Totals", "Verdict",
+    "answer_text", "call_target", "check_plugin", "compare_runs", "content_text", "final_answer",
+    "grade_answer", "make_grader", "outcome_of", "pass_fail_result", "read_confined_file",
+    "reference_answer", "score_result", "totals_by_suite",
     "totals_of",
 }  # fmt: skip
 

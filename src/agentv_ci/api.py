@@ -14,6 +14,8 @@ Groups:
   `TargetRequest`, `ReportOptions`, `RunSummary`, ...
 - what they return: `GraderResult`, `AssertionResult`, `TargetResponse`, `TokenUsage`
 - errors: `ConfigError` (bad configuration), `GraderError`, `TargetError`
+- the baseline diff (reporters): `compare_runs`, `Comparison` (with `TestComparison`s and
+  `SuiteComparison`s), `BaselineSource` (what a run was compared with: `RunSummary.baseline`)
 - helpers: `answer_text` (the final answer of a response), `score_result`, `pass_fail_result`,
   `outcome_of`, `totals_of`, `totals_by_suite` (the numbers every built-in reporter shows)
 - files: `read_confined_file` (a file a plugin's config names, read under the loader's confinement
@@ -25,11 +27,13 @@ Groups:
 
 from __future__ import annotations
 
+from agentv_ci.compare import Comparison, SuiteComparison, TestComparison, compare_runs
 from agentv_ci.errors import ConfigError, GraderError, TargetError
 from agentv_ci.gating import GateDecision
 from agentv_ci.graders.outcome import GRADER_PASS_BAR, answer_text
 from agentv_ci.graders.outcome import check as pass_fail_result
 from agentv_ci.graders.outcome import scored as score_result
+from agentv_ci.model.baseline import BaselineSource
 from agentv_ci.model.result import (
     AssertionResult,
     DependencyResult,
@@ -69,6 +73,8 @@ __all__ = [
     "REPORTERS_NAMESPACE",
     "TARGETS_NAMESPACE",
     "AssertionResult",
+    "BaselineSource",
+    "Comparison",
     "ConfigError",
     "ConfinedReadError",
     "DependencyResult",
@@ -86,6 +92,7 @@ __all__ = [
     "ReporterPlugin",
     "RunSummary",
     "SourceLocation",
+    "SuiteComparison",
     "TargetError",
     "TargetInvocation",
     "TargetPlugin",
@@ -94,6 +101,7 @@ __all__ = [
     "TargetRequest",
     "TargetResponse",
     "Test",
+    "TestComparison",
     "TestResult",
     "TokenUsage",
     "ToolCall",
@@ -102,6 +110,7 @@ __all__ = [
     "answer_text",
     "call_target",
     "check_plugin",
+    "compare_runs",
     "content_text",
     "final_answer",
     "grade_answer",
