@@ -73,8 +73,12 @@ def test_a_misspelled_grader_list_is_judged_the_same_by_validate_and_run(tmp_pat
 
 def test_no_doc_or_workflow_installs_the_unpublished_package_name() -> None:
     # agentv-ci is not on PyPI: `pip install agentv-ci` fails; workflows use the Action, docs `pip install .`
-    unpublished = re.compile(r"pip install (?:-\S+ )*agentv-ci(?:[\s=<>\[]|$)", re.M)
+    # Ours (agentv-ci and the in-repo plugins) as a bare name: ending at a space, a version specifier,
+    # an extra, a quote or a backtick; `"agentv-ci @ git+https://..."` installs from the repository.
+    ours = r"agentv-ci(?:-html-report|-jsonschema|-text-stats-grader)?"
+    unpublished = re.compile(rf"pip install (?:-\S+ )*[\"']?{ours}(?:\s(?!@)|[=<>\[`\"']|$)", re.M)
     files = [REPO_ROOT / "README.md", REPO_ROOT / "action.yml", *REPO_ROOT.glob("docs/*.md")]
+    files += [REPO_ROOT / "CONTRIBUTING.md", *REPO_ROOT.glob("plugins/*/README.md")]
     files += [*REPO_ROOT.glob("examples/**/*.yml"), *REPO_ROOT.glob("examples/**/*.md")]
     offenders = [str(f.relative_to(REPO_ROOT)) for f in files if unpublished.search(f.read_text())]
     assert offenders == []

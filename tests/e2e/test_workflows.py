@@ -174,3 +174,18 @@ def test_the_readme_workflow_uses_valid_inputs() -> None:
                 given = {str(k): str(v) for k, v in step["with"].items()}
                 assert set(given) <= set(INPUTS)
                 read_inputs({f"INPUT_{k.upper()}": v for k, v in given.items()})
+
+
+def test_the_readme_workflow_passes_zizmors_default_policy(tmp_path: Path) -> None:
+    """As a user pastes it into their repository: zizmor's default policy, none of our config."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    [block] = [b.split("```", 1)[0] for b in readme.split("```yaml\n")[1:] if "agentevals/action@" in b]
+    workflow = tmp_path / ".github" / "workflows" / "evals.yml"
+    workflow.parent.mkdir(parents=True)
+    workflow.write_text(block, encoding="utf-8")
+    result = subprocess.run(
+        [_zizmor(), "--offline", "--no-config", "--format", "plain", str(workflow)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    out = result.stdout + result.stderr
+    assert result.returncode == 0 and "No findings to report" in out, out
