@@ -1,5 +1,6 @@
 """The page in a real headless browser (Debian's `chromium`): its script runs under the page's own
-Content-Security-Policy, the rendered table is read back, and a search typed into the box filters it.
+Content-Security-Policy, the rendered table is read back, and a search typed into the box filters it;
+a page against a baseline with two targets renders its Base and Δ columns, its changes and its matrix.
 
 Two ways in: `--dump-dom` (the DOM after the scripts ran, with a `#q=` search in the URL) and the
 DevTools protocol over `--remote-debugging-pipe` (keystrokes into the search box). Skips, saying why,
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_html_report_baseline import HOSTILE, Tables, runs
 
 from agentv_ci.api import GateDecision, ReportOptions
 from agentv_ci_html_report import HtmlReporter
@@ -106,6 +108,48 @@ def test_the_browser_renders_the_table_failing_tests_first(page: Path, tmp_path:
         (False, "passed", "france"),
         (False, "passed", "sum"),
     ]
+
+
+def test_the_browser_renders_the_columns_against_a_baseline_and_the_matrix(tmp_path: Path) -> None:
+    base, head = runs()
+    path = tmp_path / "report.html"
+    decision = GateDecision(passed=False, exit_code=1, reasons=["1 test(s) below threshold"])  # type: ignore[arg-type]
+    HtmlReporter().write(head, ReportOptions(path=path, baseline=base, extras={"decision": decision}))
+    proc = subprocess.run(
+        [*_flags(tmp_path / "profile"), "--dump-dom", path.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Refused to" not in proc.stderr
+    dom = Tables()
+    dom.feed(proc.stdout)  # the DOM the browser built, after the page's script ran
+    assert dom.sections["results"][0] == [
+        "Outcome", "Suite", "Test", "Target", "Score", "Base", "Δ", "Cost", "Tokens", "Details",
+    ]  # fmt: skip
+    rendered = {(r["Test"], r["Target"]): (r["Base"], r["Δ"], r["Cost"]) for r in dom.rows("results")}
+    assert rendered[("refund", "mini")] == ("1.000", "-0.750 broken", "$0.000125")
+    assert rendered[("added", HOSTILE)] == ("–", "new", "$0.5000")
+    assert [r["Status"] for r in dom.rows("changes")][-2:] == ["removed", "removed"]
+    assert dom.sections["matrix"][0] == ["Suite", "Test", HOSTILE, "mini"]
+    assert dom.baseline.startswith("Baseline: artifact agentv-ci-results (id 12) of workflow run 345")
+    # nothing hostile became an element: the only images are none, the only script is the page's
+    assert "<img" not in proc.stdout and proc.stdout.count("<script") == 1
+
+
+def test_a_screenshot_of_the_page_against_a_baseline(tmp_path: Path) -> None:
+    """Written to $AGENTV_CI_SCREENSHOT when set (to look at); asserts the browser painted a page."""
+    base, head = runs()
+    path = tmp_path / "report.html"
+    HtmlReporter().write(head, ReportOptions(path=path, baseline=base))
+    shot = Path(os.environ.get("AGENTV_CI_SCREENSHOT") or tmp_path / "report.png")
+    proc = subprocess.run(
+        [*_flags(tmp_path / "profile"), f"--screenshot={shot}", "--window-size=1400,1800", path.as_uri()],
+        capture_output=True, text=True, timeout=90,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
 
 
 def test_a_search_in_the_url_filters_the_rendered_table(page: Path, tmp_path: Path) -> None:

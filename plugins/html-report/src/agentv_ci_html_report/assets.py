@@ -42,6 +42,18 @@ svg text { font: 11px system-ui, sans-serif; fill: #1f2328; }
 .track { fill: #eaeef2; } .fill { fill: var(--pass); } .axis { stroke: var(--line); }
 .bin.low { fill: var(--fail); } .bin.mid { fill: #d4a72c; } .bin.high { fill: var(--pass); }
 .empty { color: var(--muted); }
+.baseline { margin: 2px 0; } .baseline.none { color: var(--error); }
+code { font: 12px/1.4 ui-monospace, monospace; background: var(--bg); padding: 0 4px; border-radius: 4px;
+  word-break: break-all; }
+.change.worse { color: var(--fail); font-weight: 600; }
+.change.better { color: var(--pass); font-weight: 600; }
+.change.other { color: var(--muted); } td.change { white-space: nowrap; }
+tr.total td { font-weight: 600; background: var(--bg); }
+#matrix td.cell, #matrix td.removed, #matrix td.empty { white-space: nowrap; text-align: right; }
+#matrix .score { font-variant-numeric: tabular-nums; font-weight: 600; }
+#matrix td.cell.passed .score { color: var(--pass); } #matrix td.cell.failed .score { color: var(--fail); }
+#matrix td.cell.error .score, #matrix td.removed { color: var(--muted); }
+.evidence { color: var(--muted); margin: 0 0 4px; }
 """
 
 SCRIPT = """

@@ -1,6 +1,8 @@
-"""The page: header (verdict, headline numbers), one row per suite (pass rate and score distribution as
-inline SVG), then every test, failing ones first, with a search box. Everything from the run (suite
-names, test ids, model output) is HTML-escaped."""
+"""The page: header (verdict, the baseline, headline numbers with cost and tokens), one row per suite
+(pass rate and score distribution as inline SVG, Δ vs baseline, cost, tokens), the changes vs the
+baseline, the targets side by side (several targets), then every test, failing ones first, with a
+search box. Everything from the run (suite names, test ids, model output, the baseline's name) is
+HTML-escaped."""
 
 from __future__ import annotations
 
@@ -8,16 +10,30 @@ from html import escape
 from typing import Any
 
 from agentv_ci.api import (
+    Comparison,
     GateDecision,
     Outcome,
     RunSummary,
+    TestComparison,
     TestResult,
+    Totals,
     outcome_of,
     totals_by_suite,
     totals_of,
 )
 from agentv_ci_html_report.assets import CONTENT_SECURITY_POLICY, SCRIPT, STYLE
+from agentv_ci_html_report.baseline import baseline_line, comparison_of
+from agentv_ci_html_report.changes import (
+    Key,
+    change_class,
+    change_text,
+    changes_section,
+    rows_by_key,
+    suite_delta,
+)
 from agentv_ci_html_report.charts import histogram_svg, pass_rate_svg
+from agentv_ci_html_report.figures import NONE, score, tokens, tokens_of, usd
+from agentv_ci_html_report.matrix import matrix_section
 
 ORDER: dict[Outcome, int] = {"failed": 0, "error": 1, "not_run": 2, "passed": 3}
 _EXCERPT = 600
@@ -47,15 +63,18 @@ def _failed_checks(result: TestResult) -> list[tuple[str, str | None, list[tuple
     return out
 
 
-def _result_row(result: TestResult) -> str:
+def _result_row(result: TestResult, changes: dict[Key, TestComparison] | None) -> str:
+    """One test's row; `changes` (None without a baseline) adds its base score and change."""
     outcome = outcome_of(result)
     failures = _failed_checks(result)
+    change = None if changes is None else changes.get((result.suite, result.test_id, result.target))
     searchable = " ".join(
         [
             result.suite,
             result.test_id,
             result.target,
             outcome,
+            "" if change is None else change_text(change),
             result.error or "",
             *(t for t, _, _ in failures),
         ]
@@ -65,14 +84,31 @@ def _result_row(result: TestResult) -> str:
         f"<td>{escape(result.suite)}</td>",
         f"<td>{escape(result.test_id)}</td>",
         f"<td>{escape(result.target)}</td>",
-        f'<td class="num">{result.score:.2f}</td>',
-        f"<td>{_details(result, failures)}</td>",
+        f'<td class="num">{score(result.score)}</td>',
+    ]
+    if changes is not None:
+        cells.append(f'<td class="num">{NONE if change is None else score(change.base_score)}</td>')
+        cells.append(
+            '<td class="num"></td>'
+            if change is None
+            else f'<td class="num change {change_class(change)}">{escape(change_text(change))}</td>'
+        )
+    cells += [
+        f'<td class="num">{usd(result.cost_usd)}</td>',
+        f'<td class="num">{tokens(tokens_of(result))}</td>',
+        f"<td>{_details(result, failures, change)}</td>",
     ]
     return f'<tr class="{outcome}" data-search="{escape(searchable)}">' + "".join(cells) + "</tr>"
 
 
-def _details(result: TestResult, failures: list[tuple[str, str | None, list[tuple[str, str]]]]) -> str:
+def _details(
+    result: TestResult,
+    failures: list[tuple[str, str | None, list[tuple[str, str]]]],
+    change: TestComparison | None,
+) -> str:
     parts: list[str] = []
+    if change is not None and change.status != "unchanged" and (evidence := change.describe()):
+        parts.append(f'<p class="evidence">vs baseline: {escape(evidence)}</p>')
     if result.error:
         parts.append(f'<p class="error">{escape(result.error)}</p>')
     if failures:
@@ -94,23 +130,37 @@ def _details(result: TestResult, failures: list[tuple[str, str | None, list[tupl
     return "".join(parts)
 
 
-def _suite_rows(results: list[TestResult]) -> str:
-    rows: list[str] = []
-    for totals in totals_by_suite(results):
-        scores = [
-            r.score for r in results if r.suite == totals.name and outcome_of(r) in ("passed", "failed")
-        ]
-        mean = "–" if totals.mean_score is None else f"{totals.mean_score:.2f}"
-        rows.append(
-            "<tr>"
-            f"<td>{escape(totals.name)}</td>"
-            f'<td class="num">{totals.tests}</td><td class="num">{totals.passed}</td>'
-            f'<td class="num">{totals.failed}</td><td class="num">{totals.errors}</td>'
-            f"<td>{pass_rate_svg(totals.pass_rate, totals.name)}</td>"
-            f'<td class="num">{mean}</td>'
-            f"<td>{histogram_svg(scores, totals.name)}</td>"
-            "</tr>"
-        )
+def _suite_row(totals: Totals, scores: list[float], comparison: Comparison | None, *, total: bool) -> str:
+    """A suite's row, or with `total` the whole run's (its delta is the comparison's overall one)."""
+    name = "Total" if total else totals.name
+    mean = NONE if totals.mean_score is None else f"{totals.mean_score:.3f}"
+    delta = ""
+    if comparison is not None:
+        stats = comparison.overall if total else next((s for s in comparison.suites if s.suite == name), None)
+        delta = f'<td class="num">{escape(suite_delta(stats))}</td>'
+    return (
+        ('<tr class="total">' if total else "<tr>") + f"<td>{escape(name)}</td>"
+        f'<td class="num">{totals.tests}</td><td class="num">{totals.passed}</td>'
+        f'<td class="num">{totals.failed}</td><td class="num">{totals.errors}</td>'
+        f"<td>{pass_rate_svg(totals.pass_rate, name)}</td>"
+        f'<td class="num">{mean}</td>'
+        f"<td>{histogram_svg(scores, name)}</td>"
+        f"{delta}"
+        f'<td class="num">{usd(totals.cost_usd)}</td><td class="num">{tokens(totals.tokens)}</td>'
+        "</tr>"
+    )
+
+
+def _suite_rows(results: list[TestResult], comparison: Comparison | None) -> str:
+    """One row per suite, and a total row when there are several."""
+    conclusive = [r for r in results if outcome_of(r) in ("passed", "failed")]
+    suites = totals_by_suite(results)
+    rows = [
+        _suite_row(t, [r.score for r in conclusive if r.suite == t.name], comparison, total=False)
+        for t in suites
+    ]
+    if len(suites) > 1:
+        rows.append(_suite_row(totals_of(results), [r.score for r in conclusive], comparison, total=True))
     return "".join(rows)
 
 
@@ -124,24 +174,43 @@ def _verdict(decision: GateDecision | None) -> str:
     return f'<p class="verdict {decision.label.lower()}">{escape(verdict)}</p>{reasons}'
 
 
-def render_page(summary: RunSummary, extras: dict[str, Any]) -> str:
-    """The whole report as one HTML document."""
-    results = sorted(summary.results, key=lambda r: (ORDER[outcome_of(r)], r.suite, r.test_id, r.target))
-    overall = totals_of(results)
-    decision = extras.get("decision")
+def _facts(summary: RunSummary, overall: Totals) -> list[str]:
+    """The headline numbers: tests, outcomes, pass rate, what the run cost and its tokens."""
     rate = "n/a" if overall.pass_rate is None else f"{overall.pass_rate:.0%}"
     facts = [f"{overall.tests} tests", f"{overall.passed} passed", f"{overall.failed} failed"]
     if overall.errors:
         facts.append(f"{overall.errors} errors")
     facts.append(f"pass rate {rate}")
+    if summary.spent_usd is not None:  # the run's whole bill (judges and a baseline re-run too)
+        facts.append(f"spent {usd(summary.spent_usd)}")
+    elif overall.cost_usd is not None:
+        facts.append(f"cost {usd(overall.cost_usd)}")
+    if summary.unpriced:
+        facts.append(f"{summary.unpriced} answer(s) unpriced, so the cost is a floor")
+    if overall.tokens is not None:
+        facts.append(f"{tokens(overall.tokens)} tokens")
     if summary.started_at:
         facts.append(f"started {summary.started_at}")
     if summary.dry_run:
         facts.append("dry run")
+    return facts
+
+
+def render_page(summary: RunSummary, extras: dict[str, Any], baseline: RunSummary | None = None) -> str:
+    """The whole report as one HTML document; against `baseline` (or the comparison the gates made,
+    in `extras["decision"]`) with base scores, deltas and the changes."""
+    results = sorted(summary.results, key=lambda r: (ORDER[outcome_of(r)], r.suite, r.test_id, r.target))
+    overall = totals_of(results)
+    decision = extras.get("decision")
+    comparison = comparison_of(summary, decision, baseline)
+    changes = rows_by_key(comparison) if comparison is not None else None
     title = f"agentv-ci report: {overall.passed}/{overall.tests} passed"
-    rows = (
-        "".join(_result_row(r) for r in results) or '<tr><td colspan="6" class="empty">no results</td></tr>'
+    columns = 10 if changes is not None else 8
+    rows = "".join(_result_row(r, changes) for r in results) or (
+        f'<tr><td colspan="{columns}" class="empty">no results</td></tr>'
     )
+    compared = '<th title="the baseline\'s score">Base</th><th>Δ</th>' if changes is not None else ""
+    suite_delta_head = "<th>Δ vs baseline</th>" if comparison is not None else ""
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -155,23 +224,28 @@ def render_page(summary: RunSummary, extras: dict[str, Any]) -> str:
 <header>
 <h1>agentv-ci report</h1>
 {_verdict(decision)}
-<p class="meta">{escape(" · ".join(facts))}</p>
+{baseline_line(summary.baseline, compared=comparison is not None)}
+<p class="meta">{escape(" · ".join(_facts(summary, overall)))}</p>
 </header>
 <main>
 <section id="suites">
 <h2>Suites</h2>
 <table>
 <thead><tr><th>Suite</th><th>Tests</th><th>Passed</th><th>Failed</th><th>Errors</th><th>Pass rate</th>
-<th>Mean score</th><th>Score distribution</th></tr></thead>
-<tbody>{_suite_rows(results)}</tbody>
+<th>Mean score</th><th>Score distribution</th>{suite_delta_head}<th>Cost</th><th>Tokens</th></tr></thead>
+<tbody>{_suite_rows(results, comparison)}</tbody>
 </table>
 </section>
+{changes_section(comparison) if comparison is not None else ""}
+{matrix_section(results, changes or {})}
 <section id="results">
 <h2>Tests</h2>
-<div class="search"><input id="search" type="search" placeholder="Search suites, tests, targets, failures"
- aria-label="Search tests" autocomplete="off"><span id="shown">{len(results)} tests</span></div>
+<div class="search"><input id="search" type="search"
+ placeholder="Search suites, tests, targets, changes, failures" aria-label="Search tests"
+ autocomplete="off"><span id="shown">{len(results)} tests</span></div>
 <table>
-<thead><tr><th>Outcome</th><th>Suite</th><th>Test</th><th>Target</th><th>Score</th><th>Details</th></tr></thead>
+<thead><tr><th>Outcome</th><th>Suite</th><th>Test</th><th>Target</th><th>Score</th>{compared}<th>Cost</th>
+<th>Tokens</th><th>Details</th></tr></thead>
 <tbody>{rows}</tbody>
 </table>
 </section>
