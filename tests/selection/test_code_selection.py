@@ -73,14 +73,20 @@ def test_a_module_the_script_imports_from_elsewhere_selects_them(repo: GitRepo) 
 
 def test_a_file_in_the_scripts_directory_tree_selects_them(repo: GitRepo) -> None:
     _change(repo, "agent/prompts/system.md", "Be rude.\n")
-    assert _select(repo) == {"evals/support.eval.yaml": ["agent/prompts/system.md changed (under agent/)"]}
+    assert _select(repo) == {
+        "evals/support.eval.yaml": [
+            "agent/prompts/system.md changed (under agent/, the script directory of target 'default')"
+        ]
+    }
 
 
 def test_a_coding_agents_executable_and_cwd_select_its_evals(repo: GitRepo) -> None:
     _change(repo, "tools/claude-wrapper.mjs", "// new\n")
     assert _select(repo) == {"evals/coder.eval.yaml": ["tools/claude-wrapper.mjs changed"]}
     _change(repo, "workdir/app.py", "x = 1\n")
-    assert _select(repo)["evals/coder.eval.yaml"][-1] == "workdir/app.py changed (under workdir/)"
+    assert _select(repo)["evals/coder.eval.yaml"][-1] == (
+        "workdir/app.py changed (under workdir/, the working directory of target 'coder')"
+    )
 
 
 def test_declared_sources_replace_what_the_command_names(repo: GitRepo) -> None:
@@ -93,7 +99,9 @@ def test_declared_sources_replace_what_the_command_names(repo: GitRepo) -> None:
     repo.git("checkout", "--quiet", "-B", "feature")
     _change(repo, "lib/core.py", "x = 2\n")
     _change(repo, "shared/answers.py", "ANSWER = 'bye'\n")
-    assert _select(repo) == {"evals/support.eval.yaml": ["lib/core.py changed (under lib/)"]}
+    assert _select(repo) == {
+        "evals/support.eval.yaml": ["lib/core.py changed (under lib/, in the `sources:` of target 'default')"]
+    }
 
 
 def test_forced_target_names_replace_the_evals_own(repo: GitRepo) -> None:

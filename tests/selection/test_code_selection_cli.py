@@ -83,3 +83,56 @@ def test_a_submodule_bump_that_breaks_a_dataset_fails_run_changed(tmp_path: Path
     assert (
         "evals/dataset.eval.yaml: submodule vendor/data changed (vendor/data/cases.jsonl is in it)" in stderr
     )
+
+
+CODE_TARGETS = """\
+targets:
+  - name: bot
+    provider: cli
+    command: python3 ../agent/bot.py {PROMPT_FILE} {OUTPUT_FILE}
+    cwd: ../examples
+  - name: shaped
+    provider: cli
+    command: python3 run.py {PROMPT_FILE} {OUTPUT_FILE}
+    sources: [lib/]
+  - name: made
+    provider: cli
+    command: make answer
+"""
+
+
+def test_discover_says_why_a_change_under_a_directory_selects_an_eval(tmp_path: Path) -> None:
+    # `examples/` is only read because target `bot` runs there: the reason says so, not just
+    # "(under examples/)".
+    repo = GitRepo.init(tmp_path / "repo")
+    repo.write(".agentv/targets.yaml", CODE_TARGETS)
+    repo.write("agent/bot.py", "")
+    repo.write("agent/prompt.md", "Be nice.\n")
+    repo.write("examples/data.txt", "a\n")
+    repo.write("lib/core.py", "")
+    repo.write("evals/bot.eval.yaml", "execution:\n  target: bot\n" + OTHER_EVAL)
+    repo.write("evals/shaped.eval.yaml", "execution:\n  target: shaped\n" + OTHER_EVAL)
+    repo.write("evals/made.eval.yaml", "execution:\n  target: made\n" + OTHER_EVAL)
+    repo.commit("base")
+    repo.branch("feature")
+    repo.write("examples/data.txt", "b\n")
+    repo.write("agent/prompt.md", "Be rude.\n")
+    repo.write("lib/core.py", "x = 1\n")
+    repo.commit("change")
+
+    done = run_cli("discover", "evals", "--base", "main", cwd=repo.root)
+
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    made = "the code of target 'made': its command names no file"
+    assert lines[1:] == [
+        "evals/bot.eval.yaml",
+        "  - agent/prompt.md changed (under agent/, the script directory of target 'bot')",
+        "  - examples/data.txt changed (under examples/, the working directory of target 'bot')",
+        "evals/made.eval.yaml",
+        f"  - agent/prompt.md changed (under the repository root, {made})",
+        f"  - examples/data.txt changed (under the repository root, {made})",
+        f"  - lib/core.py changed (under the repository root, {made})",
+        "evals/shaped.eval.yaml",
+        "  - lib/core.py changed (under lib/, in the `sources:` of target 'shaped')",
+    ], done.stdout

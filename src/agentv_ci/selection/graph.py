@@ -34,6 +34,8 @@ class EvalDependencies(msgspec.Struct, frozen=True):
     path: str
     dependencies: tuple[str, ...]  # files and directories (a change below a directory counts)
     load_failed: bool = False  # error diagnostics: the run will report them
+    # Why a directory of a target's code counts (its working directory, script directory, `sources:`)
+    roles: tuple[tuple[str, str], ...] = ()
 
 
 class RepoPaths:
@@ -136,11 +138,18 @@ def _load_one(
     failed = result.suite is None or any(d.severity == "error" for d in result.diagnostics)
     places = targets.for_eval(path)
     applying = targets.applying(places)
-    read = [*result.dependencies, *(code.for_suite(path, result.suite, applying) if result.suite else ())]
+    of_targets = code.for_suite(path, result.suite, applying) if result.suite else {}
+    read = [*result.dependencies, *of_targets]
     read.append(str(sidecar_path(path)))  # its committed baseline: a re-baseline is checked against the code
     rels = (paths.relative(d) for d in read)
     found = (r for r in rels if r is not None)
-    return EvalDependencies(rel, tuple(dict.fromkeys((*found, *places))), failed)
+    roles = ((paths.relative(d), why) for d, why in of_targets.items() if why)
+    return EvalDependencies(
+        rel,
+        tuple(dict.fromkeys((*found, *places))),
+        failed,
+        tuple((d, why) for d, why in roles if d is not None),
+    )
 
 
 def _load_chunk(

@@ -166,6 +166,7 @@ def _match(graph: list[EvalDependencies], changes: ChangeSet) -> _Reasons:
     # reading anything below it.
     own = {node.path: index for index, node in enumerate(graph)}
     below = sorted({*watchers, *own})
+    roles = {index: dict(node.roles) for index, node in enumerate(graph) if node.roles}
     reasons = _Reasons()
     for change in changes.files:
         if change.path in own:
@@ -180,6 +181,8 @@ def _match(graph: list[EvalDependencies], changes: ChangeSet) -> _Reasons:
                 break
             for index in watchers.get(directory, ()):
                 where = f"{directory}/" if directory else "the repository root"
+                why = roles.get(index, {}).get(directory)
+                where = f"{where}, {why}" if why else where
                 reasons.add(index, change.path, f"{change.path} {change.verb} (under {where})")
         prefix = change.path + "/"
         for read in _starting_with(below, prefix):

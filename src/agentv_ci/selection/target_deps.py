@@ -8,7 +8,7 @@ only `--target` would supply) counts as every code-running target the targets fi
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from agentv_ci.errors import ConfigError
@@ -21,7 +21,7 @@ from agentv_ci.targets.config import (
     targets_files_above,
 )
 from agentv_ci.targets.environment import build_environment
-from agentv_ci.targets.sources import CODE_PROVIDERS, target_sources
+from agentv_ci.targets.sources import CODE_PROVIDERS, TargetSources, target_sources
 
 DEFAULT_TARGET = "default"
 _COMMAND_KEYS = ("command", "executable", "binary")
@@ -107,7 +107,7 @@ class TargetDependencies:
         self.forced = tuple(forced)
         self._configs: dict[Path, TargetsConfig | None] = {}
         self._runs_code: dict[Path | None, bool] = {}  # targets file -> may any target run code
-        self._sources: dict[tuple[Path, str], tuple[Path, ...]] = {}
+        self._sources: dict[tuple[Path, str], tuple[tuple[Path, str], ...]] = {}
 
     def _config(self, eval_path: Path) -> TargetsConfig | None:
         directory = eval_path.parent
@@ -128,24 +128,26 @@ class TargetDependencies:
             )
         return self._runs_code[path]
 
-    def for_suite(self, eval_path: Path, suite: Suite, targets_file: Path | None) -> list[str]:
-        """The paths of the code the suite's targets run; `targets_file` is the one `eval_path`
-        reads (as `find_targets_file` finds it)."""
+    def for_suite(self, eval_path: Path, suite: Suite, targets_file: Path | None) -> dict[str, str]:
+        """The paths of the code the suite's targets run, each with why it counts for a directory (a
+        phrase for a selection reason; "" for a file); `targets_file` is the one `eval_path` reads
+        (as `find_targets_file` finds it)."""
         if not self._may_run_code(targets_file):
-            return []
+            return {}
         config = self._config(eval_path)
         if config is None or config.path is None:
-            return []
+            return {}
         definitions, unresolved = _closure(config, suite_target_names(suite, config, self.forced))
         if unresolved:
             definitions += [d for d in config.targets.values() if d.use_target is None]
-        paths: dict[str, None] = {}
+        paths: dict[str, str] = {}
         for definition in definitions:
             if runs_code(definition):
-                paths.update((str(p), None) for p in self._of(config, definition))
-        return list(paths)
+                for path, why in self._of(config, definition):
+                    paths.setdefault(str(path), why)
+        return paths
 
-    def _of(self, config: TargetsConfig, definition: TargetDefinition) -> tuple[Path, ...]:
+    def _of(self, config: TargetsConfig, definition: TargetDefinition) -> tuple[tuple[Path, str], ...]:
         base = config.base_dir
         key = (base, definition.name)
         known = self._sources.get(key)
@@ -154,10 +156,25 @@ class TargetDependencies:
             sources = target_sources(
                 definition, targets_file=declared_in, repo_root=self.repo_root, base_dir=base
             )
-            extra: list[Path] = [declared_in] if declared_in is not None else []
-            root = self.repo_root.resolve()
-            if sources.cwd is not None and sources.cwd != root:
-                extra.append(sources.cwd)  # where it runs: its files are the agent's input
-            known = (*sources.paths, *extra)
+            found: dict[Path, str] = {}
+            for path, why in _explained(sources, declared_in, self.repo_root.resolve()):
+                found.setdefault(path, why)
+            known = tuple(found.items())
             self._sources[key] = known
         return known
+
+
+def _explained(sources: TargetSources, declared_in: Path | None, root: Path) -> Iterator[tuple[Path, str]]:
+    """Each path of the target's code with why it counts ("" for a file): a reason naming only the
+    directory ("under examples/") would not say that it is where the target runs."""
+    name = f"target '{sources.target}'"
+    yield from ((path, "") for path in sources.files)
+    tree = f"in the `sources:` of {name}" if sources.declared else f"the script directory of {name}"
+    yield from ((path, tree) for path in sources.directories)
+    yield from ((path, f"in the `sources:` of {name}") for path in sources.glob_roots)
+    if sources.repository is not None:
+        yield sources.repository, f"the code of {name}: its command names no file"
+    if declared_in is not None:
+        yield declared_in, ""
+    if sources.cwd is not None and sources.cwd != root:
+        yield sources.cwd, f"the working directory of {name}"  # its files are the agent's input
