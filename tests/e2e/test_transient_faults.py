@@ -44,7 +44,9 @@ def _project(root: Path, base_url: str, count: int, extra: str = "") -> Path:
     )
     tests = "".join(f"  - id: t{i}\n    input: question {i}\n" for i in range(count))
     path = root / "faults.eval.yaml"
-    path.write_text(f"name: faults\nassertions:\n  - type: contains\n    value: 'echo: question'\ntests:\n{tests}")
+    path.write_text(
+        f"name: faults\nassertions:\n  - type: contains\n    value: 'echo: question'\ntests:\n{tests}"
+    )
     return path
 
 
