@@ -170,3 +170,43 @@ def test_garbage_files_exit_2_without_a_traceback(tmp_path: Path) -> None:
     report = json.loads(out.stdout)
     failing = {Path(d["file"]).name for d in report["diagnostics"] if d["severity"] == "error"}
     assert failing == set(GARBAGE) | {"loop.eval.yaml"}
+
+
+UNCLOSED_QUOTE = """\
+name: quotes
+tests:
+  - id: t
+    input: "What is the capital of France?
+    expected_output: Paris
+  - id: u
+    input: hi
+    expected_output: hi
+"""
+
+
+@pytest.mark.parametrize("quote", ['"', "'"])
+def test_an_unclosed_quote_is_reported_where_it_opens_with_a_hint(tmp_path: Path, quote: str) -> None:
+    # PyYAML's problem is at the end of the file (9:1); the mistake is the quote on line 4.
+    (tmp_path / ".git").mkdir()
+    path = tmp_path / "q.eval.yaml"
+    path.write_text(UNCLOSED_QUOTE.replace('"', quote))
+    result = run_cli("validate", str(path), *MOCK)
+    assert result.returncode == 2, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:2] == [
+        f"{path}:4:12: error[E002]: YAML syntax error: a quoted string is not closed "
+        "(found unexpected end of stream at 9:1)",
+        f"  hint: the quoted string opened here ({quote}) is not closed: add the closing {quote}",
+    ], result.stdout
+
+
+def test_an_unclosed_bracket_names_where_it_opens(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    path = tmp_path / "b.eval.yaml"
+    path.write_text("tests:\n  - id: x\n    input: [unclosed\n")
+    result = run_cli("validate", str(path), *MOCK)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stdout.splitlines()[:2] == [
+        f"{path}:4:1: error[E002]: YAML syntax error: did not find expected ',' or ']'",
+        "  hint: the [ opened at 3:12 is not closed (or a ',' is missing)",
+    ], result.stdout

@@ -308,14 +308,7 @@ def parse_yaml(text: str, file: str) -> MarkedDocument:
             if builder.fallback:
                 data = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        loc = SourceLocation(file, mark.line + 1, mark.column + 1) if mark else SourceLocation(file)
-        problem = exc.problem or exc.context or "invalid YAML"
-        hint = _syntax_hint(problem)
-        if hint is None and mark is not None and _char_at(text, mark.line, mark.column) == "\t":
-            hint = "YAML does not allow tabs for indentation; use spaces"
-        what = "YAML error" if "too large to be a number" in problem else "YAML syntax error"
-        raise LoadError(f"{what}: {problem}", location=loc, hint=hint) from None
+        raise _syntax_error(exc, text, file) from None
     except yaml.reader.ReaderError as exc:  # a NUL or another control character: no mark, a position
         line, col = _position_line_col(text, exc.position)
         char = exc.character
@@ -332,6 +325,37 @@ def parse_yaml(text: str, file: str) -> MarkedDocument:
     finally:
         loader.dispose()
     return MarkedDocument(data, builder.marks, builder.key_marks, file)
+
+
+def _syntax_error(exc: yaml.MarkedYAMLError, text: str, file: str) -> LoadError:
+    """The error at the mark that helps: where an unclosed quote opens (PyYAML's problem is at the end
+    of the file, lines below the mistake), else where the problem was found."""
+    problem = exc.problem or exc.context or "invalid YAML"
+    opened = exc.context_mark
+    opener = _char_at(text, opened.line, opened.column) if opened is not None else ""
+    if (
+        opened is not None
+        and exc.problem_mark is not None
+        and (exc.context or "").startswith("while scanning a quoted scalar")
+        and opener in ("'", '"')
+        and any(end in problem for end in ("end of stream", "document indicator", "document separator"))
+    ):
+        ended = f"{exc.problem_mark.line + 1}:{exc.problem_mark.column + 1}"
+        return LoadError(
+            f"YAML syntax error: a quoted string is not closed ({problem} at {ended})",
+            location=SourceLocation(file, opened.line + 1, opened.column + 1),
+            hint=f"the quoted string opened here ({opener}) is not closed: add the closing {opener}",
+        )
+    mark = exc.problem_mark or opened
+    loc = SourceLocation(file, mark.line + 1, mark.column + 1) if mark else SourceLocation(file)
+    hint = _syntax_hint(problem)
+    if hint is None and mark is not None and _char_at(text, mark.line, mark.column) == "\t":
+        hint = "YAML does not allow tabs for indentation; use spaces"
+    if hint is None and opened is not None and opener in ("[", "{") and "did not find expected" in problem:
+        where = f"{opened.line + 1}:{opened.column + 1}"
+        hint = f"the {opener} opened at {where} is not closed (or a ',' is missing)"
+    what = "YAML error" if "too large to be a number" in problem else "YAML syntax error"
+    return LoadError(f"{what}: {problem}", location=loc, hint=hint)
 
 
 def _position_line_col(text: str, position: int) -> tuple[int, int]:
