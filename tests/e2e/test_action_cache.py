@@ -139,6 +139,14 @@ def test_the_second_push_of_a_pr_sends_no_request_for_unchanged_tests(
             "saved_input_tokens": 2000,
             "saved_output_tokens": 400,
             "saved_usd": pytest.approx(0.00054),
+            "judge": {  # no llm-grader here: no judge reply to cache
+                "hits": 0,
+                "misses": 0,
+                "saved_input_tokens": 0,
+                "saved_output_tokens": 0,
+                "saved_usd": 0.0,
+                "unpriced": 0,
+            },
         }
         assert _summary_json(clone)["spent_usd"] == 0  # nothing was paid for
         rows = [json.loads(r) for r in (clone / ".agentv-ci/results/index.jsonl").read_text().splitlines()]

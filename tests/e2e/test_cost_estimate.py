@@ -346,6 +346,12 @@ def test_answers_in_the_response_cache_are_estimated_free_and_a_budget_counts_th
     first = run_cli("run", ".", *cache, "-o", "first", cwd=root, env=env, timeout=120)
     assert first.returncode == 0, first.stdout + first.stderr
     assert len(server.calls) == 5  # 3 answers, 2 judge replies
+    # This test is about the target's answers: the judges' replies (cached too) are dropped, so the
+    # second run asks the judges again, as the estimate, which does not look up judge replies, says.
+    judged = [p for p in (root / "cache").rglob("*.json") if "the answer is right" in p.read_text()]
+    assert len(judged) == 2
+    for entry in judged:
+        entry.unlink()
 
     warm = run_cli("run", ".", "--dry-run", *cache, "-o", "dry2", cwd=root, env=env, timeout=120)
 

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentv_ci.cli import app
-from agentv_ci.model.cache_use import CacheUse
+from agentv_ci.model.cache_use import CacheCounts, CacheUse
 
 AGENT = """
 import json, sys
@@ -38,6 +38,16 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+NO_JUDGE = {
+    "hits": 0,
+    "misses": 0,
+    "saved_input_tokens": 0,
+    "saved_output_tokens": 0,
+    "saved_usd": 0.0,
+    "unpriced": 0,
+}
+
+
 def _run(*args: str) -> str:
     result = CliRunner().invoke(app, ["run", "a.eval.yaml", "--cache", "--cache-dir", "cache", *args])
     assert result.exit_code == 0, result.output
@@ -57,6 +67,7 @@ def test_the_run_and_the_merge_of_its_shards_count_the_answers_from_the_cache(pr
         "saved_output_tokens": 0,
         "saved_usd": 0.0,
         "unpriced": 0,
+        "judge": NO_JUDGE,
     }
     assert "Response cache: 0 of 4 answers came from the cache" in first
     for shard in ("1/2", "2/2"):
@@ -74,6 +85,7 @@ def test_the_run_and_the_merge_of_its_shards_count_the_answers_from_the_cache(pr
         "saved_input_tokens": 120,
         "saved_output_tokens": 28,
         "saved_usd": pytest.approx(1.6),
+        "judge": NO_JUDGE,
     }
     report = CliRunner().invoke(app, ["report", "merged", "--markdown", "merged.md"])
     assert report.exit_code == 0, report.output
@@ -96,3 +108,19 @@ def test_the_line_names_answers_without_a_recorded_cost() -> None:
         "(10 in, 5 out) and $0.5000 (1 of them recorded no cost)."
     )
     assert CacheUse().describe() == "Response cache: on; no answer could be cached in this run."
+
+
+def test_the_line_counts_the_judge_replies_and_adds_their_savings() -> None:
+    judge = CacheCounts(hits=2, misses=0, saved_input_tokens=600, saved_output_tokens=80, saved_usd=0.06)
+    use = CacheUse(hits=1, misses=1, saved_input_tokens=10, saved_output_tokens=5, saved_usd=0.5, judge=judge)
+    assert use.describe().startswith(
+        "Response cache: 1 of 2 answers and 2 of 2 judge replies came from the cache (no request sent); "
+        "they saved 695 tokens (610 in, 85 out) and $0.5600."
+    )
+    cold = CacheUse(misses=2, judge=CacheCounts(misses=3))
+    assert cold.describe() == (
+        "Response cache: 0 of 2 answers and 0 of 3 judge replies came from the cache (all were requested)."
+    )
+    assert CacheUse(judge=CacheCounts(misses=1)).merged(use).judge == CacheCounts(
+        hits=2, misses=1, saved_input_tokens=600, saved_output_tokens=80, saved_usd=0.06
+    )

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import msgspec
 
-from agentv_ci.model.cache_use import CacheUse
+from agentv_ci.model.cache_use import CacheCounts, CacheUse
 from agentv_ci.model.result import TargetResponse
 from agentv_ci.security.atomic_write import write_atomically
 from agentv_ci.security.redaction import redact_bytes
@@ -91,24 +91,35 @@ def open_cache(directory: Path | None, warnings: list[str]) -> ResponseCache | N
 
 
 class ResponseCache:
+    """The entries of one cache directory, and how this run used them: the targets' answers and the
+    judges' replies are counted apart (`judge=True`)."""
+
     def __init__(self, directory: Path | None = None) -> None:
         self.directory = directory or default_cache_dir()
-        self.hits = 0
-        self.misses = 0
-        self._saved = CacheUse()  # the recorded usage and cost of the answers read back
+        self._targets = CacheCounts()  # counted in place as the run reads and writes
+        self._judges = CacheCounts()
+
+    @property
+    def hits(self) -> int:
+        return self._targets.hits + self._judges.hits
+
+    @property
+    def misses(self) -> int:
+        return self._targets.misses + self._judges.misses
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> TargetResponse | None:
+    def get(self, key: str, *, judge: bool = False) -> TargetResponse | None:
+        counts = self._judges if judge else self._targets
         try:
             data = self._path(key).read_bytes()
             response = _decoder.decode(data)
         except (OSError, msgspec.DecodeError, msgspec.ValidationError, RecursionError):  # a miss
-            self.misses += 1
+            counts.misses += 1
             return None
-        self.hits += 1
-        self._count_saving(response)
+        counts.hits += 1
+        _count_saving(counts, response)
         return response
 
     def peek(self, key: str) -> TargetResponse | None:
@@ -118,26 +129,17 @@ class ResponseCache:
         except (OSError, msgspec.DecodeError, msgspec.ValidationError, RecursionError):  # a miss
             return None
 
-    def _count_saving(self, response: TargetResponse) -> None:
-        saved, usage = self._saved, response.token_usage
-        if usage is not None:
-            saved.saved_input_tokens += usage.input
-            saved.saved_output_tokens += usage.output
-        if response.cost_usd is None:
-            saved.unpriced += 1
-        else:
-            saved.saved_usd += response.cost_usd
-
     def use(self) -> CacheUse:
         """How this run used the cache so far (answers read back, requests sent, what was saved)."""
-        saved = self._saved
+        targets, judges = self._targets, self._judges
         return CacheUse(
-            hits=self.hits,
-            misses=self.misses,
-            saved_input_tokens=saved.saved_input_tokens,
-            saved_output_tokens=saved.saved_output_tokens,
-            saved_usd=round(saved.saved_usd, 6),
-            unpriced=saved.unpriced,
+            hits=targets.hits,
+            misses=targets.misses,
+            saved_input_tokens=targets.saved_input_tokens,
+            saved_output_tokens=targets.saved_output_tokens,
+            saved_usd=round(targets.saved_usd, 6),
+            unpriced=targets.unpriced,
+            judge=msgspec.structs.replace(judges, saved_usd=round(judges.saved_usd, 6)),
         )
 
     def put(self, key: str, response: TargetResponse) -> None:
@@ -145,3 +147,14 @@ class ResponseCache:
         path.parent.mkdir(parents=True, exist_ok=True)
         data = redact_bytes(_encoder.encode(msgspec.structs.replace(response, raw=None)))
         write_atomically(path, data, mode=0o600)  # answers: readable by this user only
+
+
+def _count_saving(counts: CacheCounts, response: TargetResponse) -> None:
+    usage = response.token_usage
+    if usage is not None:
+        counts.saved_input_tokens += usage.input
+        counts.saved_output_tokens += usage.output
+    if response.cost_usd is None:
+        counts.unpriced += 1
+    else:
+        counts.saved_usd += response.cost_usd

@@ -24,6 +24,14 @@ A key is the SHA-256 of one canonical MessagePack payload:
   the commit checked out in the workspace (the SHA, whatever branch or tag `commit` names), and the
   files its setup hooks (`before_all`, `before_each`) run (loading/command_paths.py), path + digest.
 
+A grader call's key (`judge_key`: an llm-grader's, a code grader's through its proxy) covers, under
+a format of its own: the grader target as above (model, parameters, code), the request it gets (the
+system prompt and messages, the whole rendered prompt with the answer in it, the grader's own
+`target` and `temperature`), the answer it grades (suite, test id, eval target, attempt) and how
+many times the same request was asked before while grading it (a retry after an unreadable reply is
+a request of its own), plus the eval file's reads for a grader target that runs code, and the
+`select_all_on` files.
+
 Paths are hashed relative to the working directory when below it, so a baseline re-run in another
 worktree of the same repository finds the answers of unchanged code.
 """
@@ -48,12 +56,14 @@ from agentv_ci.security.redaction import is_secret_name
 from agentv_ci.targets.config import TargetDefinition, TargetsConfig
 
 if TYPE_CHECKING:
+    from agentv_ci.targets.grader_caller import JudgeAsk
     from agentv_ci.targets.sources import TargetSources
 
 __all__ = ["CacheKeys", "TargetPart", "tree_digest"]
 
 # Part of every key: bump it when what a key covers changes (old entries are then never read).
 _FORMAT = "agentv-ci/response-cache/3"
+_JUDGE_FORMAT = "agentv-ci/judge-reply/1"
 _ENCODER = msgspec.msgpack.Encoder(order="sorted", enc_hook=str)
 _SECRET_KEYS = frozenset({"authorization", "proxy_authorization", "cookie", "cookies", "credentials"})
 # Targets whose answer is a function of the request: model APIs, the mock, a replay.
@@ -288,7 +298,27 @@ class CacheKeys:
                 [(portable(f), self._digest(f)) for f in request.files],
                 request.attempt,
                 setup,
-                None if target.request_only else self._eval_reads(target, request, reads),
+                None if target.request_only else self._eval_reads(target, request.eval_path, reads),
+                self._watched_part(),
+            )
+        )
+        return hashlib.sha256(payload).hexdigest()
+
+    def judge_key(self, judge: TargetPart, ask: JudgeAsk) -> str:
+        """A grader call's key (module docstring): never None, a grader call has no workspace."""
+        answer, call = ask.answer, ask.call
+        payload = _ENCODER.encode(
+            (
+                _JUDGE_FORMAT,
+                __version__,
+                judge.raw,
+                self._messages(call.messages),
+                call.prompt,
+                ask.asked.target,
+                ask.asked.temperature,
+                (answer.suite, answer.test_id, answer.target, answer.attempt),
+                ask.occurrence,
+                None if judge.request_only else self._eval_reads(judge, answer.eval_path, answer.reads),
                 self._watched_part(),
             )
         )
@@ -303,12 +333,12 @@ class CacheKeys:
             self._watched = (watched_digest(self._watch, root),)
         return self._watched[0]
 
-    def _eval_reads(self, target: TargetPart, request: TargetRequest, reads: Sequence[str]) -> list[Any]:
+    def _eval_reads(self, target: TargetPart, eval_path: Path, reads: Sequence[str]) -> list[Any]:
         """The files the eval file reads (directories by every file below them), path + digest, less
         the target's own code part; once per eval file and target."""
         from agentv_ci.targets.sources import TargetSources
 
-        memo = (str(request.eval_path), target.name, target.keyed)
+        memo = (str(eval_path), target.name, target.keyed)
         if memo not in self._reads:
             paths = [Path(p) for p in reads]
             found = TargetSources("", files=tuple(paths), directories=tuple(p for p in paths if p.is_dir()))

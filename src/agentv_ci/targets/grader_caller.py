@@ -3,12 +3,22 @@
 Which target answers: `--grader-target` > the grader's own `target` (request.target) > the eval
 target's `grader_target` / `judge_target` > the eval target itself. Under `--dry-run` a mock answers
 AgentV's dry-run JSON (`{"score":1,...,"overall_reasoning":"dry-run mock"}`).
+
+With the response cache on, the runner binds the caller to the answer being graded (`for_answer`):
+each call then goes through a `JudgeReplies` store (running/judge_cache.py), keyed on that answer's
+test and attempt and on how many times the same request was asked before while grading it, so a
+retry after an unreadable reply is a request of its own and repeats stay independent samples.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import msgspec
 
 from agentv_ci.errors import ConfigError
 from agentv_ci.model.result import TargetResponse
@@ -23,6 +33,42 @@ from agentv_ci.targets.plugin_faults import invoke_target
 _GRADER_TEST = Test(id="grader-call")
 
 
+@dataclass(frozen=True)
+class JudgedAnswer:
+    """The answer a grader call is about: its test, eval target and attempt keep the judge's replies
+    to different answers (and to repeats of one) apart. `reads`: the files the eval file reads."""
+
+    suite: str
+    test_id: str
+    target: str
+    attempt: int
+    eval_path: Path
+    reads: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class JudgeAsk:
+    """One grader call, as a reply store keys it: the grader target (`name`, `target`, `targets`),
+    the request it gets (`call`, built from `asked`), the answer being graded and `occurrence`, how
+    many times the same request was asked before while grading that answer."""
+
+    name: str
+    target: TargetPlugin
+    targets: TargetsConfig
+    call: TargetRequest
+    asked: GraderTargetRequest
+    answer: JudgedAnswer
+    occurrence: int
+
+
+class JudgeReplies(Protocol):
+    """Where grader calls may be answered from instead of sent (the response cache)."""
+
+    async def reply(self, ask: JudgeAsk, send: Callable[[], Awaitable[TargetResponse]]) -> TargetResponse:
+        """The stored reply to `ask`, else `await send()` (stored for next time)."""
+        ...
+
+
 class GraderCaller:
     """Calls grader targets by name, creating each once; `aclose()` releases them."""
 
@@ -34,14 +80,33 @@ class GraderCaller:
         override: str | None,
         dry_run: bool,
         on_cost: Callable[[float | None], None] | None = None,
+        replies: JudgeReplies | None = None,
+        answer: JudgedAnswer | None = None,
+        instances: dict[str, TargetPlugin] | None = None,
     ) -> None:
         self.targets = targets
         self.on_cost = on_cost  # told what each grader call cost (the run's budget counts it)
         self.default = default
         self.override = override
         self.dry_run = dry_run
-        self._instances: dict[str, TargetPlugin] = {}
+        self.replies = replies
+        self.answer = answer
+        self._instances: dict[str, TargetPlugin] = {} if instances is None else instances
+        self._asked: dict[bytes, int] = {}  # each request's count while grading `answer`
         self._lock = asyncio.Lock()
+
+    def for_answer(self, answer: JudgedAnswer) -> GraderCaller:
+        """This caller, its grader targets shared, for grading `answer` (its replies keyed on it)."""
+        return GraderCaller(
+            self.targets,
+            default=self.default,
+            override=self.override,
+            dry_run=self.dry_run,
+            on_cost=self.on_cost,
+            replies=self.replies,
+            answer=answer,
+            instances=self._instances,
+        )
 
     def choose(self, request: GraderTargetRequest) -> str:
         name = self.override or request.target or self.default
@@ -65,7 +130,8 @@ class GraderCaller:
         return instance
 
     async def __call__(self, request: GraderTargetRequest) -> TargetResponse:
-        target = self.instance(self.choose(request))
+        name = self.choose(request)
+        target = self.instance(name)
         messages = list(request.messages)
         if request.system:
             messages.insert(0, Message(role="system", content=request.system))
@@ -77,6 +143,15 @@ class GraderCaller:
             prompt=render_input(messages),
             eval_path=self.targets.base_dir / "grader-call",
         )
+        if self.replies is None or self.answer is None:
+            return await self._send(target, call)
+        asked = msgspec.msgpack.encode((name, messages, request.target, request.temperature), enc_hook=str)
+        occurrence = self._asked.get(asked, 0)
+        self._asked[asked] = occurrence + 1
+        ask = JudgeAsk(name, target, self.targets, call, request, self.answer, occurrence)
+        return await self.replies.reply(ask, lambda: self._send(target, call))
+
+    async def _send(self, target: TargetPlugin, call: TargetRequest) -> TargetResponse:
         response = await invoke_target(target, call)
         if self.on_cost is not None:
             self.on_cost(response.cost_usd)
@@ -110,13 +185,17 @@ def make_grader_caller(
     override: str | None,
     dry_run: bool,
     on_cost: Callable[[float | None], None] | None = None,
+    replies: JudgeReplies | None = None,
 ) -> GraderCaller | None:
     """A `GraderTargetCaller` for one eval target, or None when no grader target can be named
-    (a grader that still asks gets a clear error from its own spec)."""
+    (a grader that still asks gets a clear error from its own spec). `replies`: the response cache's
+    grader-reply store, when the run caches (used once the caller is bound with `for_answer`)."""
     default = default_grader_target(targets, eval_target)
     if not dry_run and override is None and default is None:
         return None
-    caller = GraderCaller(targets, default=default, override=override, dry_run=dry_run, on_cost=on_cost)
+    caller = GraderCaller(
+        targets, default=default, override=override, dry_run=dry_run, on_cost=on_cost, replies=replies
+    )
     if override is not None:
         caller.instance(override)  # an unknown name or a missing API key fails before any test runs
     return caller
