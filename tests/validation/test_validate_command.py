@@ -210,3 +210,17 @@ def test_an_unclosed_bracket_names_where_it_opens(tmp_path: Path) -> None:
         f"{path}:4:1: error[E002]: YAML syntax error: did not find expected ',' or ']'",
         "  hint: the [ opened at 3:12 is not closed (or a ',' is missing)",
     ], result.stdout
+
+
+def test_a_quote_left_open_until_a_later_quote_names_where_it_opens(tmp_path: Path) -> None:
+    # The quote on line 4 is closed by the first quote of line 7: YAML fails there.
+    (tmp_path / ".git").mkdir()
+    path = tmp_path / "q.eval.yaml"
+    path.write_text(UNCLOSED_QUOTE.replace("input: hi", 'input: "hi"'))
+    result = run_cli("validate", str(path), *MOCK)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stdout.splitlines()[:2] == [
+        f"{path}:7:13: error[E002]: YAML syntax error: did not find expected key",
+        '  hint: the quoted string opened at 4:12 (") is closed only on this line: '
+        "is its closing quote missing?",
+    ], result.stdout

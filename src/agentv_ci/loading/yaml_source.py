@@ -354,8 +354,31 @@ def _syntax_error(exc: yaml.MarkedYAMLError, text: str, file: str) -> LoadError:
     if hint is None and opened is not None and opener in ("[", "{") and "did not find expected" in problem:
         where = f"{opened.line + 1}:{opened.column + 1}"
         hint = f"the {opener} opened at {where} is not closed (or a ',' is missing)"
+    if hint is None and mark is not None:
+        hint = _quote_closed_late(text, mark)
     what = "YAML error" if "too large to be a number" in problem else "YAML syntax error"
     return LoadError(f"{what}: {problem}", location=loc, hint=hint)
+
+
+def _quote_closed_late(text: str, problem: Any) -> str | None:
+    """A hint when a quoted string that spans lines ends on the problem's line: a quote left open
+    that a later line's quote closed (the error then shows at that later line)."""
+    last: Any = None
+    try:
+        for token in yaml.scan(text, Loader=_Base):
+            if token.start_mark.line > problem.line:
+                break
+            if isinstance(token, yaml.ScalarToken) and token.style in ("'", '"'):
+                last = token
+    except yaml.YAMLError:
+        pass
+    if last is None or last.end_mark.line != problem.line or last.start_mark.line == problem.line:
+        return None
+    start = last.start_mark
+    return (
+        f"the quoted string opened at {start.line + 1}:{start.column + 1} ({last.style}) is closed only "
+        "on this line: is its closing quote missing?"
+    )
 
 
 def _position_line_col(text: str, position: int) -> tuple[int, int]:
