@@ -360,9 +360,14 @@ def _syntax_error(exc: yaml.MarkedYAMLError, text: str, file: str) -> LoadError:
     return LoadError(f"{what}: {problem}", location=loc, hint=hint)
 
 
+_MAX_RESCAN = 1 << 20  # characters (or bytes) before the problem that `_quote_closed_late` rescans
+
+
 def _quote_closed_late(text: str, problem: Any) -> str | None:
     """A hint when a quoted string that spans lines ends on the problem's line: a quote left open
     that a later line's quote closed (the error then shows at that later line)."""
+    if problem.index > _MAX_RESCAN:
+        return None  # tokens are Python objects: a huge file is not scanned twice
     last: Any = None
     try:
         for token in yaml.scan(text, Loader=_Base):
