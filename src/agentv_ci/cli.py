@@ -19,7 +19,9 @@ from agentv_ci.commands import (
     action,
     compare,
     discover,
+    flaky,
     grade,
+    init,
     merge,
     plugins,
     report,
@@ -56,6 +58,7 @@ def main(
     """agentv-ci: CI-native runner for AgentEvals / AgentV eval files."""
 
 
+app.command("init", cls=PlainHelpCommand)(init.init_command)
 app.command("validate", cls=PlainHelpCommand)(validate.validate_command)
 app.command("schema", cls=PlainHelpCommand)(schema.schema_command)
 app.command("run", cls=PlainHelpCommand, epilog=EXIT_CODES_EPILOG)(run.run_command)
@@ -63,6 +66,7 @@ app.command("grade", cls=PlainHelpCommand)(grade.grade_command)
 app.command("merge", cls=PlainHelpCommand)(merge.merge_command)
 app.command("report", cls=PlainHelpCommand, epilog=EXIT_CODES_EPILOG)(report.report_command)
 app.command("compare", cls=PlainHelpCommand)(compare.compare_command)
+app.command("flaky", cls=PlainHelpCommand)(flaky.flaky_command)
 app.add_typer(plugins.app, name="plugins")
 app.command("discover", cls=PlainHelpCommand)(discover.discover_command)
 # `with: args: --dry-run` reaches the container as arguments: collected, then refused with a hint.

@@ -42,6 +42,7 @@ def run_request(
             shard=parse_shard(inputs.shard) if inputs.shard else None,
             repeat=inputs.repeat,
             threshold=inputs.threshold,
+            adaptive_repeats=_adaptive_repeats(inputs),
         ),
         targets_file=targets_file_of(inputs, workspace),
         workers=inputs.workers,
@@ -53,7 +54,35 @@ def run_request(
         unselecting=tuple(selected.unselecting),
         allow_outside=tuple(inside(p) for p in inputs.allow_outside_repo),
         cache_watch=tuple(inputs.select_all_on),  # what selects every eval keys every cached answer
+        baseline_counts=_baseline_counts(inputs, workspace) if inputs.adaptive_repeats else {},
     )
+
+
+def _adaptive_repeats(inputs: ActionInputs) -> int | None:
+    from agentv_ci.errors import UsageError
+    from agentv_ci.model.bounds import MAX_ATTEMPTS
+
+    if inputs.adaptive_repeats is not None and inputs.adaptive_repeats > MAX_ATTEMPTS:
+        raise UsageError(
+            f"input `adaptive_repeats` must be from 1 to {MAX_ATTEMPTS}, got {inputs.adaptive_repeats}"
+        )
+    return inputs.adaptive_repeats
+
+
+def _baseline_counts(inputs: ActionInputs, workspace: Path) -> dict[tuple[str, str, str], tuple[int, int]]:
+    """`adaptive_repeats` against `baseline: PATH`: its pass counts (`auto`'s artifact is fetched
+    after the run, so its comparisons are not looked at while running)."""
+    if not inputs.baseline or inputs.baseline == "auto":
+        return {}
+    from agentv_ci.errors import AgentvCiError
+    from agentv_ci.reporting.results_file import load_run
+    from agentv_ci.running.adaptive import baseline_counts
+
+    path = Path(inputs.baseline) if Path(inputs.baseline).is_absolute() else workspace / inputs.baseline
+    try:
+        return baseline_counts(load_run(path).results)
+    except AgentvCiError:  # reported by the baseline step after the run
+        return {}
 
 
 def _recorded_usage(inputs: ActionInputs, workspace: Path) -> RecordedUsage | None:

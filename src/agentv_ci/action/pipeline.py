@@ -11,25 +11,28 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from agentv_ci.action.baseline import Baseline, not_compared, resolve_baseline
 from agentv_ci.action.cache_origin import CacheDirectory, action_cache
 from agentv_ci.action.extra_packages import install_extra_packages
 from agentv_ci.action.fork_code import refuse_fork_code_with_secrets
+from agentv_ci.action.history import with_history
 from agentv_ci.action.log import ActionLog
 from agentv_ci.action.options import gate_options, gate_options_for, run_request
 from agentv_ci.action.ownership import hand_over
 from agentv_ci.action.paths import action_paths
 from agentv_ci.action.pr_record import expand_results, is_glob, write_pr_record
 from agentv_ci.action.publish import Publisher
-from agentv_ci.action.selecting import eval_paths, merge_base_of, select_evals
+from agentv_ci.action.selecting import base_of, eval_paths, merge_base_of, select_evals
 from agentv_ci.errors import AgentvCiError, UsageError
 from agentv_ci.github.annotations import workflow_command
 from agentv_ci.github.event import WorkflowRun, read_workflow_run
 from agentv_ci.github.inputs import ActionInputs, read_inputs
 from agentv_ci.model.baseline import BaselineSource
 from agentv_ci.model.result import RunSummary, TestResult
+from agentv_ci.model.waivers import WaiverBook
 from agentv_ci.running.session import RunRequest
 from agentv_ci.security.child_env import pass_through
 from agentv_ci.security.redaction import register_secret
@@ -51,6 +54,7 @@ class ActionRun:
         self.publisher = Publisher(self.inputs, self.run, env, self.paths, log)
         self._merge_base: str | None = None
         self.cache: CacheDirectory | None = None  # `cache: true`: the directory, checked and stamped
+        self.waivers: WaiverBook | None = None  # the quarantine, from the pull request's base
 
     def prepare(self) -> None:
         token = self.inputs.github_token
@@ -63,6 +67,10 @@ class ActionRun:
         if not self.workspace.is_dir():
             raise AgentvCiError(f"the workspace {self.workspace} does not exist")
         os.chdir(self.workspace)
+        from agentv_ci.selection.quarantine_source import trusted_quarantine
+
+        # read before anything runs: an invalid file is bad input; a PR's own entries have no effect
+        self.waivers = trusted_quarantine(self.workspace, base_of(self.inputs, self.run) or None, self.env)
         if self.inputs.html_report:
             self.check_html_reporter()
         if self.log.in_actions:
@@ -192,9 +200,11 @@ class ActionRun:
         from agentv_ci.reporting.console import render_console
         from agentv_ci.reporting.finish import gate_and_report
 
+        self.waivers = with_history(self.inputs, self.run, summary.results, self.waivers, self.log)
+        options = gate_options_for(self.inputs, baseline, self.log)
         decision = gate_and_report(
             summary,
-            gate_options_for(self.inputs, baseline, self.log),
+            replace(options, waivers=self.waivers),
             baseline=baseline.summary,
             junit=self.paths.junit,
             sarif=self.paths.sarif,

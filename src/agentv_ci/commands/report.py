@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agentv_ci.commands.common_options import MaxCostUsd, check_max_cost
+from agentv_ci.commands.common_options import History, MaxCostUsd, check_max_cost
 
 if TYPE_CHECKING:
     from agentv_ci.model.baseline import BaselineSource
@@ -65,9 +65,20 @@ def report_command(
         typer.Option("--repo-root", help="Root for repo-relative paths (default: current directory)."),
     ] = None,
     max_cost_usd: MaxCostUsd = None,
+    history: History = None,
+    quarantine_base: Annotated[
+        str | None,
+        typer.Option(
+            "--base",
+            metavar="REF",
+            help="Read .agentv/quarantine.yaml from this ref, not the work tree (gates.md#quarantine).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Rebuild JUnit/SARIF/Markdown and apply the gates to a finished run; exit per the gates."""
     import functools
+    import os
     import tempfile
 
     from agentv_ci.gating import GateOptions, check_gate_flags, rejudge_result
@@ -75,9 +86,18 @@ def report_command(
     from agentv_ci.reporting.console import render_console
     from agentv_ci.reporting.finish import gate_and_report
     from agentv_ci.reporting.streamed_run import load_run_streamed
+    from agentv_ci.selection.quarantine_source import trusted_quarantine
 
     check_max_cost(max_cost_usd)
     reports = parse_report_options(report or [])
+    # an invalid quarantine file is bad input before anything is read
+    waivers = trusted_quarantine(repo_root or Path.cwd(), quarantine_base, os.environ)
+    flakiness = None
+    if history:  # bad history is bad input before the results are read
+        from agentv_ci.history.flakiness import measure_flakiness
+        from agentv_ci.history.runs import read_history
+
+        flakiness = measure_flakiness(read_history(history))
     # The rows are spooled to a temporary copy and read back as the reports need them (flat memory,
     # as `run`); re-judged against --threshold on the way, so the reports agree with it.
     with tempfile.TemporaryDirectory(prefix="agentv-ci-report-") as spool:
@@ -90,6 +110,10 @@ def report_command(
             from msgspec.structs import replace as with_fields
 
             summary = with_fields(summary, baseline=source)
+        if flakiness is not None:
+            from agentv_ci.history.flaky_waivers import BASE_BRANCH, with_flaky_waivers
+
+            waivers = with_flaky_waivers(waivers, flakiness, summary.results, BASE_BRANCH)
         options = GateOptions(
             threshold=threshold,
             min_pass_rate=min_pass_rate,
@@ -97,6 +121,7 @@ def report_command(
             max_regression=max_regression,
             fail_on_error=fail_on_error,
             max_cost_usd=max_cost_usd,
+            waivers=waivers,
         )
         decision = gate_and_report(
             summary,

@@ -5,12 +5,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agentv_ci.commands.common_options import AllowOutsideRepo, MaxCostUsd, check_max_cost
+from agentv_ci.commands.common_options import AllowOutsideRepo, History, MaxCostUsd, check_max_cost
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from agentv_ci.history.flakiness import FlakinessReport
     from agentv_ci.model.estimate import CostEstimate
+    from agentv_ci.model.result import RunSummary
+    from agentv_ci.model.waivers import WaiverBook
     from agentv_ci.selection.select import Selection
 
 # SystemExit, not typer.Exit: `cli.run_app` runs typer with standalone_mode=False, where typer.Exit
@@ -36,6 +39,14 @@ def run_command(
     ] = None,
     workers: Annotated[int | None, typer.Option("--workers", help="Tests in flight (all files).")] = None,
     repeat: Annotated[int | None, typer.Option("--repeat", help="Independent attempts per test.")] = None,
+    adaptive_repeats: Annotated[
+        int | None,
+        typer.Option(
+            "--adaptive-repeats",
+            metavar="MAX",
+            help="More attempts, up to MAX, for the tests whose verdict or comparison is undecided.",
+        ),
+    ] = None,
     timeout: Annotated[
         float | None, typer.Option("--timeout", metavar="SECONDS", help="Per-test timeout.")
     ] = None,
@@ -147,12 +158,20 @@ def run_command(
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No per-test progress.")] = False,
     changed: Annotated[
-        bool, typer.Option("--changed", help="Only evals the changes since --base affect (selection.md).")
-    ] = False,
+        bool | None,
+        typer.Option(
+            "--changed/--no-changed",
+            help="Only evals the changes since --base affect (selection.md); --no-changed: all of them.",
+            show_default=False,
+        ),
+    ] = None,
     base: Annotated[
         str | None,
         typer.Option(
-            "--base", metavar="REF", help="Base ref for --changed (implies it).", show_default=False
+            "--base",
+            metavar="REF",
+            help="Base ref for --changed (implies it) and the trusted .agentv/quarantine.yaml.",
+            show_default=False,
         ),
     ] = None,
     head: Annotated[
@@ -169,11 +188,12 @@ def run_command(
             help="Hand this environment variable to graders, hooks and cli targets (repeatable).",
         ),
     ] = None,
+    history: History = None,
 ) -> None:
     """Run eval files against their targets, grade the answers, gate the build and write reports."""
     from agentv_ci.errors import ExitCode, LoadError, UsageError
     from agentv_ci.gating import GateOptions, check_gate_flags
-    from agentv_ci.model.bounds import check_run_flags
+    from agentv_ci.model.bounds import MAX_ATTEMPTS, check_run_flags
     from agentv_ci.reporting.console import render_console
     from agentv_ci.reporting.finish import gate_and_report
     from agentv_ci.reporting.results_file import load_run
@@ -184,6 +204,10 @@ def run_command(
     from agentv_ci.targets.answer_cap import MAX_ANSWER_BYTES_LIMIT
 
     check_run_flags(repeat=repeat, targets=target or (), workers=workers)
+    if adaptive_repeats is not None and not 1 <= adaptive_repeats <= MAX_ATTEMPTS:
+        raise UsageError(
+            f"--adaptive-repeats must be from 1 to {MAX_ATTEMPTS} attempts, got {adaptive_repeats}"
+        )
     if timeout is not None and not 0 < timeout < float("inf"):
         raise UsageError(f"--timeout must be a number of seconds greater than 0, got {timeout}")
     if budget_usd is not None and not 0 < budget_usd < float("inf"):
@@ -205,8 +229,11 @@ def run_command(
 
         pass_through(pass_env)
     baseline_summary = load_run(baseline) if baseline is not None else None
+    flakiness = _flakiness(history)  # bad history is bad input before anything runs
+    changed = changed if changed is not None else base is not None
+    waivers = _quarantine(base, changed)  # an invalid one is bad input before anything runs
     selection = None
-    if changed or base is not None:
+    if changed:
         selection = _changed_selection(
             paths, base, head, include_uncommitted, targets_file, tuple(target or ())
         )
@@ -225,6 +252,7 @@ def run_command(
         repeat=repeat,
         threshold=threshold,
         timeout_s=timeout,
+        adaptive_repeats=adaptive_repeats,
     )
     request = RunRequest(
         paths=paths,
@@ -246,6 +274,7 @@ def run_command(
         max_answer_bytes=max_answer_bytes,
         recorded_usage=RecordedUsage.of(baseline_summary.results) if baseline_summary is not None else None,
         on_estimate=_estimate_printer(dry_run=dry_run, quiet=quiet),
+        baseline_counts=_adaptive_baseline(adaptive_repeats, baseline_summary),
     )
     interrupted = False
     try:
@@ -284,6 +313,10 @@ def run_command(
     if selection is not None and not selection.selected:
         typer.echo(f"results: {outcome.output_dir / 'index.jsonl'} (empty)")
         raise SystemExit(int(ExitCode.OK))
+    if flakiness is not None:
+        from agentv_ci.history.flaky_waivers import BASE_BRANCH, with_flaky_waivers
+
+        waivers = with_flaky_waivers(waivers, flakiness, summary.results, BASE_BRANCH)
     options = GateOptions(
         threshold=threshold,
         min_pass_rate=min_pass_rate,
@@ -291,6 +324,7 @@ def run_command(
         max_regression=max_regression,
         fail_on_error=fail_on_error,
         max_cost_usd=max_cost_usd,
+        waivers=waivers,
     )
     decision = gate_and_report(
         summary,
@@ -321,6 +355,17 @@ def run_command(
     raise SystemExit(int(decision.exit_code))
 
 
+def _adaptive_baseline(
+    adaptive_repeats: int | None, baseline: "RunSummary | None"
+) -> "dict[tuple[str, str, str], tuple[int, int]]":
+    """--adaptive-repeats against --baseline: its pass counts, which decide when a comparison is."""
+    if not adaptive_repeats or baseline is None:
+        return {}
+    from agentv_ci.running.adaptive import baseline_counts
+
+    return baseline_counts(baseline.results)
+
+
 def _estimate_printer(*, dry_run: bool, quiet: bool) -> "Callable[[CostEstimate], None]":
     """What the CLI shows of the cost estimate before anything runs: the whole table on a dry run
     (stdout), else the total (stderr; none with --quiet)."""
@@ -334,6 +379,28 @@ def _estimate_printer(*, dry_run: bool, quiet: bool) -> "Callable[[CostEstimate]
             typer.echo(f"estimated cost: {estimate_total(estimate)}", err=True)
 
     return show
+
+
+def _quarantine(base: str | None, changed: bool) -> "WaiverBook | None":
+    """The trusted quarantine: from `--base` (or the base `--changed` selects against), else the
+    work tree's file (selection/quarantine_source.py)."""
+    import os
+
+    from agentv_ci.selection.discover import base_ref
+    from agentv_ci.selection.quarantine_source import trusted_quarantine
+
+    trusted_base = base_ref(base, os.environ) if changed else base
+    return trusted_quarantine(Path.cwd(), trusted_base, os.environ)
+
+
+def _flakiness(history: list[Path] | None) -> "FlakinessReport | None":
+    """The tests the `--history` runs (oldest first) measured, or None without history."""
+    if not history:
+        return None
+    from agentv_ci.history.flakiness import measure_flakiness
+    from agentv_ci.history.runs import read_history
+
+    return measure_flakiness(read_history(history))
 
 
 def _changed_selection(

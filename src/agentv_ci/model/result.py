@@ -14,6 +14,7 @@ import msgspec
 from agentv_ci.model.baseline import BaselineSource
 from agentv_ci.model.cache_use import CacheUse
 from agentv_ci.model.estimate import CostEstimate
+from agentv_ci.model.provenance import Provenance
 from agentv_ci.model.suite import Message
 
 Verdict = Literal["pass", "fail", "skip"]
@@ -102,6 +103,17 @@ class AttemptSummary(msgspec.Struct, omit_defaults=True):
     ci95_upper: float | None = None
 
 
+class AdaptiveStop(msgspec.Struct, frozen=True):
+    """`run --adaptive-repeats`: the attempts a test used and why it stopped
+    (statistics/sequential.py): `decided-pass` / `decided-fail` (its verdict against the threshold),
+    `regression-decided` (significantly below its baseline), `max` (MAX reached, undecided), `error`
+    (no attempt that could be graded at a look), `budget` / `cost-limit` (--budget-usd or the
+    test's `cost_limit_usd` spent)."""
+
+    attempts: int
+    stopped: str
+
+
 class DependencyResult(msgspec.Struct, omit_defaults=True, kw_only=True):
     """One finished dependency as a dependent test's graders see it (AgentV's `DependencyResult`):
     `status` is "passed" (execution ok), "error" (execution error) or "failed" (anything else);
@@ -142,6 +154,7 @@ class TestResult(msgspec.Struct, omit_defaults=True):
     line: int | None = None  # the test's line in its eval file
     attempt: int | None = None
     aggregation: AttemptSummary | None = None
+    adaptive: AdaptiveStop | None = None  # run --adaptive-repeats
     trials: list[TestResult] = []
     conversation_id: str | None = None
     input: str | None = None  # excerpt of the rendered input
@@ -152,6 +165,10 @@ class TestResult(msgspec.Struct, omit_defaults=True):
     # Hash of the test's definition (input, graders, threshold, target; running/fingerprints.py):
     # compare calls a test whose fingerprint differs from the baseline's `changed`.
     fingerprint: str | None = None
+    # What produced the row (target and judge models and parameters, judge prompt, grader plugin
+    # versions; model/provenance.py): compare calls a test produced otherwise than its baseline
+    # `incomparable`. None in a dry run (a mock answered) and in older runs' and AgentV's rows.
+    provenance: Provenance | None = None
     # What the runner says about this row, e.g. that the answer was cut at --max-answer-bytes.
     notes: list[str] = []
 

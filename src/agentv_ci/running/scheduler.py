@@ -15,17 +15,20 @@ from pathlib import Path
 
 from agentv_ci.clock import now_millis
 from agentv_ci.errors import AgentvCiError, TargetError, TargetTimeout
-from agentv_ci.model.result import TargetResponse, TestResult
+from agentv_ci.model.result import AdaptiveStop, TargetResponse, TestResult
 from agentv_ci.model.suite import Message, Test
 from agentv_ci.plugins import GraderTargetCaller, TargetPlugin, TargetRequest
 from agentv_ci.prompting import render_input
+from agentv_ci.running.adaptive import AdaptiveRepeats, conclusive_counts
 from agentv_ci.running.budget import Budget
 from agentv_ci.running.cache import ResponseCache
 from agentv_ci.running.cache_keys import CacheKeys
 from agentv_ci.running.conversation import run_conversation
 from agentv_ci.running.fingerprints import DefinitionFingerprints
+from agentv_ci.running.judge_cache import JudgeCache
 from agentv_ci.running.needs import RunNeeds
 from agentv_ci.running.plan import Job
+from agentv_ci.running.provenance import ProvenanceRecorder
 from agentv_ci.running.rows import unfinished_result
 from agentv_ci.running.target_configs import TargetConfigs, TargetKey, setup_of
 from agentv_ci.running.waves import Dependencies, JobSource, Ordering
@@ -53,6 +56,7 @@ class RunnerOptions:
     keep_workspaces: bool = False
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES  # --max-answer-bytes (targets.answer_cap)
     cache_watch: Sequence[str] = ()  # select_all_on: the files they match key every cached answer
+    adaptive: AdaptiveRepeats | None = None  # --adaptive-repeats
 
 
 class Runner:
@@ -82,8 +86,11 @@ class Runner:
         self._eval_paths: dict[str, Path] = {}
         self._targets: dict[TargetKey, TargetPlugin] = {}
         self._cache_keys = CacheKeys(self.warnings, watch=options.cache_watch)
+        cache = options.cache if not options.dry_run else None
+        self._judges = JudgeCache(cache, self._cache_keys, options.budget) if cache is not None else None
         self.answer_cap = AnswerCap(options.max_answer_bytes, self.warnings)
         self._definitions = DefinitionFingerprints()
+        self._provenance = ProvenanceRecorder(options.grader_target)
         self._callers: dict[TargetKey, GraderTargetCaller | None] = {}
         self._limits: dict[int, asyncio.Semaphore] = {}
         self.not_run = 0
@@ -140,6 +147,7 @@ class Runner:
                     override=self.options.grader_target,
                     dry_run=self.options.dry_run,
                     on_cost=self.options.budget.add,
+                    replies=self._judges,
                 )
             caller = self._callers[key]
             if need[0] == "grader" and isinstance(caller, GraderCaller):
@@ -241,6 +249,8 @@ class Runner:
         of them start."""
         from agentv_ci.scoring import aggregate_attempts
 
+        if job.adaptive and self.options.adaptive is not None:
+            return await self._run_adaptive(job, self.options.adaptive, dependencies)
         attempts: list[TestResult] = []
         spent = 0.0
         fingerprint = self.definition_fingerprint(job)  # once per job: its attempts share it
@@ -269,6 +279,54 @@ class Runner:
         if not attempts:
             return None
         return aggregate_attempts(attempts, job.strategy)
+
+    async def _run_adaptive(
+        self, job: Job, adaptive: AdaptiveRepeats, dependencies: Dependencies | None
+    ) -> TestResult | None:
+        """--adaptive-repeats: attempts in rounds until statistics/sequential.py says the test is
+        decided (or MAX); the row records how many it used and why it stopped."""
+        from agentv_ci.scoring import aggregate_attempts
+
+        rule = adaptive.rule(job.attempts)
+        base = adaptive.baseline.get(job.key)
+        attempts: list[TestResult] = []
+        spent = 0.0
+        fingerprint = self.definition_fingerprint(job)
+        budget = self.options.budget
+        metered = budget.limit_usd is not None and not self.options.dry_run
+        wanted, stopped = rule.looks[0], "max"
+        while len(attempts) < wanted:
+            await asyncio.sleep(0)  # as run_job: a stop signal is heard between attempts
+            attempt = len(attempts)
+            if metered:
+                admission = await budget.admit(self.configs.key(self.configs.for_job(job), job.target))
+                if admission is None:
+                    stopped = "budget"
+                    break
+                with budget.paying(admission):
+                    result = await self.run_attempt(job, attempt, fingerprint, dependencies)
+            else:
+                result = await self.run_attempt(job, attempt, fingerprint, dependencies)
+            attempts.append(result)
+            spent += result.cost_usd or 0.0
+            if job.cost_limit_usd is not None and spent >= job.cost_limit_usd:
+                stopped = "cost-limit"
+                break
+            if len(attempts) == wanted:  # a look
+                passes, graded = conclusive_counts(attempts)
+                if graded == 0:
+                    stopped = "error"  # nothing to decide on: more attempts would only cost
+                    break
+                decision = rule.decide(passes, graded, job.threshold, base)
+                if decision is not None:
+                    stopped = decision
+                    break
+                wanted = rule.next_look(len(attempts))
+        if not attempts:
+            return None
+        row = attempts[0] if len(attempts) == 1 else aggregate_attempts(attempts, job.strategy)
+        row.adaptive = AdaptiveStop(attempts=len(attempts), stopped=stopped)
+        return row
 
     @staticmethod
     async def _call(job: Job, request: TargetRequest, target: TargetPlugin) -> TargetResponse:
@@ -321,6 +379,8 @@ class Runner:
         caller = self._callers[self.configs.key(config, job.target)]
         test = job.test
         eval_path = self._eval_path(job.suite.path)
+        if self._judges is not None:  # the judge's replies are keyed on this answer
+            caller = self._judges.bind(caller, job, attempt, eval_path)
         dry_run = self.options.dry_run
         workspace: Path | None = None
         lease: Lease | None = None
@@ -400,6 +460,8 @@ class Runner:
         # A fresh row (grade_test, run_conversation and unfinished_result build a new one each time):
         # completed in place, no copy.
         result.fingerprint = fingerprint if fingerprint is not None else self.definition_fingerprint(job)
+        if not dry_run:  # a dry run's answers come from a mock: they record nothing about a model
+            result.provenance = self._provenance.of_job(job, config)
         if result.start_time is None:
             result.start_time = started_at
             result.end_time = now_millis()

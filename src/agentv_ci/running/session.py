@@ -22,6 +22,7 @@ from agentv_ci.errors import ConfigError, InvalidEvalFiles, UsageError
 from agentv_ci.model.bounds import check_run_flags
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.suite import Suite, Test
+from agentv_ci.running.adaptive import AdaptiveRepeats
 from agentv_ci.running.budget import Budget
 from agentv_ci.running.estimate import CostEstimator, settle_estimate
 from agentv_ci.running.gc_tuning import fewer_gc_passes
@@ -68,6 +69,8 @@ class RunRequest:
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES  # --max-answer-bytes
     recorded_usage: RecordedUsage | None = None  # the baseline's output tokens (the cost estimate)
     on_estimate: Callable[[CostEstimate], None] | None = None  # told the estimate before anything runs
+    # --adaptive-repeats: the baseline's pass counts per test x target (running/adaptive.py)
+    baseline_counts: Mapping[tuple[str, str, str], tuple[int, int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -319,6 +322,9 @@ def _run_planned(
         run_id=output_dir.name,
         max_answer_bytes=request.max_answer_bytes,
         cache_watch=request.cache_watch,
+        adaptive=AdaptiveRepeats(plan.adaptive_repeats, request.baseline_counts)
+        if plan.adaptive_repeats
+        else None,
     )
     progress = Progress(needs.jobs, stream=request.progress_stream or sys.stderr, quiet=request.quiet)
     # No result is kept: each row goes to index.jsonl and into the tally (the figures the gates and
