@@ -269,7 +269,10 @@ def test_a_suite_delta_says_over_how_many_tests_and_is_na_when_none_matched() ->
     table = render_comparison(comparison, "table").splitlines()
     assert "s: mean delta n/a (0 of 1 test comparable); 1 changed" in table
     assert "  not in the delta: 1 test changed definition: s/t [m] old 1.000 -> new 0.875" in table
-    assert "s2: mean delta -0.100 [-0.731, +0.531] over 2 of 3 tests; 1 broken, 1 new, 1 removed, 1 unchanged" in table
+    assert (
+        "s2: mean delta -0.100 [-0.731, +0.531] over 2 of 3 tests; 1 broken, 1 new, 1 removed, 1 unchanged"
+        in table
+    )
     assert "  not in the delta: 1 new: s2/fresh [m] new 1.000; 1 removed: s2/gone [m] old 0.500" in table
     markdown = render_comparison(comparison, "markdown")
     assert "| s | 0 of 1 | n/a | - | 1 changed |" in markdown
