@@ -69,7 +69,7 @@ def test_five_sigkills_then_resume_leave_every_test_once(tmp_path: Path) -> None
 
 
 def test_a_killed_run_over_a_streamed_dataset_leaves_every_finished_row(tmp_path: Path) -> None:
-    # A JSONL dataset, read as it runs; the run prints a line per finished test (CI mode) after its row
+    # A JSONL dataset, read as it runs; the run prints a line per finished test (CI mode, -v) after its row
     # is written. SIGKILL mid-run: every test reported finished has its whole row in index.jsonl.
     (tmp_path / ".git").mkdir()
     (tmp_path / "agent.py").write_text(AGENT)
@@ -85,7 +85,7 @@ def test_a_killed_run_over_a_streamed_dataset_leaves_every_finished_row(tmp_path
     out = tmp_path / "out"
     index = out / "index.jsonl"
     process = subprocess.Popen(
-        [sys.executable, "-m", "agentv_ci", "run", "cases.jsonl", "-o", str(out), "--workers", "4"],
+        [sys.executable, "-m", "agentv_ci", "run", "cases.jsonl", "-o", str(out), "--workers", "4", "-v"],
         cwd=tmp_path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

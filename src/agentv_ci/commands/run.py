@@ -156,7 +156,12 @@ def run_command(
     no_fail: Annotated[
         bool, typer.Option("--no-fail", help="Exit 0 whatever the gates say (bad input still exits 2).")
     ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No per-test progress.")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress; each failing test in one summary line.")
+    ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="A line per passing test too, and more of each failure.")
+    ] = False,
     changed: Annotated[
         bool | None,
         typer.Option(
@@ -217,6 +222,8 @@ def run_command(
             f"--max-answer-bytes must be between 1024 and {MAX_ANSWER_BYTES_LIMIT}, got {max_answer_bytes}"
         )
     check_max_cost(max_cost_usd)
+    if quiet and verbose:
+        raise UsageError("-q and -v cannot be used together")
     if update_baseline:
         from agentv_ci.commands.sidecar_steps import check_update_flags
 
@@ -268,6 +275,7 @@ def run_command(
         resume=resume,
         budget_usd=budget_usd,
         quiet=quiet,
+        verbose=verbose,
         selection=selection.as_summary_selection() if selection is not None else None,
         unselecting=selection.unselecting if selection is not None else (),
         allow_outside=tuple(allow_outside_repo or ()),

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agentv_ci.model.result import RunSummary
+from agentv_ci.model.result import RunSummary, TestResult
+from agentv_ci.reporting.details import failure_headline
 from agentv_ci.reporting.estimate_text import budget_reached
 from agentv_ci.reporting.plan_check import PLAN_UNKNOWN
 from agentv_ci.reporting.tally import CONSOLE_LISTED, tally_of
@@ -52,6 +53,14 @@ def _mean(t: Totals) -> str:
     return "-" if t.mean_score is None else f"{t.mean_score:.3f}"
 
 
+def _why_failed(result: TestResult) -> str:
+    """`score 0.500 < 0.80 - contains: expected "30 days", got "..."`: the score and the first failed
+    check that says what it expected and what came back (or a judge's reason), when one does."""
+    why = f"score {result.score:.3f} < {result.threshold:.2f}"
+    headline = failure_headline(result)
+    return f"{why} - {headline}" if headline else why
+
+
 def render_console(summary: RunSummary, decision: GateDecision | None) -> str:
     """A fixed-width table (suite, tests, passed, failed, errors, pass rate, mean, cost, tokens, time),
     up to ten failing tests, and the verdict line last."""
@@ -91,7 +100,7 @@ def render_console(summary: RunSummary, decision: GateDecision | None) -> str:
         lines.append("")
         for r in listed[:_FAILED_LISTED]:
             kind = "ERROR" if outcome_of(r) == "error" else "FAIL "
-            why = r.error or f"score {r.score:.3f} < {r.threshold:.2f}"
+            why = r.error or _why_failed(r)
             name = printable(f"{r.suite}/{r.test_id} [{r.target}]")  # ids are data: one line each
             lines.append(f"  {kind} {name}: {printable(first_line_excerpt(why))}")
         if bad > _FAILED_LISTED:

@@ -22,6 +22,7 @@ __all__ = [
     "SUMMARY",
     "TextLimits",
     "attempts_text",
+    "failed_checks",
     "failing_graders",
     "failure_headline",
     "failure_text",
@@ -141,11 +142,12 @@ def judge_reason(grader: GraderResult) -> str | None:
     return None
 
 
-def _failed_checks(grader: GraderResult) -> list[tuple[GraderResult, AssertionResult]]:
+def failed_checks(grader: GraderResult) -> list[tuple[GraderResult, AssertionResult]]:
+    """The failed checks of `grader` and of its failing composite members, each with its grader."""
     found = [(grader, a) for a in grader.assertions if not a.passed]
     for member in grader.scores:
         if member.verdict == "fail" or member.error:
-            found.extend(_failed_checks(member))
+            found.extend(failed_checks(member))
     return found
 
 
@@ -156,7 +158,7 @@ def failure_headline(result: TestResult, *, value_limit: int = 60) -> str | None
     graders = failing_graders(result) or next(
         (found for found in map(failing_graders, result.trials) if found), []
     )  # an aggregated row of repeated attempts: its first failing attempt's graders
-    checks = [pair for g in graders for pair in _failed_checks(g)]
+    checks = [pair for g in graders for pair in failed_checks(g)]
     known = [(g, a) for g, a in checks if a.expected is not None and a.actual is not None]
     if known:
         grader, first = known[0]

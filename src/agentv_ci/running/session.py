@@ -61,6 +61,7 @@ class RunRequest:
     env: Mapping[str, str] | None = None
     progress_stream: TextIO | None = None
     quiet: bool = False
+    verbose: bool = False  # -v: a line per passing test, more of each failure
     # Change-based selection: eval path -> why it ran (None: explicit paths; `paths` may be empty).
     selection: dict[str, str] | None = None
     unselecting: Sequence[str] = ()  # the changed files that selected no eval, for the reports
@@ -326,7 +327,13 @@ def _run_planned(
         if plan.adaptive_repeats
         else None,
     )
-    progress = Progress(needs.jobs, stream=request.progress_stream or sys.stderr, quiet=request.quiet)
+    progress = Progress(
+        needs.jobs,
+        stream=request.progress_stream or sys.stderr,
+        quiet=request.quiet,
+        verbose=request.verbose,
+        budget=None if request.dry_run else budget,
+    )
     # No result is kept: each row goes to index.jsonl and into the tally (the figures the gates and
     # the summaries need); reports read the rows back from the file (reporting.stored_results).
     tally = ResultsTally()
