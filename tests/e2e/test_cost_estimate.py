@@ -272,10 +272,14 @@ def test_a_budget_below_the_estimate_refuses_to_start_and_sends_nothing(
 
     assert refused.returncode == 2, refused.stdout + refused.stderr
     assert server.calls == []
-    assert "over the budget of $" in refused.stderr
-    assert f"even its low end, {usd(low)}, is" in refused.stderr
-    assert "target bot (gpt-4o-mini) $" in refused.stderr
-    assert "grader target judge (gpt-4o) $" in refused.stderr
+    # one sentence (before: "...: even its low end, $X, is (estimate ...); nothing was run")
+    money = r"\$[0-9.]+"
+    assert re.search(
+        rf"nothing was run: even the low end of the estimated cost, {re.escape(usd(low, 'up'))}, is over "
+        rf"the budget of {money} \(estimate {money}-{money}, expected ~{money}; target bot \(gpt-4o-mini\) "
+        rf"{money}-{money}; grader target judge \(gpt-4o\) {money}-{money}\)",
+        " ".join(refused.stderr.split()),
+    ), refused.stderr
     assert "Traceback" not in refused.stderr
     # refused before anything was written: the results already in the directory are left as they were
     assert (root / "out" / "index.jsonl").read_text(encoding="utf-8") == '{"earlier": "results"}\n'

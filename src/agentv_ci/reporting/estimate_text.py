@@ -10,7 +10,15 @@ from agentv_ci.model.estimate import CostEstimate, EstimateLine, Span
 from agentv_ci.model.result import RunSummary
 from agentv_ci.text_safety import neutralise_workflow_commands, printable
 
-__all__ = ["budget_reached", "budget_refusal", "cost_line", "estimate_table", "estimate_total", "usd"]
+__all__ = [
+    "budget_amount",
+    "budget_reached",
+    "budget_refusal",
+    "cost_line",
+    "estimate_table",
+    "estimate_total",
+    "usd",
+]
 
 
 def usd(value: float, rounding: str = "nearest") -> str:
@@ -57,9 +65,11 @@ def estimate_total(estimate: CostEstimate) -> str:
     return text
 
 
-def estimate_table(estimate: CostEstimate) -> list[str]:
-    """One line per target and grader target, then the total and how the figures were made."""
-    lines = ["cost estimate (before anything is spent):"]
+def estimate_table(
+    estimate: CostEstimate, heading: str = "cost estimate (before anything is spent):"
+) -> list[str]:
+    """`heading`, one line per target and grader target, then the total and how the figures were made."""
+    lines = [heading]
     for line in estimate.lines:
         text = f"  {_who(line)}: {_count(line.requests)} request(s)"
         if line.cached is not None:
@@ -86,16 +96,22 @@ def _method(tokenizer: str) -> str:
 
 
 def budget_refusal(estimate: CostEstimate, budget_usd: float) -> str:
-    """Why a run does not start: even the low end of its estimate is over the budget."""
+    """Why a run does not start, in one sentence: even the low end of its estimate is over the budget.
+    `nothing was run: even the low end of the estimated cost, $0.0123, is over the budget of $0.0100
+    (estimate $0.0123-$0.0400, expected ~$0.0200; target bot (gpt-4o) $0.0100-$0.0300, ...)`."""
     parts = [
         f"{_who(line)} {usd_range(line.cost_usd)}"
         for line in estimate.lines
         if line.cost_usd is not None and line.cost_usd.high > 0
     ]
+    total = f"estimate {usd_range(estimate.cost_usd)}, expected ~{usd(estimate.cost_usd.expected)}"
+    if estimate.unpriced:
+        names = ", ".join(printable(name) for name in estimate.unpriced)
+        total += neutralise_workflow_commands(f", not counting {names} (no price)")
+    detail = "; ".join([total, *parts])
     return (
-        f"the estimated cost is over the budget of {usd(budget_usd)}: even its low end, "
-        f"{usd(estimate.cost_usd.low)}, is (estimate {estimate_total(estimate)}: {'; '.join(parts)}); "
-        "nothing was run"
+        f"nothing was run: even the low end of the estimated cost, {usd(estimate.cost_usd.low, 'up')}, "
+        f"is over the budget of {budget_amount(budget_usd)} ({detail})"
     )
 
 
@@ -119,7 +135,7 @@ def cost_line(summary: RunSummary) -> str | None:
     return text
 
 
-def _amount(value: float) -> str:
+def budget_amount(value: float) -> str:
     """A budget as the user wrote it: `$1.50`, or `usd`'s precision when cents do not say it."""
     cents = round(value * 100)
     return f"${value:,.2f}" if cents and abs(value * 100 - cents) < 1e-9 else usd(value)
@@ -131,5 +147,9 @@ def budget_reached(summary: RunSummary, not_run: int) -> str:
     recorded in summary.json say `budget exhausted: N test(s) not run`."""
     if summary.budget_usd is None or summary.spent_usd is None:
         return f"budget exhausted: {not_run} test(s) not run"
-    text = f"budget reached: {_amount(summary.spent_usd)} of {_amount(summary.budget_usd)}"
-    return text + (f", {not_run} test(s) not run" if not_run else ", spent over it")
+    text = f"budget reached: {budget_amount(summary.spent_usd)} of {budget_amount(summary.budget_usd)}"
+    if not_run:
+        return text + f", {not_run} test(s) not run"
+    # everything ran, and the last attempt went over; or, in the Action, the baseline re-run
+    # (on the same bill) was held back or stopped by it: its baseline line says which
+    return text + (", spent over it" if summary.spent_usd > summary.budget_usd else "")
