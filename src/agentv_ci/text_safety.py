@@ -3,13 +3,15 @@ reports and logs.
 
 Model output may contain lone surrogates, ANSI escapes, XML-illegal control characters, raw HTML,
 `@mentions` that would ping people in a PR comment, and `::` GitHub workflow commands that the
-Actions runner would execute when the text reaches the job log. Every reporter passes model text
-through these functions before writing it.
+Actions runner would execute when the text reaches the job log, and GitLab's `section_start:` /
+`section_end:` markers that GitLab's job log viewer acts on. Every reporter passes model text through
+these functions before writing it.
 
 For the console: `printable` shows one value on one line (every control character, line break and
 bidirectional override as a visible escape such as `\\n` or `\\x1b`); `escape_controls` does the same
 but keeps line breaks and tabs, for text we lay out ourselves. The console streams apply
-`escape_controls` and `neutralise_workflow_commands` to everything printed (security.streams).
+`escape_controls`, `neutralise_log_sections` and `neutralise_workflow_commands` to everything printed
+(security.streams).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ __all__ = [
     "escape_markdown_inline",
     "excerpt",
     "fenced_block",
+    "neutralise_log_sections",
     "neutralise_workflow_commands",
     "printable",
 ]
@@ -106,6 +109,20 @@ def neutralise_workflow_commands(text: str) -> str:
         return text
     text = _WORKFLOW_COMMAND.sub(lambda m: m.group(1) + ":" + _ZWSP + m.group(2), text)
     return text.replace(_LEGACY_COMMAND, "#" + _ZWSP + "#[") if _LEGACY_COMMAND in text else text
+
+
+# GitLab's job log viewer (ci/job_log_viewer/lib/scanner.js) takes `section_<start|end>:<n>:<name>`
+# anywhere in a line, without the ESC/CR its backend parser wants, and trims spaces around each part.
+SECTION_MARKER = "section_"
+_BROKEN_SECTION_MARKER = "section" + _ZWSP + "_"
+
+
+def neutralise_log_sections(text: str) -> str:
+    """Break every `section_` with a zero-width space, so no GitLab section marker in data can open,
+    close or collapse a section of the job log."""
+    if SECTION_MARKER not in text:
+        return text
+    return text.replace(SECTION_MARKER, _BROKEN_SECTION_MARKER)
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")

@@ -4,6 +4,9 @@ every known secret replaced by `***` and cannot act on a terminal or on the Acti
 
 - always: control characters become visible escapes (`\\x1b`, `\\x07`, a bare CR as `\\r`; LF, TAB
   and CRLF stay), so no ESC/CSI/OSC sequence, BEL or carriage return reaches the terminal;
+- always: GitLab's section markers (`section_start:`, `section_end:`), also split over two writes,
+  are broken with a zero-width space, so data cannot open, close or collapse a section of a GitLab
+  job log (GitLab's own log viewer needs no ESC or CR to act on one);
 - under GitHub Actions (`GITHUB_ACTIONS=true`): `::` at the start of a line, also after leading
   whitespace and across separate writes, is broken with a zero-width space, and so is `##[` anywhere,
   so no printed text becomes a workflow command.
@@ -23,11 +26,12 @@ from contextlib import contextmanager
 from typing import TextIO
 
 from agentv_ci.security.redaction import SECRETS, SecretRegistry
-from agentv_ci.text_safety import escape_controls
+from agentv_ci.text_safety import SECTION_MARKER, escape_controls, neutralise_log_sections
 
 __all__ = ["LineGuard", "RedactingStream", "add_mask_line", "print_workflow_command", "protected_console"]
 
 _ZWSP = "\u200b"
+_MARKER_TAIL = len(SECTION_MARKER) - 1  # what of a marker the last write may have begun
 
 
 class LineGuard:
@@ -38,10 +42,14 @@ class LineGuard:
         self.workflow_commands = workflow_commands
         self._head: str | None = ""  # the current line while it is whitespace (and maybe one ":")
         self._tail = ""  # the last two characters written (a `##[` split over two writes)
+        self._section_tail = ""  # the last characters written (a `section_` split over two writes)
 
     def feed(self, text: str) -> str:
         text = escape_controls(text)
-        if not self.workflow_commands or not text:
+        if not text:
+            return text
+        text = self._sections(text)
+        if not self.workflow_commands:
             return text
         out = "".join(self._line(line) for line in text.splitlines(keepends=True))
         tail = self._tail
@@ -75,10 +83,18 @@ class LineGuard:
         self._head = "" if ends_line else head
         return piece
 
+    def _sections(self, text: str) -> str:
+        tail = self._section_tail
+        if tail and SECTION_MARKER in tail + text[:_MARKER_TAIL]:
+            text = _ZWSP + text  # the marker began in the last write: split it at the seam
+        text = neutralise_log_sections(text)
+        self._section_tail = (tail + text)[-_MARKER_TAIL:]
+        return text
+
     def command(self) -> str:
         """Before one of our own workflow commands: a line feed when a line is open."""
         at_start = self._head == ""
-        self._head, self._tail = "", "\n"
+        self._head, self._tail, self._section_tail = "", "\n", ""
         return "" if at_start else "\n"
 
     def redraw(self) -> None:
@@ -117,7 +133,7 @@ class RedactingStream(io.TextIOBase):
     def redraw(self, text: str) -> None:
         """A progress bar redrawn in place: a carriage return of ours, then sanitised text."""
         with self._lock:
-            self.inner.write("\r" + escape_controls(self.registry.redact(text)))
+            self.inner.write("\r" + neutralise_log_sections(escape_controls(self.registry.redact(text))))
             self.guard.redraw()
 
     def flush(self) -> None:

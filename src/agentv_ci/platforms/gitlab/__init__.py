@@ -1,0 +1,1 @@
+"""GitLab CI: its job-log sections (`log`)."""
