@@ -360,12 +360,15 @@ def _decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | No
         inconclusive.extend(unknown)
     errored = tally.errored
     not_run = max(overall.not_run, summary.not_run)
+    if tally.needs_secret.count:  # a fork's PR: never green, and the headline says why and what to do
+        inconclusive.append(tally.needs_secret.reason())
+    unexplained = not_run - tally.needs_secret.count  # not run for no reason the rows give
     incomplete = summary.planned is not None and not summary.budget_exhausted
-    incomplete = incomplete and (not_run > 0 or bool(summary.missing_shards))  # a shard without a record
+    incomplete = incomplete and (unexplained > 0 or bool(summary.missing_shards))  # a shard without a record
     if incomplete:  # planned tests without a finished row: killed, interrupted, a shard missing
         from agentv_ci.reporting.plan_check import incomplete_reason
 
-        inconclusive.append(incomplete_reason(summary, not_run))
+        inconclusive.append(incomplete_reason(summary, unexplained))
         unlisted = not_run - overall.not_run  # a missing shard's tests: planned, no row to count
         if unlisted > 0:
             from msgspec.structs import replace
@@ -381,9 +384,9 @@ def _decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | No
             inconclusive.append(f"{errored.count} test(s) had execution errors: {_names(errored)}")
         if summary.budget_exhausted and (not_run or summary.budget_usd is not None):
             inconclusive.append(budget_reached(summary, not_run))  # stopped at it, or ended over it
-        elif not_run and not incomplete:  # e.g. `not_run` rows in results without a plan record
+        elif unexplained > 0 and not incomplete:  # e.g. `not_run` rows in results without a plan record
             names = _names(tally.skipped)
-            inconclusive.append(f"{not_run} test(s) did not run" + (f": {names}" if names else ""))
+            inconclusive.append(f"{unexplained} test(s) did not run" + (f": {names}" if names else ""))
     if summary.dry_run:
         notes.append("dry run: answers are placeholders, so scores say nothing about quality")
         if quality:  # a dry run checks the wiring: only errors (and tests that did not run) fail it

@@ -66,6 +66,13 @@ class WorkflowRun:
         return self.event_name in PULL_REQUEST_EVENTS and self.pull_request is not None
 
     @property
+    def secrets_withheld(self) -> bool:
+        """A fork's `pull_request` (or one whose head repository is gone or unnamed): GitHub gives its
+        job no secrets, so a target's missing API key says nothing about the workflow."""
+        pr = self.pull_request
+        return self.event_name == "pull_request" and pr is not None and not pr.same_repository
+
+    @property
     def run_url(self) -> str | None:
         """The link to this workflow run's page, when GitHub said which run this is."""
         if not (self.repository and self.run_id):

@@ -144,6 +144,8 @@ class TestResult(msgspec.Struct, omit_defaults=True):
     error: str | None = None
     failure_stage: str | None = None
     failure_reason_code: str | None = None
+    # `needs_secret` rows: the environment variable (an API key) the event did not provide.
+    missing_secret: str | None = None
     token_usage: TokenUsage | None = None
     cost_usd: float | None = None
     duration_ms: float | None = None

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
 from agentv_ci.model.result import TestResult
+from agentv_ci.reporting.needs_secret import SecretNeeds
 from agentv_ci.reporting.totals import Totals, TotalsBuilder, outcome_of
 
 __all__ = ["FirstFew", "ResultsTally", "Smallest", "tally_of"]
@@ -97,6 +98,7 @@ class ResultsTally:
         self.results = 0
         self.dry_run = False  # any result is a dry run's placeholder
         self.not_run_status = 0  # results whose execution_status is `not_run`
+        self.needs_secret = SecretNeeds()  # of those, the tests a fork's PR had no key for
         self._overall = TotalsBuilder("overall", threshold)
         self._suites: dict[str, TotalsBuilder] = {}
         # Labels of the first results of each kind, in the order they were added (the gates name them).
@@ -115,6 +117,7 @@ class ResultsTally:
             self.dry_run = True
         if result.execution_status == "not_run":
             self.not_run_status += 1
+            self.needs_secret.add(result)
         threshold = self.threshold
         judged = self._overall.add(result)
         suite = self._suites.get(result.suite)

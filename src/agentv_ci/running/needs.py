@@ -10,7 +10,7 @@ from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import GraderSpec, Test
 from agentv_ci.running.plan import Job
 
-__all__ = ["MODEL_GRADERS", "Need", "RunNeeds", "matrix_alias"]
+__all__ = ["MODEL_GRADERS", "Need", "RunNeeds", "matrix_alias", "model_grader_targets"]
 
 MODEL_GRADERS = frozenset({"llm-grader", "rubrics"})  # graders that ask a grader target
 
@@ -49,18 +49,12 @@ class RunNeeds:
 
     def add_test(self, eval_path: str, target: str, test: Test) -> None:
         """One job: `test` of the eval file `eval_path` against `target`."""
-        from agentv_ci.grading import graders_for
-
         self.jobs += 1
         needs = self._needs
         alias = matrix_alias(test, target)
         needs.setdefault(Need("target", eval_path, target, None, alias))
-        specs = graders_for(test) if not test.turns else [*graders_for(test), *_turn_graders(test)]
-        for spec in specs:
-            if spec.type in MODEL_GRADERS:
-                own = spec.config.get("target")
-                own = own if isinstance(own, str) and own else None
-                needs.setdefault(Need("grader", eval_path, target, own, alias))
+        for own in model_grader_targets(test):
+            needs.setdefault(Need("grader", eval_path, target, own, alias))
 
     def __iter__(self) -> Iterator[Need]:
         return iter(self._needs)
@@ -71,6 +65,19 @@ class RunNeeds:
         for job in jobs:
             needs.add(job)
         return needs
+
+
+def model_grader_targets(test: Test) -> list[str | None]:
+    """The own `target` of each model grader of `test` (None: the eval target's grader target)."""
+    from agentv_ci.grading import graders_for
+
+    specs = graders_for(test) if not test.turns else [*graders_for(test), *_turn_graders(test)]
+    owns: list[str | None] = []
+    for spec in specs:
+        if spec.type in MODEL_GRADERS:
+            own = spec.config.get("target")
+            owns.append(own if isinstance(own, str) and own else None)
+    return owns
 
 
 def _turn_graders(test: Test) -> list[GraderSpec]:

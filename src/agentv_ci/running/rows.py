@@ -18,6 +18,7 @@ def unfinished_result(
     reason: str,
     dry_run: bool,
     fingerprint: str | None = None,
+    missing_secret: str | None = None,
 ) -> TestResult:
     """A row for a job that produced no graded answer (execution error or not run)."""
     from agentv_ci.grading import relative_eval_path
@@ -34,6 +35,7 @@ def unfinished_result(
         error=error,
         failure_stage=stage,
         failure_reason_code=reason,
+        missing_secret=missing_secret,
         timestamp=now_millis(),
         eval_path=relative_eval_path(Path(job.suite.path)),
         line=test.location.line if test.location and test.location.line > 0 else None,

@@ -32,6 +32,7 @@ from agentv_ci.running.provenance import ProvenanceRecorder
 from agentv_ci.running.rows import unfinished_result
 from agentv_ci.running.target_configs import TargetConfigs, TargetKey, setup_of
 from agentv_ci.running.waves import Dependencies, JobSource, Ordering
+from agentv_ci.running.withheld_secrets import NEEDS_SECRET, WithheldSecrets
 from agentv_ci.running.workspace import HookError, Lease, WorkspaceManager
 from agentv_ci.targets.answer_cap import DEFAULT_MAX_ANSWER_BYTES, AnswerCap
 from agentv_ci.targets.config import TargetsConfig
@@ -57,6 +58,8 @@ class RunnerOptions:
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES  # --max-answer-bytes (targets.answer_cap)
     cache_watch: Sequence[str] = ()  # select_all_on: the files they match key every cached answer
     adaptive: AdaptiveRepeats | None = None  # --adaptive-repeats
+    # The event gives no secrets (a fork's PR): tests needing a missing key are not run, not refused.
+    secrets_withheld: bool = False
 
 
 class Runner:
@@ -92,6 +95,8 @@ class Runner:
         self._definitions = DefinitionFingerprints()
         self._provenance = ProvenanceRecorder(options.grader_target)
         self._callers: dict[TargetKey, GraderTargetCaller | None] = {}
+        self.missing_secrets = WithheldSecrets(options.secrets_withheld)
+        self._unkeyed = False  # some target or judge lacks its key (set by prepare(); checked per job)
         self._limits: dict[int, asyncio.Semaphore] = {}
         self.not_run = 0
         self._checked: set[tuple[int, str]] = set()
@@ -125,7 +130,7 @@ class Runner:
     def prepare(self) -> None:
         """Load targets files and create every target (and the `--grader-target`) before any test runs:
         an unknown target or a missing API key is a `ConfigError` here."""
-        from agentv_ci.targets.factory import create_target
+        from agentv_ci.targets.factory import MissingApiKeyError, create_target
         from agentv_ci.targets.grader_caller import GraderCaller, make_grader_caller
 
         if self._prepared:
@@ -136,8 +141,14 @@ class Runner:
             path, target = need.eval_path, need.target
             config = self.configs.with_alias(self._config_for(path), target, need.alias)
             key = self.configs.key(config, target)
+            if key in self.missing_secrets.targets:
+                continue
             if key not in self._targets:
-                self._targets[key] = create_target(target, config, dry_run=self.options.dry_run)
+                try:
+                    self._targets[key] = create_target(target, config, dry_run=self.options.dry_run)
+                except MissingApiKeyError as exc:
+                    self.missing_secrets.note_target(key, exc)  # raised unless the event withholds secrets
+                    continue
                 limit = self._target_workers(config, target)
                 if limit is not None:
                     self._limits[id(self._targets[key])] = asyncio.Semaphore(limit)
@@ -156,7 +167,11 @@ class Runner:
                 name = caller.override or need.grader or caller.default
                 if name and name != target and (id(caller), name) not in self._checked:
                     self._checked.add((id(caller), name))
-                    caller.instance(name)
+                    try:
+                        caller.instance(name)
+                    except MissingApiKeyError as exc:
+                        self.missing_secrets.note_judge(key, name, exc)
+        self._unkeyed = bool(self.missing_secrets)
         self._prepared = True
 
     async def aclose(self) -> None:
@@ -249,6 +264,10 @@ class Runner:
         of them start."""
         from agentv_ci.scoring import aggregate_attempts
 
+        if self._unkeyed:  # a fork's PR: nothing to check otherwise
+            unkeyed = self._not_run_without_secret(job)
+            if unkeyed is not None:
+                return unkeyed
         if job.adaptive and self.options.adaptive is not None:
             return await self._run_adaptive(job, self.options.adaptive, dependencies)
         attempts: list[TestResult] = []
@@ -279,6 +298,23 @@ class Runner:
         if not attempts:
             return None
         return aggregate_attempts(attempts, job.strategy)
+
+    def _not_run_without_secret(self, job: Job) -> TestResult | None:
+        """The `not_run` row of a job whose target or judge needs a secret the event withholds."""
+        key = self.configs.key(self.configs.for_job(job), job.target)
+        missing = self.missing_secrets.of_job(job, key, self._callers.get(key))
+        if missing is None:
+            return None
+        return unfinished_result(
+            job,
+            status="not_run",
+            error=missing.error,
+            stage=None,
+            reason=NEEDS_SECRET,
+            dry_run=self.options.dry_run,
+            fingerprint=self.definition_fingerprint(job),
+            missing_secret=missing.variable,
+        )
 
     async def _run_adaptive(
         self, job: Job, adaptive: AdaptiveRepeats, dependencies: Dependencies | None

@@ -25,6 +25,7 @@ from agentv_ci.security.redaction import SECRETS
 from agentv_ci.targets.config import TargetDefinition, TargetsConfig, UnsetVariableError
 
 if TYPE_CHECKING:
+    from agentv_ci.model.source import SourceLocation
     from agentv_ci.security.shell_values import CommandProblem
 
 BUILTIN_WITHOUT_CONFIG = frozenset({"mock"})
@@ -139,6 +140,17 @@ class MissingFieldError(ConfigError):
     """A target without a field its provider requires (`REQUIRED_FIELDS`)."""
 
 
+class MissingApiKeyError(ConfigError):
+    """A target whose API key variable is not set; `variable`: the one to set. A run on an event
+    that withholds secrets (a fork's pull request) records its tests as not run instead."""
+
+    def __init__(
+        self, message: str, *, variable: str, location: SourceLocation | None, hint: str | None
+    ) -> None:
+        super().__init__(message, location=location, hint=hint)
+        self.variable = variable
+
+
 class UnknownProviderError(ConfigError):
     """A target whose `provider` no installed plugin registers."""
 
@@ -186,9 +198,10 @@ def _with_api_key(
         return fields
     variable = missing[0] if missing else " or ".join(variables)
     first = missing[0] if missing else variables[0]
-    raise ConfigError(
+    raise MissingApiKeyError(
         f"target {definition.name!r} ({definition.provider}) needs an API key: "
         f"environment variable {variable} is not set",
         location=definition.key_locations.get("api_key", definition.location),
         hint=f"export {first}=... (or put it in .env), or run with --dry-run",
+        variable=first,
     )
