@@ -8,14 +8,18 @@ variables, never as shell code; a template that puts one inside quotes or a nest
 (security/shell_values.py). Runner-made paths are plain and substituted as written.
 The output file is JSON with any of `output` (messages, with AgentV `tool_calls`; legacy
 `output_messages`), `text`, `token_usage {input, output, cached}`, `cost_usd`, `duration_ms`;
-anything else is taken as the answer text. A non-zero exit, a timeout or a missing output file is an
-execution error. The timeout is `timeout_seconds`, else the test's, else the default of `deadlines.py`.
+anything else is taken as the answer text. The answer's cost is the `cost_usd` it reports, else the
+`pricing` the target declares (`per_call_usd`, and/or `input_per_mtok`/`output_per_mtok` of its
+`token_usage`), else unknown (docs/targets.md: "A cli target's price"). A non-zero exit, a timeout
+or a missing output file is an execution error. The timeout is `timeout_seconds`, else the test's,
+else the default of `deadlines.py`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import errno
+import math
 import re
 import shutil
 import time
@@ -42,6 +46,7 @@ from agentv_ci.security.shell_values import (
     variable,
 )
 from agentv_ci.targets.answer_cap import oversized_plain_text
+from agentv_ci.targets.pricing import CallPrice
 from agentv_ci.targets.subprocesses import communicate_capped, spawn_stoppable, stop_group
 
 MAX_OUTPUT_FILE_BYTES = 32 * 1024 * 1024  # of a larger {OUTPUT_FILE}, only this much is read (JSON: refused)
@@ -60,6 +65,7 @@ class CliConfig(msgspec.Struct, omit_defaults=True):
     files_format: str = "{path}"
     keep_temp_files: bool = False
     env: dict[str, str] = {}
+    pricing: CallPrice | None = None  # when the output reports no `cost_usd`
 
 
 def command_problems(config: CliConfig) -> list[CommandProblem]:
@@ -144,7 +150,8 @@ def _as_text(value: Any) -> str:
 
 
 def _non_negative(value: Any) -> float | None:
-    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+    # an infinite or NaN figure from the agent's file is no figure (it would poison the run's spend)
+    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0 and math.isfinite(value):
         return float(value)
     return None
 
@@ -266,6 +273,9 @@ class CliTarget:
             response = parse_output_file(output_file.read_text(encoding="utf-8", errors="replace"))
         if response.duration_ms is None:
             response = msgspec.structs.replace(response, duration_ms=elapsed_ms)
+        if response.cost_usd is None and self.config.pricing is not None:
+            cost = self.config.pricing.cost(response.token_usage)
+            response = msgspec.structs.replace(response, cost_usd=cost)
         return response
 
     async def aclose(self) -> None:

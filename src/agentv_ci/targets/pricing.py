@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import msgspec
 
-from agentv_ci.model.bounds import UsdPerMtok
+from agentv_ci.model.bounds import Usd, UsdPerMtok
 from agentv_ci.model.result import TokenUsage
 
 
@@ -20,6 +20,28 @@ class Price(msgspec.Struct, frozen=True):
     input_per_mtok: UsdPerMtok
     output_per_mtok: UsdPerMtok
     cached_input_per_mtok: UsdPerMtok | None = None
+
+
+class CallPrice(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A cli target's price in targets.yaml (`pricing: {per_call_usd: 0.002}`): per call, plus per
+    million tokens of the `token_usage` its output reports. Each is bounded (model/bounds.py)."""
+
+    per_call_usd: Usd | None = None
+    input_per_mtok: UsdPerMtok | None = None
+    output_per_mtok: UsdPerMtok | None = None
+
+    def cost(self, usage: TokenUsage | None) -> float | None:
+        """USD for one call, or None when it cannot be known (token prices and no usage reported)."""
+        by_tokens = self.input_per_mtok is not None or self.output_per_mtok is not None
+        if by_tokens and usage is None:
+            return None
+        if not by_tokens and self.per_call_usd is None:
+            return None
+        total = self.per_call_usd or 0.0
+        if usage is not None and by_tokens:
+            tokens = usage.input * (self.input_per_mtok or 0.0) + usage.output * (self.output_per_mtok or 0.0)
+            total += tokens / 1_000_000
+        return total
 
 
 PRICES: dict[str, Price] = {
