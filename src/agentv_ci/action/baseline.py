@@ -1,12 +1,15 @@
 """The baseline a pull request's results are diffed against, from one of four sources.
 
 - `baseline: PATH`: a results file or run directory already on disk (e.g. a downloaded artifact).
-- `baseline: auto`: the newest complete results artifact of the base branch, via the REST API.
+- `baseline: auto`: the newest complete results artifact of the base branch, via the REST API; when
+  none can be had (the listing fails or is refused, none is there, none passes the checks), the
+  committed sidecars below, named with why the artifact was not used.
 - `baseline_ref: REF` (or `merge-base`): the selected evals re-run at REF in a temporary git worktree;
   with the response cache on, prompts that did not change cost nothing the second time.
 - none of these: each eval file's committed `<eval>.baseline.jsonl` sidecar, where there is one.
 
-A baseline that cannot be had is a warning, not a failure: the run is still reported, without diffs.
+A baseline that cannot be had is a warning, not a failure: the run is still reported, without diffs,
+and the reports say under the verdict that the regression gate was not applied (reporting/markdown.py).
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from agentv_ci.model.baseline import BaselineSource
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.running.session import RunRequest
 
+_NONE_USED = "; no baseline used"
+
 
 @dataclass
 class Baseline:
@@ -40,7 +45,7 @@ class Baseline:
 
 def _missing(reason: str) -> Baseline:
     """No baseline, for `reason` (one line: the log's warning, the summary and the comment say it)."""
-    return Baseline(source=BaselineSource("none", reason=reason), warnings=[f"{reason}; no baseline used"])
+    return Baseline(source=BaselineSource("none", reason=reason), warnings=[reason + _NONE_USED])
 
 
 def not_compared(inputs: ActionInputs, why: str) -> Baseline:
@@ -148,18 +153,37 @@ def resolve_baseline(
         source = BaselineSource("commit", commit=commit, ref=inputs.baseline_ref)
         return Baseline(summary, source, warnings)
     if inputs.baseline == "auto":
-        return _from_artifact(inputs, run)
+        artifact = _from_artifact(inputs, run)
+        return artifact if artifact.summary is not None else _sidecars_instead(artifact, results, workspace)
     if inputs.baseline:
         path = Path(inputs.baseline)
         if not path.is_absolute():
             path = workspace / path
         return Baseline(load_run(path), BaselineSource("path", name=inputs.baseline))
+    return _sidecars(results, workspace) or Baseline()
+
+
+def _sidecars(results: Iterable[TestResult], workspace: Path) -> Baseline | None:
+    """The committed sidecars of the eval files `results` came from, or None when none has one."""
     from agentv_ci.reporting.sidecars import load_sidecar_baseline
 
     sidecars = load_sidecar_baseline(results, workspace)
-    if sidecars is not None:
-        return Baseline(sidecars.summary, sidecars.source)
-    return Baseline()
+    return None if sidecars is None else Baseline(sidecars.summary, sidecars.source)
+
+
+def _sidecars_instead(missing: Baseline, results: Iterable[TestResult], workspace: Path) -> Baseline:
+    """`baseline: auto` had no artifact (`missing`): the committed sidecars, when there are any, so
+    the regression gate is not quietly off where a baseline is committed."""
+    reason = missing.source.reason if missing.source is not None else None
+    found = _sidecars(results, workspace)
+    if found is None or found.source is None or not reason:
+        return missing
+    passed_over = [w for w in missing.warnings if not w.endswith(_NONE_USED)]
+    return Baseline(
+        found.summary,
+        msgspec.structs.replace(found.source, reason=reason),
+        [f"{reason}; using the committed sidecars instead", *passed_over],
+    )
 
 
 def _from_artifact(inputs: ActionInputs, run: WorkflowRun) -> Baseline:

@@ -37,7 +37,9 @@ def post_comment(
     html_report: bool = False,
 ) -> tuple[str, str]:
     """Create or update the sticky comment on PR `number`: (its URL or "", a line for the log).
-    `html_report`: the step wrote the HTML report, so the comment links the run's artifacts."""
+    `html_report`: the step wrote the HTML report, so the comment links the run's artifacts. A `note`
+    (nothing ran) only updates an earlier comment: it replaces a stale verdict, and a PR that never
+    had a comment is not given one to say nothing happened."""
     from agentv_ci.github.comment import (
         comment_marker,
         marker_key,
@@ -69,6 +71,7 @@ def post_comment(
         event_name=run.event_name,
         pr_number=number,
         api_url=run.api_url,
+        create=note is None,
     )
     if outcome.action == "skipped":
         return "", outcome.reason or "PR comment skipped"

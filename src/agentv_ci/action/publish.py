@@ -82,15 +82,16 @@ class Publisher:
             note=note,
             html_report=self.html_written(),
         )
-        if url:
+        if url or note is not None:  # a note's comment left unwritten is no news worth a notice
             self.log.echo(line)
         else:
             self.log.notice(line)
         return url
 
     def outputs(
-        self, summary: RunSummary, decision: GateDecision, comment_url: str, *, verdict: str | None = None
+        self, summary: RunSummary, decision: GateDecision, comment_url: str, *, skipped: str | None = None
     ) -> None:
+        """The step outputs of a run; `skipped`: why nothing ran (`verdict=skipped`)."""
         from agentv_ci.github.outputs import run_outputs
 
         values = run_outputs(
@@ -102,8 +103,8 @@ class Publisher:
             comment_url=comment_url,
             html_path=relative_to(self.paths.html, self.workspace) if self.html_written() else None,
         )
-        if verdict is not None:
-            values["verdict"] = verdict
+        if skipped is not None:  # not PASSED next to verdict=skipped: nothing ran to pass
+            values.update(verdict="skipped", verdict_text=f"SKIPPED: {skipped}")
         self.set_outputs(values)
 
     def set_outputs(self, values: Mapping[str, str]) -> None:
@@ -119,7 +120,8 @@ class Publisher:
         no job with the shard, a `skipped` summary.json: reporting/skipped_run.py) and reports, so
         later upload steps and the merge of shards find them; the note in the log, the step summary
         and the comment, and a green step. `merged`: shards that all selected nothing, merged by
-        `results:` (their record is written already)."""
+        `results:` (their record is written already). The comment only updates an earlier one (so
+        no stale verdict stays on the PR); a PR that never had one gets none."""
         from agentv_ci.reporting import write_reports
         from agentv_ci.reporting.skipped_run import write_skipped_run
         from agentv_ci.running.sharding import parse_shard
@@ -136,5 +138,5 @@ class Publisher:
         paths.markdown.write_text(redact(f"## agentv-ci\n\n{note}\n"), encoding="utf-8")
         self.append_step_summary(f"## agentv-ci\n\n{note}\n")
         comment_url = self.comment(summary, decision, Baseline(), note=note)
-        self.outputs(summary, decision, comment_url, verdict="skipped")
+        self.outputs(summary, decision, comment_url, skipped=note)
         return int(ExitCode.OK)

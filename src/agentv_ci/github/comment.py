@@ -178,9 +178,16 @@ def token_identity(client: GitHubClient) -> str:
 
 
 def upsert_comment(
-    client: GitHubClient, pr_number: int, body: str, marker: str, *, author: str | None = None
+    client: GitHubClient,
+    pr_number: int,
+    body: str,
+    marker: str,
+    *,
+    author: str | None = None,
+    create: bool = True,
 ) -> CommentOutcome:
-    """Edit our newest comment carrying `marker` on PR `pr_number`, or create one.
+    """Edit our newest comment carrying `marker` on PR `pr_number`, or create one (with `create`
+    False: skip, when there is none to edit).
 
     `author` overrides the token's identity. Raises `GitHubApiError` when the API fails.
     """
@@ -190,6 +197,8 @@ def upsert_comment(
     if existing is not None:
         edited = client.patch_json(f"{client.repo_path}/issues/comments/{existing}", {"body": body})
         return _outcome("updated", edited, existing)
+    if not create:
+        return CommentOutcome("skipped", reason="PR comment not written: no earlier comment to update")
     return _create(client, listing, body, marker, me)
 
 
@@ -282,9 +291,11 @@ def post_sticky_comment(
     author: str | None = None,
     retry: RetryPolicy | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    create: bool = True,
 ) -> CommentOutcome:
-    """Create or update the sticky comment; never raises. A "skipped" outcome carries the reason
-    (fork PR, no token, not a PR, API failure after retries) for a `::notice::`/`::warning::`.
+    """Create or update the sticky comment (`create` False: only update one); never raises. A
+    "skipped" outcome carries the reason (fork PR, no token, not a PR, API failure after retries, no
+    comment to update) for the log.
 
     `pr_number` overrides the event's (e.g. a `workflow_run` that looked the PR up). On
     `pull_request` a fork's token is read-only, so fork PRs are skipped without a call; on
@@ -293,7 +304,18 @@ def post_sticky_comment(
     body = redact(body)  # the comment is public: no secret the run knows goes into it
     try:
         return _post(
-            token, repository, body, marker, event, event_name, pr_number, api_url, author, retry, sleep
+            token,
+            repository,
+            body,
+            marker,
+            event,
+            event_name,
+            pr_number,
+            api_url,
+            author,
+            retry,
+            sleep,
+            create=create,
         )
     except Exception as exc:  # the comment is a convenience: nothing in it may fail the run
         reason = f"PR comment skipped: unexpected {type(exc).__name__}: {exc}"
@@ -312,6 +334,8 @@ def _post(
     author: str | None,
     retry: RetryPolicy | None,
     sleep: Callable[[float], None],
+    *,
+    create: bool,
 ) -> CommentOutcome:
     if not token:
         return CommentOutcome(
@@ -331,7 +355,7 @@ def _post(
         body = body.rstrip("\n") + "\n\n" + marker
     try:
         with GitHubClient(token, repository, api_url=api_url, retry=retry, sleep=sleep) as client:
-            return upsert_comment(client, number, body, marker, author=author)
+            return upsert_comment(client, number, body, marker, author=author, create=create)
     except GitHubApiError as exc:
         hint = ""
         if exc.status == 403:

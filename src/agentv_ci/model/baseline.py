@@ -20,7 +20,8 @@ class BaselineSource(msgspec.Struct, frozen=True, omit_defaults=True):
     - `commit`: the evals re-run at `commit` (`ref`: what was asked for, e.g. `merge-base`).
     - `path`: results on disk (`name`: the path as given: `--baseline DIR`, `baseline: PATH`).
     - `sidecar`: the committed `<eval>.baseline.jsonl` files next to the eval files run (`files`:
-      their paths, repo-relative when possible), used when no other baseline was given.
+      their paths, repo-relative when possible), used when no other baseline was given, or when
+      `baseline: auto` found no artifact (`reason`: why it found none).
     - `none`: a baseline was asked for and none could be had; `reason` says why.
     """
 
@@ -41,7 +42,7 @@ class BaselineSource(msgspec.Struct, frozen=True, omit_defaults=True):
     def describe(self) -> str:
         """One plain-text line: `artifact 'agentv-ci-results' (id 12) of workflow run 345 (URL), commit
         SHA`, `re-run at commit SHA (merge-base)`, `results at DIR`, `committed sidecar FILE, ...` or
-        `none: REASON`."""
+        `none: REASON` (a sidecar used in place of an artifact adds `(fallback: REASON)`)."""
         if self.kind == "artifact":
             text = f"artifact {self.name!r}" + (f" (id {self.artifact_id})" if self.artifact_id else "")
             if self.run_id is not None:
@@ -53,5 +54,6 @@ class BaselineSource(msgspec.Struct, frozen=True, omit_defaults=True):
         if self.kind == "path":
             return f"results at {self.name}"
         if self.kind == "sidecar":
-            return "committed sidecar " + ", ".join(self.files)
+            fallback = f" (fallback: {self.reason})" if self.reason else ""
+            return "committed sidecar " + ", ".join(self.files) + fallback
         return f"none: {self.reason or 'no reason recorded'}"

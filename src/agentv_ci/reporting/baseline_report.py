@@ -57,6 +57,8 @@ def baseline_markdown_line(source: BaselineSource, *, compared: bool) -> str:
         shown = [_code(f) for f in source.files[:_MAX_FILES]]
         more = len(source.files) - len(shown)
         text = "committed sidecar " + ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+        if source.reason:  # in place of the artifact `baseline: auto` could not have
+            text += f" (fallback: {escape_markdown_inline(_cap(clean_text(source.reason)))})"
     else:
         text = f"results at {_code(source.name)}"
     if not compared:

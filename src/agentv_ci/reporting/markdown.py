@@ -274,6 +274,10 @@ def render_markdown(
     incomparable = comparison.incomparable_baseline() if comparison is not None else None
     if incomparable is not None:  # said under the verdict: a green with no test compared must not mislead
         verdict += f"\n\n**Baseline incomparable:** {_esc(_cap(incomparable, _MAX_VERDICT))}."
+    elif comparison is None and summary.baseline is not None and not summary.baseline.found:
+        # nor may a green gated against no baseline at all read like one that was compared
+        why = _esc(_cap(summary.baseline.reason or "unknown", _MAX_VERDICT))
+        verdict += f"\n\n**Regression gate not applied:** no baseline: {why}."
     blocks: list[str] = []
     if len(decision.reasons) > 1 or decision.notes:
         blocks.append(
