@@ -14,6 +14,7 @@ from agentv_ci.github.inputs import ActionInputs
 from agentv_ci.running.session import RunRequest
 
 if TYPE_CHECKING:
+    from agentv_ci.model.estimate import CostEstimate
     from agentv_ci.running.recorded_usage import RecordedUsage
 
 
@@ -24,10 +25,11 @@ def run_request(
     workspace: Path,
     output_dir: Path,
     log: ActionLog | None = None,
+    secrets_withheld: bool = False,
 ) -> RunRequest:
     """The run of the selected evals into `output_dir` (relative input paths inside `workspace`); the
-    cost estimate goes to `log` before anything runs."""
-    from agentv_ci.reporting.estimate_text import estimate_table
+    cost estimate goes to `log` before anything runs. `secrets_withheld` (a fork's pull request): tests
+    needing a missing API key are not run instead of refusing the run."""
     from agentv_ci.running.plan import PlanOptions
     from agentv_ci.running.sharding import parse_shard
 
@@ -48,14 +50,33 @@ def run_request(
         workers=inputs.workers,
         dry_run=inputs.dry_run,
         budget_usd=inputs.budget_usd,
-        on_estimate=(lambda estimate: log.echo("\n".join(estimate_table(estimate)))) if log else None,
+        on_estimate=(lambda estimate: log.echo("\n".join(_estimate_lines(inputs, estimate))))
+        if log
+        else None,
         recorded_usage=_recorded_usage(inputs, workspace),
         selection=selected.reasons,
         unselecting=tuple(selected.unselecting),
         allow_outside=tuple(inside(p) for p in inputs.allow_outside_repo),
         cache_watch=tuple(inputs.select_all_on),  # what selects every eval keys every cached answer
         baseline_counts=_baseline_counts(inputs, workspace) if inputs.adaptive_repeats else {},
+        secrets_withheld=secrets_withheld,
     )
+
+
+def _estimate_lines(inputs: ActionInputs, estimate: CostEstimate) -> list[str]:
+    """The run's estimate table; with `baseline_ref`, a line saying the re-run comes on the same bill
+    (its own estimate is printed when it starts: action/rerun_bill.py)."""
+    from agentv_ci.reporting.estimate_text import estimate_table
+    from agentv_ci.text_safety import neutralise_workflow_commands, printable
+
+    lines = estimate_table(estimate)
+    if inputs.baseline_ref:
+        ref = neutralise_workflow_commands(printable(inputs.baseline_ref))
+        lines.append(
+            f"  + the baseline re-run at {ref}: estimated when it starts, after this run; its spend "
+            "counts against the same budget"
+        )
+    return lines
 
 
 def _adaptive_repeats(inputs: ActionInputs) -> int | None:

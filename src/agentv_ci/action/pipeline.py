@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,13 +25,14 @@ from agentv_ci.action.ownership import hand_over
 from agentv_ci.action.paths import action_paths
 from agentv_ci.action.pr_record import expand_results, is_glob, write_pr_record
 from agentv_ci.action.publish import Publisher
+from agentv_ci.action.rerun_bill import RerunBill
 from agentv_ci.action.selecting import base_of, eval_paths, merge_base_of, select_evals
 from agentv_ci.errors import AgentvCiError, UsageError
 from agentv_ci.github.annotations import workflow_command
 from agentv_ci.github.event import WorkflowRun, read_workflow_run
 from agentv_ci.github.inputs import ActionInputs, read_inputs
 from agentv_ci.model.baseline import BaselineSource
-from agentv_ci.model.result import RunSummary, TestResult
+from agentv_ci.model.result import RunSummary
 from agentv_ci.model.waivers import WaiverBook
 from agentv_ci.running.session import RunRequest
 from agentv_ci.security.child_env import pass_through
@@ -138,7 +139,12 @@ class ActionRun:
                 return self.publisher.finish_without_evals(selected.note)
             paths = selected.paths
             request = run_request(
-                inputs, selected, workspace=self.workspace, output_dir=self.paths.output_dir, log=self.log
+                inputs,
+                selected,
+                workspace=self.workspace,
+                output_dir=self.paths.output_dir,
+                log=self.log,
+                secrets_withheld=self.run.secrets_withheld,
             )
             # `cache: true`: the run and the baseline re-run answer from (and fill) `cache_dir`
             self.cache = action_cache(inputs, self.run, self.workspace, request, warn=self.log.warning)
@@ -151,7 +157,7 @@ class ActionRun:
             summary = outcome.summary
             write_pr_record(self.run, self.paths.output_dir)
         if stopped is None:
-            baseline, stopped = self.baseline(paths, request, summary.results)
+            baseline, stopped, summary = self.baseline(paths, request, summary)
         else:
             baseline = not_compared(inputs, "the run was interrupted before it")
             for text in baseline.warnings or ["the run was interrupted: no baseline is compared"]:
@@ -166,10 +172,22 @@ class ActionRun:
         return self.finish(summary, baseline)
 
     def baseline(
-        self, paths: list[Path], request: RunRequest | None, results: Iterable[TestResult]
-    ) -> tuple[Baseline, str | None]:
-        """The baseline (with no baseline input: the committed sidecars of the eval files `results`
-        came from), and what was interrupted ("the baseline", or None)."""
+        self, paths: list[Path], request: RunRequest | None, summary: RunSummary
+    ) -> tuple[Baseline, str | None, RunSummary]:
+        """The baseline (with no baseline input: the committed sidecars of the eval files `summary`'s
+        results came from), what was interrupted ("the baseline", or None), and `summary` with what a
+        baseline re-run spent on its bill (action/rerun_bill.py)."""
+        bill: RerunBill | None = None
+        if self.inputs.baseline_ref and request is not None and not summary.dry_run:
+            bill = RerunBill(summary, self.inputs.baseline_ref, self.log.echo)
+            why = bill.why_not_rerun()
+            if why is not None:
+                baseline = not_compared(self.inputs, why)
+                for text in baseline.warnings:
+                    self.log.warning(text)
+                return baseline, None, self.charge(bill, summary, None)
+            commit = self.merge_base() if self.inputs.baseline_ref == "merge-base" else None
+            request = bill.request(request, commit)
         try:
             baseline = resolve_baseline(
                 self.inputs,
@@ -178,14 +196,25 @@ class ActionRun:
                 eval_paths=paths,
                 request=request,
                 merge_base=self.merge_base,
-                results=results,
+                results=summary.results,
             )
         except KeyboardInterrupt:  # a baseline re-run or download cut short: the results stand
             reason = "the baseline was interrupted"
-            return Baseline(source=BaselineSource("none", reason=reason)), "the baseline"
+            return Baseline(source=BaselineSource("none", reason=reason)), "the baseline", summary
         for text in baseline.warnings:
             self.log.warning(text)
-        return baseline, None
+        if bill is not None:
+            rerun = (
+                baseline.summary if baseline.source is not None and baseline.source.kind == "commit" else None
+            )
+            summary = self.charge(bill, summary, rerun)
+        return baseline, None, summary
+
+    def charge(self, bill: RerunBill, summary: RunSummary, rerun: RunSummary | None) -> RunSummary:
+        """`summary` with the baseline re-run's spend added, recorded in summary.json too."""
+        charged = bill.charge(summary, rerun)
+        bill.record(self.paths.output_dir, charged, rerun)
+        return charged
 
     def record_baseline(self, summary: RunSummary, source: BaselineSource) -> RunSummary:
         from msgspec.structs import replace as with_fields

@@ -90,11 +90,14 @@ def run_outputs(
 
     `verdict` is `passed` / `failed` / `inconclusive` (the label of `GateDecision.verdict`, lower
     case) and `verdict_text` the whole verdict line the console and the summary show. The counts,
-    `pass_rate` (passed / (passed + failed)), `mean_score` and `cost_usd` are the gate's totals
-    (`decision.totals`: the same numbers as the console and the Markdown summary). Missing values
-    (no conclusive test, no cost reported, a report not written) are empty strings.
+    `pass_rate` (passed / (passed + failed)) and `mean_score` are the gate's totals (`decision.totals`:
+    the same numbers as the console and the Markdown summary). `cost_usd` is what the run spent
+    (`spent_usd`: targets, judges and the Action's baseline re-run, the figure the comment shows and
+    the budget counts), else the results' own costs (results read back without a summary.json).
+    Missing values (no conclusive test, no cost reported, a report not written) are empty strings.
     """
     totals = decision.totals if decision.totals is not None else totals_of(summary.results)
+    cost = summary.spent_usd if summary.spent_usd is not None and not summary.dry_run else totals.cost_usd
     return {
         "verdict": decision.label.lower(),
         "verdict_text": decision.verdict,
@@ -105,7 +108,7 @@ def run_outputs(
         "not_run": output_text(totals.not_run),
         "pass_rate": output_text(totals.pass_rate),
         "mean_score": output_text(totals.mean_score),
-        "cost_usd": output_text(totals.cost_usd, digits=_COST_DIGITS),
+        "cost_usd": output_text(cost, digits=_COST_DIGITS),
         "results_path": "" if results_path is None else str(results_path),
         "junit_path": "" if junit_path is None else str(junit_path),
         "sarif_path": "" if sarif_path is None else str(sarif_path),

@@ -72,6 +72,9 @@ class RunRequest:
     on_estimate: Callable[[CostEstimate], None] | None = None  # told the estimate before anything runs
     # --adaptive-repeats: the baseline's pass counts per test x target (running/adaptive.py)
     baseline_counts: Mapping[tuple[str, str, str], tuple[int, int]] = field(default_factory=dict)
+    # The event gives no secrets (a fork's pull request): a test whose target or judge needs a missing
+    # API key gets a `not_run` row (`needs_secret`) instead of stopping the run (running/withheld_secrets.py).
+    secrets_withheld: bool = False
 
 
 @dataclass
@@ -326,6 +329,7 @@ def _run_planned(
         adaptive=AdaptiveRepeats(plan.adaptive_repeats, request.baseline_counts)
         if plan.adaptive_repeats
         else None,
+        secrets_withheld=request.secrets_withheld,
     )
     progress = Progress(
         needs.jobs,
