@@ -84,11 +84,15 @@ class LineGuard:
         return piece
 
     def _sections(self, text: str) -> str:
-        tail = self._section_tail
-        if tail and SECTION_MARKER in tail + text[:_MARKER_TAIL]:
+        tail = self._section_tail  # a beginning of `section_` that ended the last write, or ""
+        if SECTION_MARKER in text:
+            text = neutralise_log_sections(text)
+        if tail and text.startswith(SECTION_MARKER[len(tail) :]):
             text = _ZWSP + text  # the marker began in the last write: split it at the seam
-        text = neutralise_log_sections(text)
-        self._section_tail = (tail + text)[-_MARKER_TAIL:]
+        end = (text if len(text) >= _MARKER_TAIL or not tail else tail + text)[-_MARKER_TAIL:]
+        start = end.rfind("s")  # the marker's only `s`: where a beginning of it at the end can start
+        held = end[start:] if start >= 0 else ""
+        self._section_tail = held if held and SECTION_MARKER.startswith(held) else ""
         return text
 
     def command(self) -> str:
