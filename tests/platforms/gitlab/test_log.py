@@ -10,7 +10,7 @@ import pytest
 
 from agentv_ci.platforms.gitlab.log import log_section, section_end_line, section_name, section_start_line
 from agentv_ci.security.redaction import SecretRegistry
-from agentv_ci.security.streams import LineGuard, protected_console
+from agentv_ci.security.streams import protected_console
 from tests.e2e.test_gitlab_log_injection import forged_sections
 
 
@@ -62,12 +62,3 @@ def test_the_section_closes_when_the_block_raises() -> None:
     with redirect_stdout(out), pytest.raises(RuntimeError), log_section("s", "S", clock=lambda: 7.0):
         raise RuntimeError("boom")
     assert out.getvalue().endswith("\x1b[0Ksection_end:7:s\r\x1b[0K\n")
-
-
-@pytest.mark.parametrize("workflow_commands", [True, False])
-def test_the_guard_breaks_a_marker_split_over_writes(workflow_commands: bool) -> None:
-    guard = LineGuard(workflow_commands=workflow_commands)
-    pieces = ["FAIL a/se", "ction", "_start:1:evil[collapsed=true] x\n", "section_end:1:step_script\n"]
-    printed = "".join(guard.feed(piece) for piece in pieces)
-    assert forged_sections(printed) == []
-    assert printed.replace("\u200b", "") == "".join(pieces)  # only zero-width spaces were added
