@@ -16,7 +16,9 @@ $(STAMP): pyproject.toml $(addsuffix /pyproject.toml,$(PLUGINS))
 	mkdir -p $(XDG_CACHE_HOME)/python-entrypoints && touch $(XDG_CACHE_HOME)/python-entrypoints/.disable
 	touch $(STAMP)
 
+# setup also installs the GitLab pipeline emulator (.cache/gitlab-ci-local) the component's test uses.
 setup: $(STAMP)
+	bash .ci/gitlab-ci-local.sh
 
 demo: $(STAMP)
 	$(BIN)/agentv-ci validate examples/
