@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 PLUGINS := plugins/text-stats-grader plugins/jsonschema-grader plugins/html-report
 export XDG_CACHE_HOME ?= $(CURDIR)/.cache
 
-.PHONY: setup demo test test-fast lint typecheck unit bench clean
+.PHONY: setup demo test test-fast lint typecheck unit bench bench-check clean
 
 $(STAMP): pyproject.toml $(addsuffix /pyproject.toml,$(PLUGINS))
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,12 @@ bench: $(STAMP)
 	$(BIN)/python bench/memory_scale.py $(BENCH_MEMORY)
 	$(BIN)/python bench/reports_100k.py
 	$(BIN)/python bench/discover_5k.py
+
+# The per-test overhead guard (issue 31): the dry-run workloads' CPU, BENCH_REF's source vs the work
+# tree, in turns; fails past +10 %. BENCH_REF defaults to the merge-base with main, or HEAD~1 on main.
+BENCH_REF ?=
+bench-check: $(STAMP)
+	$(BIN)/python bench/compare.py $(BENCH_REF)
 
 clean:
 	rm -rf $(VENV) .cache .pytest_cache .mypy_cache .ruff_cache build src/*.egg-info plugins/*/src/*.egg-info
