@@ -171,3 +171,15 @@ def test_output_messages_win_over_text_and_text_may_be_a_number(tmp_path: Path) 
     )
     assert both.text == "A"
     assert parse_output_file(json.dumps({"text": 42})).text == "42"
+
+
+@pytest.mark.parametrize("reported", ["-0.5", "1e999", "NaN", '"0.01"', "true", "null", "[1]", "-1e999"])
+def test_a_hostile_cost_in_the_output_file_is_no_cost(reported: str) -> None:
+    """A cli agent's `cost_usd` counts only as a finite number >= 0: anything else is no figure, so
+    the answer takes the declared price or none (a negative one would cancel what a judge cost)."""
+    from agentv_ci.targets.cli import parse_output_file
+
+    # a file that is not JSON at all (NaN) is the answer as plain text: no cost either
+    response = parse_output_file(f'{{"text": "ok", "cost_usd": {reported}, "duration_ms": {reported}}}')
+    assert response.cost_usd is None and response.duration_ms is None
+    assert parse_output_file('{"text": "ok", "cost_usd": 0.25}').cost_usd == 0.25
