@@ -16,9 +16,10 @@ The document is written as a stream, case by case, in the order of the results' 
 id, target; a run's rows are sorted on disk, `stored_results`), so its size never costs memory: each
 suite's properties and cases, and the body under the root (whose totals come last), go through
 spooled temporary files. The bytes are those of junit-xml's element builder serialised by
-ElementTree and indented with `ET.indent` (the output of earlier versions, kept by the golden test),
-with what fails the XSD fixed: no `disabled`, plain decimal times (`1e-05` is refused), a time for 0
-seconds.
+ElementTree and indented with `ET.indent`, with what fails the XSD fixed: no `disabled`, plain
+decimal times (`1e-05` is refused), a time for 0 seconds. junit-xml is not imported here (it is a
+dev dependency): it is the tests' oracle, which holds the bytes to it (tests/reporting/junit_oracle.py
+lists the normalisations), as the golden test holds them to earlier versions.
 
 The output validates against the unmodified Jenkins `junit-10.xsd`: the XSD has no testcase
 `file`/`line` attributes, so each case's eval file and line go to the suite's properties
@@ -174,7 +175,8 @@ def _case(result: TestResult, summary: RunSummary, name: str, waiver: Waiver | N
             message += f" ({extra})"
         output = _failure_body(result)
         if waiver is not None:
-            pairs = [("message", excerpt(f"{waiver.text}; {message}", LIMITS.message)), ("type", waiver.kind)]
+            # type first, as junit-xml orders a `<failure>`'s attributes (tests/reporting/junit_oracle.py)
+            pairs = [("type", waiver.kind), ("message", excerpt(f"{waiver.text}; {message}", LIMITS.message))]
             children.append(_leaf("flakyFailure", pairs, output))
         else:
             children.append(_leaf("failure", [("type", "QualityFailure"), ("message", message)], output))
