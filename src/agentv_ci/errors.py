@@ -1,4 +1,5 @@
-"""The error tree. Every user-facing error carries a location and maps to an exit code (DESIGN.md)."""
+"""The error tree. Every user-facing error carries a location and maps to an exit code (`ExitCode`;
+docs/gates.md and docs/running.md#exit-codes list them)."""
 
 from __future__ import annotations
 

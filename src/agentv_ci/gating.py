@@ -1,6 +1,6 @@
 """Gates: thresholds, pass rates, mean scores, errors and baseline regressions -> `GateDecision`.
 
-A missed gate is a value, not an exception. Exit codes (DESIGN.md):
+A missed gate is a value, not an exception. Exit codes (`errors.ExitCode`; docs/gates.md):
 
 - **1 (gate failed)** when any *quality* gate fails:
   - a test fails its threshold (default on; see `fail_on_test_failure`),

@@ -1,1 +1,4 @@
-"""GitHub Actions integration: the job step summary (more to come: PR comment, outputs)."""
+"""GitHub: the workflow run the Action is in (`event`, `inputs`), what it writes back to the job
+(`outputs`, `step_summary`, `annotations`, `workflow_commands`), the sticky PR comment (`comment`),
+the REST client (`api`, `wall_clock`) and the base branch's results artifact (`artifacts`,
+`safe_unzip`). The Action's flow that uses them is in `agentv_ci.action`."""

@@ -3,7 +3,7 @@
 An eval file's own entries (its `execution:` / `experiment:` block) carry `use_target` (the name
 becomes an alias of that target when no targets file declares it) and `hooks` (`before_all`,
 `before_each`, `after_each`, `after_all`, each `{command, cwd, timeout_ms, env}` as a workspace
-hook), run as AgentV v4.42.4 runs them (running/target_hooks.py). A test's own entries are names
+hook), run as AgentV v4.42.4 runs them (running/lifecycle.py). A test's own entries are names
 only to AgentV, which drops their `hooks` / `use_target`: so they are reported (W110) and ignored.
 """
 
