@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
 from tests.conftest import REPO_ROOT
@@ -28,4 +29,12 @@ def test_building_prints_no_deprecation_banner(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     output = done.stdout + done.stderr
     assert "deprecated" not in output.lower(), [line for line in output.splitlines() if "eprecat" in line]
-    assert list(tmp_path.glob("agentv_ci-*.whl"))
+    (wheel,) = tmp_path.glob("agentv_ci-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        (metadata,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        requires = [
+            line for line in archive.read(metadata).decode().splitlines() if line.startswith("Requires-Dist:")
+        ]
+    # junit-xml is the JUnit oracle of the tests only (tests/reporting/junit_oracle.py)
+    junit_xml = [line for line in requires if line.lower().startswith("requires-dist: junit-xml")]
+    assert junit_xml and all('extra == "dev"' in line for line in junit_xml), junit_xml
