@@ -23,7 +23,8 @@ descriptions, tags, metadata, the repeat count and strategy (a `--repeat` change
 not a new test), `--grader-target`, workspace setup, and the content of grader scripts and judge
 prompt files named in a grader's config (their paths are hashed as written).
 
-Cost: about 2-4 us per test x target, computed once per job as it runs.
+Cost: a few us per test x target, computed once per job as it runs (the graders' part once per
+suite: they are the same objects in each of its tests).
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ _NOT_ANSWER_KEYS = frozenset(
      "site_url", "app_name", "env"}
 )  # fmt: skip
 _GRADER_LOCATION_KEYS = ("location", "config_locations", "written_type", "name")
+_Encoded = tuple[msgspec.Raw, msgspec.Raw]
 
 
 def _is_secret(key: str) -> bool:
@@ -136,6 +138,9 @@ class DefinitionFingerprints:
         self._targets: dict[tuple[Path | None, str, str | None], msgspec.Raw] = {}
         self._files: dict[str, str | None] = {}
         self._named: dict[tuple[str, str], str | None] = {}
+        # The graders' encoded part by the identity of their specs: a suite's graders are the same
+        # objects in every test (held here, so an id is never reused while cached).
+        self._grader_parts: dict[tuple[str, tuple[int, ...]], tuple[list[GraderSpec], _Encoded]] = {}
 
     def of_job(self, job: Job, targets: TargetsConfig | None) -> str:
         """The job's test with the threshold its eval file gives it: a `--threshold` on the command
@@ -172,14 +177,26 @@ class DefinitionFingerprints:
                 messages(test.input),
                 test.criteria,
                 messages(test.expected_output),
-                _graders(test.graders),
-                self._grader_files(test.graders, eval_path) if test.graders else None,
+                *self._grader_parts_of(test.graders, eval_path),
                 self._extras(test, eval_path) if test.input_files or test.mode or test.turns else None,
             )
         )
         return hashlib.sha256(payload).hexdigest()[:FINGERPRINT_LENGTH]
 
     # ------------------------------------------------------------------ parts
+    def _grader_parts_of(self, specs: list[GraderSpec], eval_path: str) -> _Encoded:
+        """The graders and the digests of the files they name, each encoded (the bytes they have
+        inline in the payload)."""
+        key = (eval_path, tuple(map(id, specs)))
+        cached = self._grader_parts.get(key)
+        if cached is None:
+            if len(self._grader_parts) >= 1024:  # tests with graders of their own: keep memory flat
+                self._grader_parts.clear()
+            files = self._grader_files(specs, eval_path) if specs else None
+            parts = (msgspec.Raw(_ENCODER.encode(_graders(specs))), msgspec.Raw(_ENCODER.encode(files)))
+            cached = self._grader_parts[key] = (specs, parts)
+        return cached[1]
+
     def _extras(self, test: Test, eval_path: str) -> tuple[Any, ...]:
         """Input files (path relative to the eval file + digest) and conversation turns."""
         eval_dir = os.path.dirname(eval_path)

@@ -41,6 +41,7 @@ from agentv_ci.targets.plugin_faults import invoke_target
 from agentv_ci.targets.replay import ReplayRecorder
 
 ResultSink = Callable[[TestResult], None]
+_DRY_RUN_TURN = 32  # a dry run lets the event loop run once per this many attempts
 
 
 @dataclass
@@ -102,6 +103,7 @@ class Runner:
         self._checked: set[tuple[int, str]] = set()
         self._prepared = False  # prepare() ran (the session calls it before run(), which calls it too)
         self.halted_by: str | None = None  # set by `execution.fail_on_error` on the first execution error
+        self._attempts_since_turn = 0  # a dry run's attempts since the event loop last ran (_turn)
 
     # ------------------------------------------------------------------ setup
     def _config_for(self, suite_path: str) -> TargetsConfig:
@@ -187,6 +189,15 @@ class Runner:
         await self.workspaces.close()
 
     # ------------------------------------------------------------------ run
+    async def _turn(self) -> None:
+        """Let the event loop run (signals, other workers) before an attempt: see run_job."""
+        if self.options.dry_run:
+            self._attempts_since_turn += 1
+            if self._attempts_since_turn < _DRY_RUN_TURN:
+                return
+            self._attempts_since_turn = 0
+        await asyncio.sleep(0)
+
     def _stop_reason(self) -> tuple[str, str] | None:
         """Why no new test may start: (reason code, message), or None."""
         budget = self.options.budget
@@ -276,9 +287,11 @@ class Runner:
         budget = self.options.budget
         metered = budget.limit_usd is not None and not self.options.dry_run  # a dry run spends nothing
         for attempt in range(job.attempts):
-            # Wait once per attempt even when the target answers at once (a mock, a cached answer):
-            # Ctrl-C / SIGTERM cancel the run at a task's next wait, and other tests get their turn.
-            await asyncio.sleep(0)
+            # Wait once per attempt even when the target answers at once (a cached answer): Ctrl-C /
+            # SIGTERM cancel the run at a task's next wait, and other tests get their turn. A dry
+            # run's placeholders wait once per _DRY_RUN_TURN attempts: a loop turn costs more
+            # than the attempt, and a stop is still heard within a few milliseconds.
+            await self._turn()
             if metered:
                 admission = await budget.admit(self.configs.key(self.configs.for_job(job), job.target))
                 if admission is None:
@@ -332,7 +345,7 @@ class Runner:
         metered = budget.limit_usd is not None and not self.options.dry_run
         wanted, stopped = rule.looks[0], "max"
         while len(attempts) < wanted:
-            await asyncio.sleep(0)  # as run_job: a stop signal is heard between attempts
+            await self._turn()  # as run_job: a stop signal is heard between attempts
             attempt = len(attempts)
             if metered:
                 admission = await budget.admit(self.configs.key(self.configs.for_job(job), job.target))
@@ -366,7 +379,9 @@ class Runner:
 
     @staticmethod
     async def _call(job: Job, request: TargetRequest, target: TargetPlugin) -> TargetResponse:
-        async with asyncio.timeout(job.timeout_s or None):  # None: no deadline
+        if not job.timeout_s:  # no deadline: no timer to arm and cancel
+            return await invoke_target(target, request)
+        async with asyncio.timeout(job.timeout_s):
             return await invoke_target(target, request)
 
     async def _invoke(self, job: Job, request: TargetRequest, target: TargetPlugin) -> TargetResponse:
