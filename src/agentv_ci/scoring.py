@@ -25,7 +25,7 @@ from agentv_ci.model.result import (
     Verdict,
 )
 from agentv_ci.model.suite import Suite, Test
-from agentv_ci.stats import t_critical_95
+from agentv_ci.statistics.student_t import t_critical_95
 
 __all__ = [
     "DEFAULT_THRESHOLD",

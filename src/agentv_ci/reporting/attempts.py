@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 
 from agentv_ci.model.result import AttemptSummary, TestResult
-from agentv_ci.stats import mean, stdev
+from agentv_ci.statistics.descriptive import mean, stdev
 
 __all__ = ["aggregate_attempts", "merge_attempts"]
 
