@@ -10,7 +10,6 @@ import itertools
 import json
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,18 +17,9 @@ import pytest
 from tests.cli_helpers import run_cli
 from tests.e2e.test_action import Project, _git, run_action
 from tests.fakes.github_server import FakeGitHub
-from tests.fakes.stochastic_agent import passes
+from tests.fakes.stochastic_agent import TARGETS_YAML, passes
 
-AGENT = Path(__file__).resolve().parent.parent / "fakes" / "stochastic_agent.py"
-TARGETS = f"""\
-targets:
-  - name: default
-    provider: cli
-    command: {sys.executable} {AGENT} {{PROMPT}} {{ATTEMPT}} {{OUTPUT_FILE}}
-    env:
-      AGENT_SEED: ${{{{ AGENT_SEED }}}}
-      AGENT_BROKEN: ${{{{ AGENT_BROKEN }}}}
-"""
+TARGETS = TARGETS_YAML
 EVAL = """\
 tests:
   - id: always

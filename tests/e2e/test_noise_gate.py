@@ -11,29 +11,19 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.cli_helpers import run_cli
-from tests.fakes.stochastic_agent import passes
+from tests.fakes.stochastic_agent import TARGETS_YAML, passes
 
 pytestmark = pytest.mark.slow  # three runs of 192 agent processes each
 
-AGENT = Path(__file__).resolve().parent.parent / "fakes" / "stochastic_agent.py"
 RATES = [0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
 TESTS = [(f"t{i}", RATES[i % len(RATES)]) for i in range(24)]
 REPEATS = 8
-TARGETS = f"""\
-targets:
-  - name: default
-    provider: cli
-    command: {sys.executable} {AGENT} {{PROMPT}} {{ATTEMPT}} {{OUTPUT_FILE}}
-    env:
-      AGENT_SEED: ${{{{ AGENT_SEED }}}}
-      AGENT_BROKEN: ${{{{ AGENT_BROKEN }}}}
-"""
+TARGETS = TARGETS_YAML
 
 
 def _eval() -> str:

@@ -17,6 +17,17 @@ from pathlib import Path
 
 _RATE = re.compile(r"\bp=([0-9.]+)")
 
+# `.agentv/targets.yaml` running this agent as the `default` cli target (tests write it as is)
+TARGETS_YAML = f"""\
+targets:
+  - name: default
+    provider: cli
+    command: {sys.executable} {Path(__file__).resolve()} {{PROMPT}} {{ATTEMPT}} {{OUTPUT_FILE}}
+    env:
+      AGENT_SEED: ${{{{ AGENT_SEED }}}}
+      AGENT_BROKEN: ${{{{ AGENT_BROKEN }}}}
+"""
+
 
 def passes(seed: str, prompt: str, attempt: str = "0", broken: str = "") -> bool:
     """Whether this attempt answers PASS (tests import it to know what a seed will do)."""
