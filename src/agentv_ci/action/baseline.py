@@ -43,7 +43,7 @@ class Baseline:
     warnings: list[str] = field(default_factory=list)
 
 
-def _missing(reason: str) -> Baseline:
+def missing_baseline(reason: str) -> Baseline:
     """No baseline, for `reason` (one line: the log's warning, the summary and the comment say it)."""
     return Baseline(source=BaselineSource("none", reason=reason), warnings=[reason + _NONE_USED])
 
@@ -52,9 +52,9 @@ def not_compared(inputs: ActionInputs, why: str) -> Baseline:
     """No baseline because the step never got to it (`why`), said in one line when the inputs asked
     for one; nothing is said when they did not."""
     if inputs.baseline_ref:
-        return _missing(f"baseline_ref: {inputs.baseline_ref}: not compared: {why}")
+        return missing_baseline(f"baseline_ref: {inputs.baseline_ref}: not compared: {why}")
     if inputs.baseline:
-        return _missing(f"baseline: {inputs.baseline}: not compared: {why}")
+        return missing_baseline(f"baseline: {inputs.baseline}: not compared: {why}")
     return Baseline()
 
 
@@ -130,9 +130,11 @@ def resolve_baseline(
     request: RunRequest | None,
     merge_base: Callable[[], str | None],
     results: Iterable[TestResult] = (),
+    from_artifact: Callable[[], Baseline] | None = None,
 ) -> Baseline:
     """The baseline the inputs ask for; when they ask for none, the committed sidecars of the eval
-    files `results` came from (if any). Raises `UsageError` only for contradictory inputs."""
+    files `results` came from (if any). `from_artifact`: the platform's `baseline: auto` (GitHub's
+    results artifacts by default). Raises `UsageError` only for contradictory inputs."""
     from agentv_ci.reporting.results_file import load_run
 
     if inputs.baseline and inputs.baseline_ref:
@@ -144,16 +146,16 @@ def resolve_baseline(
         if ref == "merge-base":
             found = merge_base()
             if found is None:
-                return _missing("baseline_ref: merge-base: no base to compute a merge-base from")
+                return missing_baseline("baseline_ref: merge-base: no base to compute a merge-base from")
             ref = found
         try:
             summary, warnings, commit = rerun_at_ref(ref, eval_paths, request, workspace)
         except AgentvCiError as exc:
-            return _missing(f"the baseline run at {ref} failed: {exc.message}")
+            return missing_baseline(f"the baseline run at {ref} failed: {exc.message}")
         source = BaselineSource("commit", commit=commit, ref=inputs.baseline_ref)
         return Baseline(summary, source, warnings)
     if inputs.baseline == "auto":
-        artifact = _from_artifact(inputs, run)
+        artifact = from_artifact() if from_artifact is not None else artifact_baseline(inputs, run)
         return artifact if artifact.summary is not None else _sidecars_instead(artifact, results, workspace)
     if inputs.baseline:
         path = Path(inputs.baseline)
@@ -186,22 +188,23 @@ def _sidecars_instead(missing: Baseline, results: Iterable[TestResult], workspac
     )
 
 
-def _from_artifact(inputs: ActionInputs, run: WorkflowRun) -> Baseline:
+def artifact_baseline(inputs: ActionInputs, run: WorkflowRun) -> Baseline:
+    """`baseline: auto` on GitHub: the base branch's newest complete results artifact, or none."""
     from agentv_ci.github.api import GitHubApiError, GitHubClient
     from agentv_ci.github.artifacts import DEFAULT_ARTIFACT_NAME, download_baseline
 
     name = inputs.baseline_artifact or DEFAULT_ARTIFACT_NAME
     if not inputs.github_token:
-        return _missing("baseline: auto needs `github_token`")
+        return missing_baseline("baseline: auto needs `github_token`")
     if not run.repository or not run.base_branch:
-        return _missing("baseline: auto needs the repository and a base branch")
+        return missing_baseline("baseline: auto needs the repository and a base branch")
     try:
         with GitHubClient(inputs.github_token, run.repository, api_url=run.api_url) as client:
             found = download_baseline(client, run.base_branch, name=name)
     except (GitHubApiError, OSError, ValueError) as exc:
-        return _missing(f"baseline: auto: {exc}")
+        return missing_baseline(f"baseline: auto: {exc}")
     if found.directory is None or found.summary is None:
-        missing = _missing(f"baseline: auto: {found.reason}")
+        missing = missing_baseline(f"baseline: auto: {found.reason}")
         missing.warnings.extend(f"baseline: auto: passed over {line}" for line in found.passed_over)
         return missing
     source = BaselineSource(

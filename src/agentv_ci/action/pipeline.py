@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,7 +18,6 @@ from agentv_ci.action.baseline import Baseline, not_compared, resolve_baseline
 from agentv_ci.action.cache_origin import CacheDirectory, action_cache
 from agentv_ci.action.extra_packages import install_extra_packages
 from agentv_ci.action.fork_code import refuse_fork_code_with_secrets
-from agentv_ci.action.history import with_history
 from agentv_ci.action.log import ActionLog
 from agentv_ci.action.options import gate_options, gate_options_for, run_request
 from agentv_ci.action.ownership import hand_over
@@ -29,11 +28,12 @@ from agentv_ci.action.rerun_bill import RerunBill
 from agentv_ci.action.selecting import base_of, eval_paths, merge_base_of, select_evals
 from agentv_ci.errors import AgentvCiError, UsageError
 from agentv_ci.github.annotations import workflow_command
-from agentv_ci.github.event import WorkflowRun, read_workflow_run
-from agentv_ci.github.inputs import ActionInputs, read_inputs
+from agentv_ci.github.event import WorkflowRun
+from agentv_ci.github.inputs import ActionInputs
 from agentv_ci.model.baseline import BaselineSource
 from agentv_ci.model.result import RunSummary
 from agentv_ci.model.waivers import WaiverBook
+from agentv_ci.platforms.contract import Platform
 from agentv_ci.running.session import RunRequest
 from agentv_ci.security.child_env import pass_through
 from agentv_ci.security.redaction import register_secret
@@ -45,14 +45,15 @@ INTERRUPTED_EARLY = "INCONCLUSIVE - interrupted before any result was reported"
 class ActionRun:
     """One invocation of the Action. `echo` prints to the log (stdout), `warn` to stderr."""
 
-    def __init__(self, env: Mapping[str, str], log: ActionLog) -> None:
+    def __init__(self, env: Mapping[str, str], log: ActionLog, platform: Platform) -> None:
         self.env = env
         self.log = log
-        self.run: WorkflowRun = read_workflow_run(env)
-        self.inputs: ActionInputs = read_inputs(env)
+        self.platform = platform
+        self.run: WorkflowRun = platform.run
+        self.inputs: ActionInputs = platform.inputs
         self.workspace = (self.run.workspace or Path.cwd()).resolve()
         self.paths = action_paths(self.inputs, self.workspace)
-        self.publisher = Publisher(self.inputs, self.run, env, self.paths, log)
+        self.publisher = Publisher(platform, self.paths, log)
         self._merge_base: str | None = None
         self.cache: CacheDirectory | None = None  # `cache: true`: the directory, checked and stamped
         self.waivers: WaiverBook | None = None  # the quarantine, from the pull request's base
@@ -149,7 +150,8 @@ class ActionRun:
             # `cache: true`: the run and the baseline re-run answer from (and fill) `cache_dir`
             self.cache = action_cache(inputs, self.run, self.workspace, request, warn=self.log.warning)
             try:
-                outcome = execute_run(request)
+                with self.platform.section("agentv_ci_run", "agentv-ci: running the selected evals"):
+                    outcome = execute_run(request)
             except RunInterrupted as interrupted:  # not_run rows and summary.json are written
                 outcome, stopped = interrupted.outcome, "the run"
             for text in outcome.warnings:
@@ -197,6 +199,7 @@ class ActionRun:
                 request=request,
                 merge_base=self.merge_base,
                 results=summary.results,
+                from_artifact=self.platform.artifact_baseline,
             )
         except KeyboardInterrupt:  # a baseline re-run or download cut short: the results stand
             reason = "the baseline was interrupted"
@@ -229,7 +232,7 @@ class ActionRun:
         from agentv_ci.reporting.console import render_console
         from agentv_ci.reporting.finish import gate_and_report
 
-        self.waivers = with_history(self.inputs, self.run, summary.results, self.waivers, self.log)
+        self.waivers = self.platform.flaky_history(summary.results, self.waivers)
         options = gate_options_for(self.inputs, baseline, self.log)
         decision = gate_and_report(
             summary,
@@ -262,10 +265,8 @@ class ActionRun:
 
 
 def run_action(env: Mapping[str, str] | None = None) -> int:
-    """Run the Action step. Expected errors propagate (the CLI's error boundary prints them and exits
-    2/3) after an `::error` annotation, the output `verdict=error`, and the files written so far
-    handed to the workspace owner. SIGTERM stops the step as SIGINT does (exit 130)."""
-    from agentv_ci.action.interrupts import sigterm_interrupts
+    """Run the GitHub Action step (see `run_step`)."""
+    from agentv_ci.platforms.github import GitHubPlatform
 
     environment = os.environ if env is None else env
     in_actions = environment.get("GITHUB_ACTIONS") == "true"
@@ -280,9 +281,24 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
 
         write_outputs({"verdict": "error"}, env=environment)
 
+    return run_step(environment, log, lambda: GitHubPlatform(environment, log), failed)
+
+
+def run_step(
+    env: Mapping[str, str],
+    log: ActionLog,
+    platform: Callable[[], Platform],
+    failed: Callable[[AgentvCiError], None],
+) -> int:
+    """Run one step on the platform `platform()` builds. Expected errors propagate (the CLI's error
+    boundary prints them and exits 2/3) after `failed` (the platform's error mark and `verdict=error`)
+    and the files written so far handed to the workspace owner. SIGTERM stops the step as SIGINT
+    does (exit 130)."""
+    from agentv_ci.action.interrupts import sigterm_interrupts
+
     with sigterm_interrupts():
         try:
-            action = ActionRun(environment, log)
+            action = ActionRun(env, log, platform())
         except AgentvCiError as exc:
             failed(exc)
             raise

@@ -1,5 +1,5 @@
-"""What one Action step leaves for people and later steps: annotations, the step summary, the sticky
-PR comment and the step outputs. None of them changes the verdict."""
+"""What one step leaves for people and later steps: annotations, the step summary, the sticky PR or MR
+comment and the step outputs, through the platform's adapter. None of them changes the verdict."""
 
 from __future__ import annotations
 
@@ -16,77 +16,55 @@ from agentv_ci.gating import GateDecision
 from agentv_ci.github.event import WorkflowRun
 from agentv_ci.github.inputs import ActionInputs
 from agentv_ci.model.result import RunSummary
+from agentv_ci.platforms.contract import Platform
 from agentv_ci.security.redaction import redact
 
 
 @dataclass
 class Publisher:
-    inputs: ActionInputs
-    run: WorkflowRun
-    env: Mapping[str, str]
+    """The step's shared publishing logic; what lands where is the platform's (platforms/contract.py)."""
+
+    platform: Platform
     paths: ActionPaths
     log: ActionLog
     outputs_written: bool = False
+
+    @property
+    def inputs(self) -> ActionInputs:
+        return self.platform.inputs
+
+    @property
+    def run(self) -> WorkflowRun:
+        return self.platform.run
 
     @property
     def workspace(self) -> Path:
         return self.paths.workspace
 
     def extra_reports(self) -> list[tuple[str, Path]]:
-        """Reporter plugins to run besides the built-in reports: the HTML report with `html_report`."""
-        return [("html", self.paths.html)] if self.inputs.html_report else []
+        """Reporter plugins to run besides the built-in reports: the platform's own (GitLab's Code
+        Quality and metrics) and the HTML report with `html_report`."""
+        html = [("html", self.paths.html)] if self.inputs.html_report else []
+        return [*self.platform.default_reports(self.paths.output_dir), *html]
 
     def html_written(self) -> bool:
         """Whether this step wrote the HTML report (asked for, and its reporter did not fail)."""
         return self.inputs.html_report and self.paths.html.is_file()
 
     def annotate(self, summary: RunSummary, decision: GateDecision) -> None:
-        """An `::error`/`::warning` at each failing test's file and line (in GitHub Actions only)."""
-        if not self.log.in_actions:
-            return
-        from agentv_ci.github.annotations import annotations
-        from agentv_ci.security.streams import print_workflow_command
-
-        for line in annotations(summary, decision, repo_root=self.workspace):
-            print_workflow_command(line)
+        """A mark at each failing test's file and line, where the platform shows them."""
+        self.platform.annotate(summary, decision)
 
     def append_step_summary(self, text: str) -> None:
-        target = self.env.get("GITHUB_STEP_SUMMARY")
-        if not target:
-            return
-        try:
-            with open(target, "a", encoding="utf-8") as handle:
-                handle.write(redact(text))
-        except OSError:
-            self.log.warning("could not write the step summary")
+        self.platform.append_summary(text)
 
     def comment(
         self, summary: RunSummary, decision: GateDecision, baseline: Baseline, *, note: str | None = None
     ) -> str:
-        """Create or update the sticky PR comment; returns its URL ("" when none was written)."""
-        from agentv_ci.action.pr_comment import post_comment, pr_to_comment
-
-        number, why_not = pr_to_comment(self.inputs, self.run, self.workspace)
-        if number is None:
-            if why_not:
-                self.log.notice(why_not)
-            return ""
-        url, line = post_comment(
-            self.inputs,
-            self.run,
-            number,
-            summary=summary,
-            decision=decision,
-            baseline=baseline.summary,
-            workspace=self.workspace,
-            note=note,
-            html_report=self.html_written(),
+        """Create or update the sticky comment; returns its URL ("" when none was written)."""
+        return self.platform.comment(
+            summary, decision, baseline.summary, note=note, html_report=self.html_written()
         )
-        if url or note is not None:  # a note's comment left unwritten is no news worth a notice
-            self.log.echo(line)
-        else:
-            self.log.notice(line)
-        return url
 
     def outputs(
         self, summary: RunSummary, decision: GateDecision, comment_url: str, *, skipped: str | None = None
@@ -109,10 +87,8 @@ class Publisher:
 
     def set_outputs(self, values: Mapping[str, str]) -> None:
         """Append step outputs (a name set again later wins)."""
-        from agentv_ci.github.outputs import write_outputs
-
         self.outputs_written = True
-        if write_outputs(values, env=self.env) is None and self.env.get("GITHUB_OUTPUT"):
+        if not self.platform.write_outputs(values):
             self.log.warning("could not write the step outputs")
 
     def finish_without_evals(self, note: str, *, merged: RunSummary | None = None) -> int:
@@ -134,7 +110,13 @@ class Publisher:
             shard = parse_shard(self.inputs.shard) if self.inputs.shard else None
             summary = write_skipped_run(paths.output_dir, note, shard=shard, dry_run=self.inputs.dry_run)
             write_pr_record(self.run, paths.output_dir)
-        write_reports(summary, junit=paths.junit, sarif=paths.sarif, repo_root=self.workspace)
+        write_reports(
+            summary,
+            junit=paths.junit,
+            sarif=paths.sarif,
+            repo_root=self.workspace,
+            reports=self.platform.default_reports(paths.output_dir),
+        )
         paths.markdown.write_text(redact(f"## agentv-ci\n\n{note}\n"), encoding="utf-8")
         self.append_step_summary(f"## agentv-ci\n\n{note}\n")
         comment_url = self.comment(summary, decision, Baseline(), note=note)

@@ -91,10 +91,7 @@ class GitHubClient:
         timeout_s: float | None = None,
         download_timeout_s: float | None = None,
     ) -> None:
-        if not token:
-            raise ValueError("a GitHub token is required")
-        if not _REPOSITORY.fullmatch(repository) or ".." in repository:
-            raise ValueError(f"repository must be owner/name, got {repository[:100]!r}")
+        self._check_target(token, repository)
         self.repository = repository
         self.api_url = (api_url or DEFAULT_API_URL).rstrip("/")
         self.retry = retry or RetryPolicy()
@@ -107,16 +104,27 @@ class GitHubClient:
         self.download_timeout_s = download_timeout_s or download_s
         self._http = httpx.Client(
             base_url=self.api_url + "/",
-            headers={
-                "Authorization": f"Bearer {token}",
-                "Accept": "application/vnd.github+json",
-                "X-GitHub-Api-Version": API_VERSION,
-                "User-Agent": f"agentv-ci/{__version__}",
-            },
+            headers={**self._auth_headers(token), "User-Agent": f"agentv-ci/{__version__}"},
             timeout=httpx.Timeout(self.timeout_s, connect=min(10.0, self.timeout_s)),
             follow_redirects=True,  # httpx drops Authorization when a redirect leaves the origin
         )
         wall_clock.install(self._http)
+
+    def _check_target(self, token: str, repository: str) -> None:
+        """Refuse a missing token or a repository that is not `owner/name` (a subclass for another
+        forge checks its own project id)."""
+        if not token:
+            raise ValueError("a GitHub token is required")
+        if not _REPOSITORY.fullmatch(repository) or ".." in repository:
+            raise ValueError(f"repository must be owner/name, got {repository[:100]!r}")
+
+    def _auth_headers(self, token: str) -> dict[str, str]:
+        """The headers sent with every request to the API's origin."""
+        return {
+            "Authorization": f"Bearer {token}",
+            "Accept": "application/vnd.github+json",
+            "X-GitHub-Api-Version": API_VERSION,
+        }
 
     def __repr__(self) -> str:
         return f"GitHubClient(api_url={self.api_url!r}, repository={self.repository!r})"

@@ -37,6 +37,7 @@ __all__ = [
     "ArtifactLimits",
     "BaselineDownload",
     "RunsDownload",
+    "complete_run",
     "download_baseline",
     "download_runs",
 ]
@@ -235,13 +236,15 @@ def _try_candidate(
         raise
     finally:
         archive.unlink(missing_ok=True)
-    checked = _complete_run(target)
+    checked = complete_run(target)
     if isinstance(checked, str):
         shutil.rmtree(target, ignore_errors=True)
     return checked
 
 
-def _complete_run(target: Path) -> tuple[Path, RunSummary] | str:
+def complete_run(target: Path) -> tuple[Path, RunSummary] | str:
+    """The results directory under `target` (an extracted artifact) and its summary, or why it is
+    not a complete run's (also GitLab's job artifacts: platforms/gitlab/artifacts.py)."""
     indexes = sorted(target.rglob(INDEX_NAME), key=lambda p: (len(p.parts), str(p)))
     if not indexes:
         return f"no {INDEX_NAME} in the artifact"
