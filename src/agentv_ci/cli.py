@@ -20,6 +20,7 @@ from agentv_ci.commands import (
     compare,
     discover,
     flaky,
+    gitlab,
     grade,
     init,
     merge,
@@ -75,6 +76,12 @@ app.command(
     cls=PlainHelpCommand,
     context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
 )(action.action_command)
+app.command(
+    "gitlab",
+    cls=PlainHelpCommand,
+    epilog=EXIT_CODES_EPILOG,
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+)(gitlab.gitlab_command)
 
 
 def _save_traceback() -> str:

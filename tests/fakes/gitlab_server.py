@@ -1,0 +1,245 @@
+"""A fake GitLab REST API (v4): a real HTTP server on 127.0.0.1 with in-memory state.
+
+    with FakeGitLab(project_id=42) as gitlab:
+        gitlab.add_note(7, "quoting <!-- agentv-ci:sticky-comment ... -->", user_id=99)  # someone else
+        ...
+        assert [n.body for n in gitlab.notes_on(7)] == [...]
+
+Tokens: `PROJECT_TOKEN` (sent as `PRIVATE-TOKEN`) is the project bot `BOT_ID`; `JOB_TOKEN` (sent as
+`JOB-TOKEN`) may only download artifacts, as GitLab's CI_JOB_TOKEN; others get 401.
+
+Endpoints (under `/api/v4`; others 404):
+- `GET /user` (PRIVATE-TOKEN only: `{id, username}`)
+- `GET|POST /projects/{id}/merge_requests/{iid}/notes` (paginated with `Link`, `per_page` capped at
+  `page_size`), `PUT .../notes/{note_id}`; a body over 1,000,000 characters gets 400.
+- `GET /projects/{id}/jobs/artifacts/{ref}/download?job=NAME`: 302 to a second server (storage) that
+  serves the zip set with `set_artifact(ref, job, zip_bytes)` and answers 400 to any request carrying
+  a token header (as a signed object-storage URL does); 404 when there is none.
+
+`fail_next(status, path=...)` queues a fault for the first request whose path contains `path`.
+Every request is recorded in `requests` (server, method, path, query, lower-cased headers, body).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
+
+NOTE_LIMIT = 1_000_000
+
+
+@dataclass
+class Recorded:
+    server: str
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    body: Any
+
+
+@dataclass
+class Note:
+    id: int
+    mr: int
+    body: str
+    user_id: int
+    created_at: str
+    system: bool = False
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+
+class FakeGitLab:
+    PROJECT_TOKEN = "glpat-fakeProjectToken0123456789"
+    JOB_TOKEN = "glcbt-fakeJobToken0123456789abc"
+    BOT_ID = 501
+
+    def __init__(self, *, project_id: int = 42, page_size: int = 20) -> None:
+        self.project_id = project_id
+        self.page_size = page_size
+        self.requests: list[Recorded] = []
+        self.notes: list[Note] = []
+        self.artifacts: dict[tuple[str, str], bytes] = {}
+        self._faults: list[tuple[int, str]] = []
+        self._next_id = 9000
+        self._lock = threading.RLock()
+        self._api = _Server(("127.0.0.1", 0), self._handler("api"))
+        self._storage = _Server(("127.0.0.1", 0), self._handler("storage"))
+        self._threads = [
+            threading.Thread(target=s.serve_forever, args=(0.02,), daemon=True)
+            for s in (self._api, self._storage)
+        ]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._api.server_address[1]}"
+
+    @property
+    def api_url(self) -> str:
+        return self.base_url + "/api/v4"
+
+    @property
+    def storage_url(self) -> str:
+        return f"http://127.0.0.1:{self._storage.server_address[1]}"
+
+    def __enter__(self) -> FakeGitLab:
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for server in (self._api, self._storage):
+            server.shutdown()
+            server.server_close()
+
+    # -- state ------------------------------------------------------------------------------------
+
+    def add_note(self, mr: int, body: str, *, user_id: int, system: bool = False) -> Note:
+        with self._lock:
+            self._next_id += 1
+            note = Note(
+                self._next_id, mr, body, user_id, f"2025-01-01T00:00:{self._next_id % 60:02d}Z", system
+            )
+            self.notes.append(note)
+            return note
+
+    def notes_on(self, mr: int) -> list[Note]:
+        return [n for n in self.notes if n.mr == mr]
+
+    def set_artifact(self, ref: str, job: str, data: bytes) -> None:
+        self.artifacts[(ref, job)] = data
+
+    def fail_next(self, status: int, *, path: str) -> None:
+        self._faults.append((status, path))
+
+    def calls(self, method: str, path_contains: str = "") -> list[Recorded]:
+        return [r for r in self.requests if r.method == method and path_contains in r.path]
+
+    # -- serving ----------------------------------------------------------------------------------
+
+    def _handler(self, server_name: str) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+            def do_GET(self) -> None:
+                self._serve("GET")
+
+            def do_POST(self) -> None:
+                self._serve("POST")
+
+            def do_PUT(self) -> None:
+                self._serve("PUT")
+
+            def _serve(self, method: str) -> None:
+                parts = urlsplit(self.path)
+                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+                try:
+                    body: Any = json.loads(raw) if raw else None
+                except ValueError:
+                    body = raw
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                record = Recorded(
+                    server_name, method, parts.path, dict(parse_qsl(parts.query)), headers, body
+                )
+                with fake._lock:
+                    fake.requests.append(record)
+                    fault = next((f for f in fake._faults if f[1] in parts.path), None)
+                    if fault is not None:
+                        fake._faults.remove(fault)
+                if fault is not None:
+                    self._reply(fault[0], {"message": "fault"}, {})
+                    return
+                answer = fake._storage_answer if server_name == "storage" else fake._api_answer
+                self._reply(*answer(record))
+
+            def _reply(self, status: int, payload: Any, headers: dict[str, str]) -> None:
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("content-length", str(len(data)))
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler
+
+    def _api_answer(self, request: Recorded) -> tuple[int, Any, dict[str, str]]:
+        private = request.headers.get("private-token")
+        job = request.headers.get("job-token")
+        if private != self.PROJECT_TOKEN and job != self.JOB_TOKEN:
+            return 401, {"message": "401 Unauthorized"}, {}
+        path = request.path.removeprefix("/api/v4")
+        if path == "/user" and request.method == "GET":
+            if private != self.PROJECT_TOKEN:
+                return 401, {"message": "401 Unauthorized"}, {}
+            return 200, {"id": self.BOT_ID, "username": "project_42_bot"}, {}
+        prefix = f"/projects/{self.project_id}"
+        if not path.startswith(prefix + "/"):
+            return 404, {"message": "404 Project Not Found"}, {}
+        rest = path[len(prefix) :].split("/")[1:]
+        if rest[:2] == ["jobs", "artifacts"] and len(rest) == 4 and rest[3] == "download":
+            key = (unquote(rest[2]), request.query.get("job", ""))
+            if key not in self.artifacts:
+                return 404, {"message": "404 Not found"}, {}
+            location = f"{self.storage_url}/blob?{urlencode({'ref': key[0], 'job': key[1]})}"
+            return 302, b"", {"location": location}
+        if private != self.PROJECT_TOKEN:
+            return 403, {"message": "403 Forbidden"}, {}
+        if len(rest) >= 3 and rest[0] == "merge_requests" and rest[2] == "notes":
+            return self._notes(request, int(rest[1]), rest[3:])
+        return 404, {"message": "404 Not found"}, {}
+
+    def _notes(self, request: Recorded, mr: int, rest: list[str]) -> tuple[int, Any, dict[str, str]]:
+        body = request.body.get("body") if isinstance(request.body, dict) else None
+        if request.method in ("POST", "PUT") and isinstance(body, str) and len(body) > NOTE_LIMIT:
+            return 400, {"message": {"note": ["is too long (maximum is 1000000 characters)"]}}, {}
+        if request.method == "GET" and not rest:
+            notes = [self._note_json(n) for n in self.notes_on(mr)]
+            size = min(int(request.query.get("per_page", "20")), self.page_size)
+            page = int(request.query.get("page", "1"))
+            chunk = notes[(page - 1) * size : page * size]
+            headers = {}
+            if page * size < len(notes):
+                query = {**request.query, "page": str(page + 1), "per_page": str(size)}
+                headers["link"] = (
+                    f'<{self.api_url}{request.path.removeprefix("/api/v4")}?{urlencode(query)}>; rel="next"'
+                )
+            return 200, chunk, headers
+        if request.method == "POST" and not rest and isinstance(body, str):
+            note = self.add_note(mr, body, user_id=self.BOT_ID)
+            return 201, self._note_json(note), {}
+        if request.method == "PUT" and len(rest) == 1 and isinstance(body, str):
+            for note in self.notes_on(mr):
+                if str(note.id) == rest[0]:
+                    note.body = body
+                    return 200, self._note_json(note), {}
+            return 404, {"message": "404 Not found"}, {}
+        return 404, {"message": "404 Not found"}, {}
+
+    def _note_json(self, note: Note) -> dict[str, Any]:
+        return {
+            "id": note.id,
+            "body": note.body,
+            "author": {"id": note.user_id, "username": f"user{note.user_id}"},
+            "created_at": note.created_at,
+            "system": note.system,
+            "noteable_type": "MergeRequest",
+        }
+
+    def _storage_answer(self, request: Recorded) -> tuple[int, Any, dict[str, str]]:
+        if "private-token" in request.headers or "job-token" in request.headers:
+            return 400, {"message": "a token was sent to object storage"}, {}
+        data = self.artifacts.get((request.query.get("ref", ""), request.query.get("job", "")))
+        return (200, data, {"content-type": "application/zip"}) if data is not None else (404, {}, {})
