@@ -1,125 +1,111 @@
 """The rate limiter's phases (targets/rate_limits.py): a limit seen once is probed fast, one two
 episodes agree on slowly; a cut leaves the window room for the new pace; near the run's end (the
-scheduler's `jobs_left`) the pace stays under what the server answered, and any 429 cuts it."""
+scheduler's `jobs_left`) the pace stays under what the server answered, and any 429 cuts it. Each
+limiter learns its state from a token bucket in virtual time (tests/fakes/virtual_bucket.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
 from agentv_ci.running.plan import PlanOptions, plan_jobs
 from agentv_ci.running.scheduler import Runner, RunnerOptions
 from agentv_ci.targets.limiter_registry import run_progress
-from agentv_ci.targets.rate_limits import LimitSettings, RunProgress, TargetLimiter
+from agentv_ci.targets.rate_limits import RunProgress, TargetLimiter
+from tests.fakes.virtual_bucket import answer_for, learn
+from tests.fakes.virtual_clock import FakeClock
 from tests.running.support import CountingTarget, make_suite, write_targets
 
 
-async def _answer_for(limiter: TargetLimiter, seconds: float) -> None:
-    started = time.monotonic()
-    while time.monotonic() - started < seconds:
-        await limiter.acquire()
-        limiter.release_ok(0.05)
-
-
-def _learned(rate: float, *, confirmed: bool, run: RunProgress | None = None) -> TargetLimiter:
-    limiter = TargetLimiter("t", LimitSettings(), run)
-    limiter.rate = rate
-    limiter._peak = rate
-    limiter._confirmed = confirmed
-    limiter._probing = False
-    return limiter
-
-
 def test_a_limit_seen_once_is_probed_fast_and_one_two_episodes_agree_on_slowly() -> None:
-    async def go() -> tuple[float, float]:
-        once = _learned(200.0, confirmed=False)
-        agreed = _learned(200.0, confirmed=True)
-        await _answer_for(once, 0.4)
-        await _answer_for(agreed, 0.4)
-        assert once.rate is not None and agreed.rate is not None
-        return once.rate, agreed.rate
+    """Against a server of 200 requests/s, then 1 s of answers with no limit: after a limit seen
+    once (the second episode) the pace doubles; after episodes that agree it grows slowly."""
 
-    once, agreed = asyncio.run(go())
-    assert once > 1.2 * 200  # +100 % a second: an underestimated first limit is left behind fast
-    assert agreed < 1.08 * 200  # +12 % a second: a confirmed limit is approached slowly
+    def growth(episodes: int) -> float:
+        clock = FakeClock()
 
+        async def go() -> float:
+            limiter = await learn(clock, 200, episodes=episodes)
+            assert limiter.rate is not None
+            learned = limiter.rate
+            await answer_for(limiter, clock, 1.0, rtt_s=0.05)
+            assert limiter.rate is not None
+            return limiter.rate / learned
 
-def test_two_episodes_at_about_the_same_pace_confirm_the_limit() -> None:
-    async def go() -> list[bool]:
-        limiter = _learned(300.0, confirmed=False)
-        limiter._peak = None
-        seen = []
-        for _ in range(3):
-            await _answer_for(limiter, 0.3)
-            await limiter.acquire()
-            await limiter.acquire()
-            limiter.release_limited(1.0)
-            limiter.release_limited(1.0)  # two 429s: an episode
-            seen.append(limiter._confirmed)
-        return seen
+        return clock.run(go())
 
-    seen = asyncio.run(go())
-    assert seen[0] is False  # the first episode: a limit seen once
-    assert seen[-1] is True  # later ones at about the same pace confirm it
+    assert growth(2) > 1.5  # +100 % a second: an underestimated first limit is left behind fast
+    assert growth(4) < 1.2  # +12 % a second: a confirmed limit is approached slowly
 
 
 def test_a_cut_leaves_the_window_room_for_the_new_pace() -> None:
     """Halving the window below what the pace needs in flight would only send bursts (every answer
     frees a slot at once): the window stays at 1.5 x pace x round trip after a cut."""
+    clock = FakeClock()
 
     async def go() -> TargetLimiter:
-        limiter = _learned(400.0, confirmed=True)
-        for _ in range(20):
-            await limiter.acquire()
-            limiter.release_ok(0.1)  # a 100 ms round trip
+        limiter = await learn(clock, 400, episodes=3, rtt_s=0.1)  # a 100 ms round trip
+        await answer_for(limiter, clock, 0.1, rtt_s=0.1)  # the pace meets the limit again
         for _ in range(4):
             await limiter.acquire()
         limiter.release_limited(1.0)
         limiter.release_limited(1.0)
         return limiter
 
-    limiter = asyncio.run(go())
-    assert limiter.rate is not None and limiter.rate < 400  # cut
+    limiter = clock.run(go())
+    assert limiter.episodes == 4  # the two 429s cut
+    assert limiter.rate is not None and limiter.rate < 400
     assert limiter.window >= 1.5 * limiter.rate * 0.1 - 1  # not 4 / 2 = 2
 
 
 def test_near_the_end_the_pace_stops_probing_and_stays_under_what_was_answered() -> None:
-    async def go() -> tuple[float, float, bool]:
+    clock = FakeClock()
+
+    async def go() -> tuple[float, float, float, int]:
         run = RunProgress(jobs_left=10_000)
-        limiter = _learned(100.0, confirmed=True, run=run)
-        await _answer_for(limiter, 0.5)
+        limiter = await learn(clock, 100, episodes=3, run=run)
+        await answer_for(limiter, clock, 0.5, rtt_s=0.05)
         assert limiter.rate is not None
         mid_run = limiter.rate
-        run.jobs_left = 5  # what is left fits in one server wait
-        await _answer_for(limiter, 0.5)
+        await answer_for(limiter, clock, 0.5, rtt_s=0.05)
         assert limiter.rate is not None
-        return mid_run, limiter.rate, limiter._ending
+        probed = limiter.rate
+        run.jobs_left = 5  # what is left fits in one server wait
+        answered = await answer_for(limiter, clock, 0.5, rtt_s=0.05)
+        assert limiter.rate is not None
+        return mid_run, probed, limiter.rate, answered
 
-    mid_run, ending, flag = asyncio.run(go())
-    assert mid_run > 100.0  # mid-run a confirmed limit is still probed (slowly)
-    assert flag
-    assert ending <= 0.95 * 100.0  # no probing at the end: under the pace that was limited
+    mid_run, probed, ending, answered = clock.run(go())
+    assert probed > mid_run  # mid-run a confirmed limit is still probed (slowly)
+    assert ending <= 0.95 * probed  # no probing at the end: under the pace that was limited
     assert ending < mid_run
+    assert answered <= 0.5 * 0.95 * probed + 1
 
 
 def test_near_the_end_a_lone_429_cuts_the_pace() -> None:
     """Mid-run a lone 429 at a learned pace is jitter; at the end its request would wait alone, so
     the pace is cut at once."""
 
-    async def go(jobs_left: int) -> tuple[float, float]:
-        limiter = _learned(100.0, confirmed=True, run=RunProgress(jobs_left=jobs_left))
-        await _answer_for(limiter, 0.3)
-        assert limiter.rate is not None
-        before = limiter.rate
-        await limiter.acquire()
-        limiter.release_limited(1.0)
-        assert limiter.rate is not None
-        return before, limiter.rate
+    def lone_429(jobs_left: int) -> tuple[float, float]:
+        clock = FakeClock()
 
-    before, after = asyncio.run(go(10_000))
+        async def go() -> tuple[float, float]:
+            run = RunProgress(jobs_left=10_000)
+            limiter = await learn(clock, 100, episodes=3, run=run)
+            run.jobs_left = jobs_left
+            await answer_for(limiter, clock, 0.6, rtt_s=0.05)  # the episode's 429s are past
+            assert limiter.rate is not None
+            before = limiter.rate
+            await limiter.acquire()
+            limiter.release_limited(1.0)
+            assert limiter.rate is not None
+            return before, limiter.rate
+
+        return clock.run(go())
+
+    before, after = lone_429(10_000)
     assert after == before  # mid-run: the pace stands
-    before, after = asyncio.run(go(3))
+    before, after = lone_429(3)
     assert after < before  # at the end: cut
 
 

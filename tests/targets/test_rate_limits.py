@@ -1,20 +1,22 @@
-"""Rate-limit headers and the shared limiter (targets/rate_headers.py, targets/rate_limits.py), with
-`JsonHttpClient` against the fake model server on 127.0.0.1 where a request is involved."""
+"""Rate-limit headers and the shared limiter (targets/rate_headers.py, targets/rate_limits.py). The
+limiter runs on virtual time (tests/fakes/virtual_clock.py): durations are exact and nothing sleeps;
+where a request is involved, `JsonHttpClient` talks to an httpx `MockTransport` on the same clock."""
 
 from __future__ import annotations
 
 import asyncio
-import time
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
+import httpx
 import pytest
 
 from agentv_ci.targets.http import JsonHttpClient
 from agentv_ci.targets.limiter_registry import limiter_for
 from agentv_ci.targets.rate_headers import duration_seconds, rate_signal, reset_seconds, retry_after_seconds
 from agentv_ci.targets.rate_limits import LimitSettings, TargetLimiter
-from tests.fakes.llm_server import FakeLlmServer, Reply
+from tests.fakes.virtual_bucket import Bucket, answer_for, drive, learn
+from tests.fakes.virtual_clock import FakeClock
 
 
 @pytest.mark.parametrize(
@@ -51,8 +53,10 @@ def test_a_used_up_limit_says_how_long() -> None:
 
 
 def test_a_429_cuts_the_whole_targets_concurrency_and_rate() -> None:
+    clock = FakeClock()
+
     async def go() -> TargetLimiter:
-        limiter = TargetLimiter("t", LimitSettings())
+        limiter = TargetLimiter("t", LimitSettings(), clock=clock)
         for _ in range(8):
             await limiter.acquire()
         for _ in range(4):
@@ -61,95 +65,116 @@ def test_a_429_cuts_the_whole_targets_concurrency_and_rate() -> None:
         assert wait == 1.0
         return limiter
 
-    limiter = asyncio.run(go())
+    limiter = clock.run(go())
     assert limiter.window == 2.0  # 4 in flight when the 429 came: halved
     assert limiter.rate is not None and limiter.rate > 0
-    assert limiter.limited == 1
+    assert limiter.limited == 1 and limiter.episodes == 1
+
+
+def test_the_limiter_learns_a_servers_limit_and_keeps_429s_rare() -> None:
+    """50 workers against 400 requests/s for 8 s (as bench/rate_limits.py, in virtual time): the
+    answers come at about the limit, and a 429 is an episode's few, not a steady share."""
+    clock = FakeClock()
+
+    async def go() -> tuple[Bucket, TargetLimiter]:
+        limiter = TargetLimiter("t", LimitSettings(), clock=clock)
+        bucket = Bucket(clock, 400)
+        end = clock.now() + 8.0
+        await drive(limiter, bucket, lambda: clock.now() >= end)
+        return bucket, limiter
+
+    bucket, limiter = clock.run(go())
+    assert bucket.answered >= 0.95 * 400 * 8  # within 5 % of what the limit allows
+    assert bucket.limited <= 0.03 * bucket.answered
+    assert limiter.limited == bucket.limited and limiter.rate is not None
+    assert 0.85 * 400 <= limiter.rate <= 1.15 * 400
 
 
 def test_a_few_429s_at_a_learned_pace_cost_a_dip_not_the_servers_whole_wait() -> None:
     """A couple of 429s at a pace already learned (bursts the server's bucket did not absorb): the
     pace is cut, then comes back to about the pace that was limited within a fraction of a second,
     although the server asked the rejected requests to wait 5 s."""
+    clock = FakeClock()
 
     async def go() -> tuple[float, float, float]:
-        limiter = TargetLimiter("t", LimitSettings())
-        limiter.rate = 400.0  # a pace learned from earlier episodes that agreed; probing is over
-        limiter._peak = 400.0
-        limiter._confirmed = True
-        limiter._probing = False
-        started = time.monotonic()
-        while time.monotonic() - started < 0.25:  # answers at that pace
-            await limiter.acquire()
-            limiter.release_ok()
+        limiter = await learn(clock, 400, episodes=4)  # episodes that agree: probing is over
+        await answer_for(limiter, clock, 0.25)  # answers at that pace
+        assert limiter.rate is not None
         before = limiter.rate
         await limiter.acquire()
         await limiter.acquire()
         assert limiter.release_limited(5.0) == 5.0  # the rejected requests wait what they were told
         limiter.release_limited(5.0)
         cut = limiter.rate
-        cut_at = time.monotonic()
-        while time.monotonic() - cut_at < 0.6:
-            await limiter.acquire()
-            limiter.release_ok()
+        await answer_for(limiter, clock, 0.6)
+        assert cut is not None and limiter.rate is not None
         return before, cut, limiter.rate
 
-    before, cut, after = asyncio.run(go())
+    before, cut, after = clock.run(go())
     assert cut < 0.96 * before  # the episode cut the pace
-    assert after > cut  # it grew again well before the server's 5 s were over
-    assert after >= 0.96 * before  # back to about the pace that was limited
+    assert after >= 0.96 * before  # back to about the pace that was limited, well before 5 s
     assert after <= 1.06 * before  # not far beyond the pace that was limited (+12 % a second there)
 
 
 def test_at_a_slow_pace_two_429s_some_sends_apart_are_the_limit() -> None:
     """At 20 requests/s two 429s 0.3 s apart (6 sends) are a limit, not a lone burst: the pace is cut."""
+    clock = FakeClock()
 
     async def go() -> tuple[float, float, float]:
-        limiter = TargetLimiter("t", LimitSettings())
-        limiter.rate = 20.0
-        limiter._probing = False
-        for _ in range(4):
-            await limiter.acquire()
-            limiter.release_ok()
+        limiter = await learn(clock, 20, episodes=3)
+        await answer_for(limiter, clock, 1.0)  # the last episode's 429s are long past
+        assert limiter.rate is not None
         before = limiter.rate
         await limiter.acquire()
         await limiter.acquire()
         limiter.release_limited(1.0)
         lone = limiter.rate
-        await asyncio.sleep(0.3)
+        await clock.sleep(0.3)
         limiter.release_limited(1.0)
         assert limiter.rate is not None and lone is not None
         return before, lone, limiter.rate
 
-    before, lone, after = asyncio.run(go())
+    before, lone, after = clock.run(go())
     assert lone == before  # a lone 429 at a learned pace: jitter, the pace stands
     assert after < before  # the second, within 10 sends at that pace: the limit
 
 
 def test_hold_delays_every_request_of_the_target() -> None:
-    async def go() -> float:
-        limiter = TargetLimiter("t", LimitSettings())
-        limiter.hold(0.3)
-        started = time.monotonic()
-        await asyncio.gather(limiter.acquire(), limiter.acquire())
-        return time.monotonic() - started
+    clock = FakeClock()
 
-    assert asyncio.run(go()) >= 0.29
+    async def go() -> tuple[float, list[float]]:
+        limiter = TargetLimiter("t", LimitSettings(), clock=clock)
+        limiter.hold(0.3)
+        held = limiter.holding_s()
+        started = clock.now()
+        admitted: list[float] = []
+
+        async def send() -> None:
+            await limiter.acquire()
+            admitted.append(clock.now() - started)
+
+        await asyncio.gather(send(), send())
+        return held, admitted
+
+    held, admitted = clock.run(go())
+    assert held == pytest.approx(0.3)
+    assert admitted == [pytest.approx(0.3)] * 2  # both, not only the first
 
 
 def test_max_tpm_waits_for_tokens() -> None:
-    """A bucket of 600 tokens a minute (10 a second): the second 10-token request waits about 1 s."""
+    """A bucket of 600 tokens a minute (10 a second): the second 10-token request waits 1 s."""
+    clock = FakeClock()
 
     async def go() -> float:
-        limiter = TargetLimiter("t", LimitSettings(max_tpm=600))
+        limiter = TargetLimiter("t", LimitSettings(max_tpm=600), clock=clock)
         limiter.charge(590)  # most of the minute's tokens are spent
         await limiter.acquire(10)
         limiter.release_ok()
-        started = time.monotonic()
+        started = clock.now()
         await limiter.acquire(10)
-        return time.monotonic() - started
+        return clock.now() - started
 
-    assert asyncio.run(go()) >= 0.9
+    assert clock.run(go()) == pytest.approx(1.0)
 
 
 def test_one_limiter_per_endpoint_in_a_run_and_the_stricter_limit_holds() -> None:
@@ -165,45 +190,87 @@ def test_one_limiter_per_endpoint_in_a_run_and_the_stricter_limit_holds() -> Non
     assert asyncio.run(go())[0] is not a  # a new run (event loop) starts afresh
 
 
-def test_reset_headers_on_a_429_are_waited_without_spending_max_retries(llm_server: FakeLlmServer) -> None:
+def _client(clock: FakeClock, handler: httpx.MockTransport) -> JsonHttpClient:
+    return JsonHttpClient(
+        base_url="http://model.test/v1",
+        headers={},
+        timeout_s=5.0,
+        max_retries=0,
+        transport=handler,
+        clock=clock,
+    )
+
+
+def test_reset_headers_on_a_429_are_waited_without_spending_max_retries() -> None:
     """OpenAI's `x-ratelimit-reset-requests` (no retry-after) on a 429, with `max_retries: 0`."""
+    clock = FakeClock()
     seen: list[float] = []
 
-    def respond(call: object) -> Reply:
-        seen.append(time.monotonic())
+    def respond(request: httpx.Request) -> httpx.Response:
+        seen.append(clock.now())
         if len(seen) == 1:
             headers = {"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "300ms"}
-            return Reply(status=429, headers=headers, body={"error": {"message": "slow down"}})
-        return Reply(text="after the reset")
-
-    llm_server.responder = respond  # type: ignore[assignment]
+            return httpx.Response(429, headers=headers, json={"error": {"message": "slow down"}})
+        return httpx.Response(200, json={"choices": [{"message": {"content": "after the reset"}}]})
 
     async def go() -> object:
-        client = JsonHttpClient(base_url=llm_server.base_url, headers={}, timeout_s=5.0, max_retries=0)
+        client = _client(clock, httpx.MockTransport(respond))
         try:
             return await client.post_json("chat/completions", {"model": "m", "messages": []})
         finally:
             await client.aclose()
 
-    body = asyncio.run(go())
+    body = clock.run(go())
     assert body["choices"][0]["message"]["content"] == "after the reset"  # type: ignore[index]
-    assert seen[1] - seen[0] >= 0.29
+    assert seen[1] - seen[0] == pytest.approx(0.3)
 
 
-def test_a_server_that_only_says_429_is_given_up_on_within_the_tests_deadline(
-    llm_server: FakeLlmServer,
-) -> None:
+def test_a_server_that_only_says_429_is_given_up_on_within_the_tests_deadline() -> None:
     """Rate-limit waits do not spend max_retries, but the test's own deadline still ends them."""
-    llm_server.responder = lambda call: Reply(status=429, headers={"retry-after": "0.1"}, body={})
+    clock = FakeClock()
+    seen: list[float] = []
+
+    def respond(request: httpx.Request) -> httpx.Response:
+        seen.append(clock.now())
+        return httpx.Response(429, headers={"retry-after": "0.1"}, json={})
 
     async def go() -> None:
-        client = JsonHttpClient(base_url=llm_server.base_url, headers={}, timeout_s=5.0, max_retries=0)
+        client = _client(clock, httpx.MockTransport(respond))
         try:
             async with asyncio.timeout(0.6):
                 await client.post_json("chat/completions", {})
         finally:
             await client.aclose()
 
+    started = clock.now()
     with pytest.raises(TimeoutError):
-        asyncio.run(go())
-    assert len(llm_server.calls) >= 3  # waited and asked again several times, no retry spent
+        clock.run(go())
+    assert clock.now() - started == pytest.approx(0.6)  # the deadline, not a retry count, ended it
+    assert len(seen) >= 5  # waited 0.1 s and asked again, no retry spent
+
+
+@pytest.mark.parametrize(("answers_at", "admitted_at"), [((0.1, 0.2), 0.2), ((0.1, 1.0), 0.25)])
+def test_a_429_before_any_answer_holds_new_requests_until_those_in_flight_are_back(
+    answers_at: tuple[float, ...], admitted_at: float
+) -> None:
+    """Their pace is the first measure of the limit; they are waited for at most 0.25 s."""
+    clock = FakeClock()
+
+    async def go() -> float:
+        limiter = TargetLimiter("t", LimitSettings(), clock=clock)
+        for _ in range(3):
+            await limiter.acquire()
+        started = clock.now()
+        limiter.release_limited(1.0)  # nothing answered yet: two still in flight
+
+        async def answer(at: float) -> None:
+            await clock.sleep(at)
+            limiter.release_ok(at)
+
+        answering = [asyncio.ensure_future(answer(at)) for at in answers_at]
+        await limiter.acquire()
+        admitted = clock.now() - started
+        await asyncio.gather(*answering)
+        return admitted
+
+    assert clock.run(go()) == pytest.approx(admitted_at)

@@ -9,6 +9,10 @@ else the default of deadlines.py), counted from its first send.
 What is retried, how long it waits and when it gives up is targets/retry_policy.py. A 429 or 529 is
 a rate limit, handled by the target's shared limiter (targets/rate_limits.py). Every failure surfaces
 as `TargetError` with the status and a short excerpt of the body.
+
+Tests hand the client an httpx transport (`httpx.MockTransport`) and a `clock` (agentv_ci/clock.py)
+in place of the network and the real time; the deadlines are the event loop's (`asyncio.timeout`),
+so a virtual clock is the time of the loop it runs on (tests/fakes/virtual_clock.py).
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ import functools
 import importlib.util
 import ssl
 import sys
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -33,6 +36,7 @@ if importlib.util.find_spec("sniffio") is None:
     # same outcome (httpcore then assumes asyncio, which is what we run on).
     sys.modules.setdefault("sniffio", None)  # type: ignore[arg-type]
 
+from agentv_ci.clock import SYSTEM_CLOCK, Clock
 from agentv_ci.deadlines import default_test_timeout_s, timed_out
 from agentv_ci.errors import TargetError, TargetTimeout
 from agentv_ci.targets.limiter_registry import limiter_for
@@ -130,8 +134,11 @@ class JsonHttpClient:
         limits: LimitSettings | None = None,
         limit_key: Any = None,
         name: str = "",
+        transport: httpx.AsyncBaseTransport | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.max_retries = max_retries
+        self._clock = clock
         self.name = name or base_url
         self._limits = limits or LimitSettings()
         self._limit_key = limit_key if limit_key is not None else ("client", id(self))
@@ -148,10 +155,15 @@ class JsonHttpClient:
         # every connection per request, so many small pools (each used by the least busy caller)
         # scale to 50+ requests in flight. One SSL context: loading the CA bundle costs ~20 ms (and
         # even the unverified one a plain-http transport is given, never used, ~0.2 ms per pool).
+        self._busy = [0]
+        self._urls: dict[tuple[str, tuple[tuple[str, str], ...]], httpx.URL] = {}
+        if transport is not None:  # given (a test's MockTransport): it is the only pool
+            self._pools: list[httpx.AsyncBaseTransport] = [transport]
+            return
         verify = _shared_ssl_context(self._base.scheme == "https")
         per_pool = min(POOL_SLICE, max(1, max_connections))
         count = max(1, -(-max_connections // per_pool))
-        self._pools = [
+        pools = [
             httpx.AsyncHTTPTransport(
                 verify=verify,
                 limits=httpx.Limits(max_connections=per_pool, max_keepalive_connections=per_pool),
@@ -163,14 +175,14 @@ class JsonHttpClient:
             # (one send() per request, no anyio layer). httpx still maps the errors.
             from agentv_ci.targets.asyncio_backend import AsyncioBackend
 
-            for transport in self._pools:
-                transport._pool = httpcore.AsyncConnectionPool(
+            for pool in pools:
+                pool._pool = httpcore.AsyncConnectionPool(
                     max_connections=per_pool,
                     max_keepalive_connections=per_pool,
                     network_backend=AsyncioBackend(),
                 )
+        self._pools = list(pools)
         self._busy = [0] * count
-        self._urls: dict[tuple[str, tuple[tuple[str, str], ...]], httpx.URL] = {}
 
     async def _post_once(
         self, path: str, body: bytes, params: Mapping[str, str] | None
@@ -211,7 +223,7 @@ class JsonHttpClient:
         body = _encoder.encode(payload)
         limiter = self._limiter
         if limiter is None:
-            limiter = self._limiter = limiter_for(self._limit_key, self.name, self._limits)
+            limiter = self._limiter = limiter_for(self._limit_key, self.name, self._limits, clock=self._clock)
         tokens = _estimated_tokens(body) if limiter.settings.max_tpm else 0.0
         deadline = deadline_s or self.deadline_s
         sends = 0
@@ -219,7 +231,7 @@ class JsonHttpClient:
         await limiter.acquire(tokens)
         try:
             async with asyncio.timeout(deadline):
-                started = time.monotonic()
+                started = self._clock.now()
                 attempt = 0  # failed attempts that spent one of max_retries
                 while True:
                     if sends:
@@ -230,7 +242,7 @@ class JsonHttpClient:
                         return outcome.body
                     if not outcome.spends:
                         assert outcome.wait_s is not None  # a rate limit's wait
-                        if time.monotonic() - started >= RATE_LIMIT_GIVE_UP_S:
+                        if self._clock.now() - started >= RATE_LIMIT_GIVE_UP_S:
                             raise TargetError(
                                 f"{outcome.error} (still rate limited {RATE_LIMIT_GIVE_UP_S:g}s after "
                                 f"the first request; lower the target's max_rpm or max_concurrency)"
@@ -245,7 +257,7 @@ class JsonHttpClient:
                     if outcome.rate_limited:
                         await limiter.wait_limited(delay)
                     else:
-                        await asyncio.sleep(delay)
+                        await self._clock.sleep(delay)
                     attempt += 1
         except TimeoutError:
             raise TargetTimeout(f"request {timed_out(deadline)}, {sends} request(s) sent") from None
@@ -260,7 +272,7 @@ class JsonHttpClient:
     ) -> _Answer | _Retry:
         """One request, admitted by `limiter` and given back to it; raises `TargetError` for an
         answer not worth asking again."""
-        sent = time.monotonic()
+        sent = self._clock.now()
         try:
             status, response_headers, content = await self._post_once(path, body, params)
         except (httpx.TimeoutException, TimeoutError):
@@ -273,7 +285,7 @@ class JsonHttpClient:
             limiter.release_failed()
             raise
         if status < 300:
-            limiter.release_ok(time.monotonic() - sent)
+            limiter.release_ok(self._clock.now() - sent)
             _note_limits(limiter, response_headers)
             decoded = self._decode(content)
             if tokens:

@@ -8,6 +8,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
+from agentv_ci.clock import SYSTEM_CLOCK, Clock
 from agentv_ci.targets.rate_limits import LimitSettings, RunProgress, TargetLimiter
 
 
@@ -40,13 +41,15 @@ def run_progress() -> RunProgress:
     return _RUNS.setdefault(asyncio.get_running_loop(), RunProgress())
 
 
-def limiter_for(key: Any, name: str, settings: LimitSettings) -> TargetLimiter:
-    """The run's limiter for `key` (endpoint, model, credentials), created on first use. A second
-    target sharing it tightens its configured limits to the stricter of the two."""
+def limiter_for(
+    key: Any, name: str, settings: LimitSettings, *, clock: Clock = SYSTEM_CLOCK
+) -> TargetLimiter:
+    """The run's limiter for `key` (endpoint, model, credentials), created on first use (reading
+    `clock`). A second target sharing it tightens its configured limits to the stricter of the two."""
     limiters = _REGISTRY.setdefault(asyncio.get_running_loop(), {})
     limiter = limiters.get(key)
     if limiter is None:
-        limiter = limiters[key] = TargetLimiter(name, settings, run_progress())
+        limiter = limiters[key] = TargetLimiter(name, settings, run_progress(), clock=clock)
     elif settings != limiter.settings:
         limiter.tighten(settings)
     return limiter

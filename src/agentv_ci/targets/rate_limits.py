@@ -29,18 +29,20 @@ With nothing configured the limiter learns the limit from the server:
 - A header saying a limit is used up (`x-ratelimit-remaining-requests: 0` with its reset, or
   Anthropic's) holds every request to the target until the reset.
 
-One limiter per run and endpoint, model and credentials (targets/limiter_registry.py).
+One limiter per run and endpoint, model and credentials (targets/limiter_registry.py). It reads
+time only through its `clock` (the real one unless a test injects virtual time).
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections import deque
 from dataclasses import dataclass
 from typing import Annotated
 
 import msgspec
+
+from agentv_ci.clock import SYSTEM_CLOCK, Clock
 
 CUT_INTERVAL_S = 0.25  # at most one multiplicative cut per this long: a burst of 429s is one signal
 RATE_WINDOW_S = 0.5  # the answers of the last half second measure what the server actually allows
@@ -88,8 +90,17 @@ class RunProgress:
 class TargetLimiter:
     """Admits requests to one target endpoint: `await acquire(tokens)` before, `release_*` after."""
 
-    def __init__(self, name: str, settings: LimitSettings, run: RunProgress | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        settings: LimitSettings,
+        run: RunProgress | None = None,
+        *,
+        clock: Clock = SYSTEM_CLOCK,
+    ) -> None:
         self.name = name
+        self._clock = clock
+        self._now = clock.now  # bound once: read several times per request
         self._run = run or RunProgress()
         self.settings = settings
         self._gate = asyncio.Lock()  # FIFO: one waiter at a time is next to be admitted
@@ -104,7 +115,7 @@ class TargetLimiter:
         self._rpm_interval = 60.0 / settings.max_rpm if settings.max_rpm else 0.0
         self._next_send = 0.0
         self._tokens = float(settings.max_tpm or 0.0)
-        self._tokens_at = time.monotonic()
+        self._tokens_at = self._now()
         self.hold_until = 0.0  # nothing is sent before this (a used-up limit until its reset)
         self._no_growth_until = 0.0
         self._peak: float | None = None  # the pace at which the last 429 episode came
@@ -113,7 +124,7 @@ class TargetLimiter:
         self._await_answer = False  # a 429 before any answer: hold new sends until one arrives
         self._answers: deque[float] = deque()
         self._limited_at: deque[float] = deque()  # 429s of the last CUT_INTERVAL_S
-        self._started = time.monotonic()
+        self._started = self._now()
         self._answering = self._started  # since the first answer (no answer can come before it)
         self.limited = 0
         self.waited_s = 0.0
@@ -176,10 +187,10 @@ class TargetLimiter:
     async def _admit(self, tokens: float) -> None:
         async with self._gate:
             while True:
-                now = time.monotonic()
+                now = self._now()
                 wait = self._wait(now, tokens)
                 if wait > 0:
-                    await asyncio.sleep(wait)
+                    await self._clock.sleep(wait)
                     continue
                 if self._await_answer:
                     await self._settle()
@@ -198,20 +209,26 @@ class TargetLimiter:
     async def _settle(self) -> None:
         """After a 429 before any answer: let every request in flight come back (at most
         `CUT_INTERVAL_S`), then take the answers' pace as the first measure of the limit."""
-        deadline = time.monotonic() + CUT_INTERVAL_S
-        while self.in_flight and (left := deadline - time.monotonic()) > 0:
+        deadline = self._now() + CUT_INTERVAL_S
+        while self.in_flight and (left := deadline - self._now()) > 0:
             self._freed.clear()
-            try:
-                async with asyncio.timeout(left):
-                    await self._freed.wait()
-            except TimeoutError:
-                break
+            await self._freed_within(left)
         self._await_answer = False
         self._burst = len(self._answers)  # what the server let through at once: its bucket
-        measured = self._measured(time.monotonic())
+        measured = self._measured(self._now())
         if self.rate is None and measured is not None:
             self.rate = max(0.5, RATE_CUT * measured)
-            self._grown_at = time.monotonic()
+            self._grown_at = self._now()
+
+    async def _freed_within(self, seconds: float) -> None:
+        """Until a request comes back or `seconds` pass on the limiter's clock."""
+        freed = asyncio.ensure_future(self._freed.wait())
+        timer = asyncio.ensure_future(self._clock.sleep(seconds))
+        try:
+            await asyncio.wait((freed, timer), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            freed.cancel()
+            timer.cancel()
 
     def _done(self) -> None:
         self.in_flight -= 1
@@ -225,7 +242,7 @@ class TargetLimiter:
     def release_ok(self, elapsed_s: float | None = None) -> None:
         """An answer; `elapsed_s`: how long it took (the round trip that sizes the window's floor)."""
         self._done()
-        now = time.monotonic()
+        now = self._now()
         if elapsed_s is not None and elapsed_s >= 0:
             self._rtt = elapsed_s if self._rtt is None else 0.8 * self._rtt + 0.2 * elapsed_s
         answers = self._answers
@@ -290,7 +307,7 @@ class TargetLimiter:
         """A 429/529: slow the whole target down; returns how long this request waits before retrying."""
         in_flight = self.in_flight
         self._done()
-        now = time.monotonic()
+        now = self._now()
         wait = min(MAX_HOLD_S, DEFAULT_RETRY_AFTER_S if wait_s is None else wait_s)
         self._server_wait = wait
         self.limited += 1
@@ -371,19 +388,19 @@ class TargetLimiter:
 
     def hold(self, seconds: float) -> None:
         """A limit is used up: nothing is sent to the target for `seconds` (bounded by `MAX_HOLD_S`)."""
-        until = time.monotonic() + min(MAX_HOLD_S, seconds)
+        until = self._now() + min(MAX_HOLD_S, seconds)
         if until > self.hold_until:
             self.hold_until = until
             self._no_growth_until = max(self._no_growth_until, until)
 
     def holding_s(self) -> float:
         """How much longer the target is held back (a used-up limit, or no growth after a cut)."""
-        return max(0.0, max(self.hold_until, self._no_growth_until) - time.monotonic())
+        return max(0.0, max(self.hold_until, self._no_growth_until) - self._now())
 
     async def wait_limited(self, seconds: float) -> None:
         """The rejected request's own wait (counted in `waited_s`)."""
-        started = time.monotonic()
+        started = self._now()
         try:
-            await asyncio.sleep(seconds)
+            await self._clock.sleep(seconds)
         finally:
-            self.waited_s += time.monotonic() - started
+            self.waited_s += self._now() - started
