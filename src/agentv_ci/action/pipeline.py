@@ -69,10 +69,6 @@ class ActionRun:
         if not self.workspace.is_dir():
             raise AgentvCiError(f"the workspace {self.workspace} does not exist")
         os.chdir(self.workspace)
-        from agentv_ci.selection.quarantine_source import trusted_quarantine
-
-        # read before anything runs: an invalid file is bad input; a PR's own entries have no effect
-        self.waivers = trusted_quarantine(self.workspace, base_of(self.inputs, self.run) or None, self.env)
         if self.inputs.html_report:
             self.check_html_reporter()
         if self.log.in_actions:
@@ -96,6 +92,14 @@ class ActionRun:
                 "(this repository) or `pip install agentv-ci-html-report`",
             ) from None
         self.paths.html.unlink(missing_ok=True)
+
+    def read_quarantine(self) -> None:
+        """The quarantine from the pull request's base, before anything runs (an invalid file is bad
+        input; the PR's own entries have no effect). After the fork-code refusal: a fork's run is
+        refused for what it is, not for a base commit it has not fetched."""
+        from agentv_ci.selection.quarantine_source import trusted_quarantine
+
+        self.waivers = trusted_quarantine(self.workspace, base_of(self.inputs, self.run) or None, self.env)
 
     def merge_base(self) -> str | None:
         if self._merge_base is None:
@@ -124,6 +128,7 @@ class ActionRun:
         paths: list[Path] = []
         stopped: str | None = None  # what a SIGINT/SIGTERM cut short
         if inputs.results:
+            self.read_quarantine()
             summary = self.load_results()
             if summary.skipped:  # every shard selected nothing, and none is missing
                 return self.publisher.finish_without_evals(summary.skipped, merged=summary)
@@ -134,6 +139,7 @@ class ActionRun:
                 trusted=inputs.trust_fork_code,
                 paths=eval_paths(inputs, self.workspace),
             )
+            self.read_quarantine()
             selected = select_evals(inputs, self.run, self.workspace, self.env, self.log)
             self._merge_base = selected.merge_base
             if selected.note is not None:

@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from agentv_ci.loading.paths import find_repo_root
 from agentv_ci.loading.quarantine import (
     MAX_QUARANTINE_BYTES,
     QUARANTINE_PATH,
@@ -26,8 +25,9 @@ from agentv_ci.loading.quarantine import (
 )
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.waivers import WaiverBook
+from agentv_ci.security.confinement import find_repo_root
 from agentv_ci.selection.discover import BASE_ENV
-from agentv_ci.selection.git import repo_toplevel, resolve_commit, run_git
+from agentv_ci.selection.git import GitError, repo_toplevel, resolve_commit, run_git
 
 __all__ = ["trusted_quarantine"]
 
@@ -41,7 +41,7 @@ def trusted_quarantine(
 ) -> WaiverBook | None:
     """The waivers of the quarantine file of `start`'s repository, read from `base` when given (see
     the module doc); None when there is no quarantine file. Raises `InvalidQuarantine` (exit 2) for
-    an invalid trusted file, `GitError` for a base git cannot read."""
+    an invalid trusted file; a base git cannot read applies no quarantine (a note says so)."""
     day = today or datetime.now(UTC).date()
     root = find_repo_root(start)
     local = read_quarantine_file(root / QUARANTINE_PATH, QUARANTINE_PATH)
@@ -50,7 +50,18 @@ def trusted_quarantine(
         if local is None or not implicit:
             return quarantine_waivers(local.checked(), None, today=day, base=None) if local else None
         base = implicit
-    trusted = _base_copy(repo_toplevel(start), base)
+    try:
+        trusted = _base_copy(repo_toplevel(start), base)
+    except GitError as exc:
+        # Fails closed: no waiver without the trusted copy. Said only where this checkout has a
+        # quarantine file: a shallow checkout of a repository that keeps none stays silent.
+        if local is None:
+            return None
+        note = (
+            f"{QUARANTINE_PATH}: not applied: the base {base} is not in this checkout ({exc.message}); "
+            "fetch it (e.g. `fetch-depth: 0`) for its quarantine to apply"
+        )
+        return WaiverBook(notes=[note])
     if trusted is None and local is None:
         return None
     proposed = _entries_or_note(local) if local is not None else ([], None)
