@@ -5,7 +5,6 @@ import xml.etree.ElementTree as ET
 from agentv_ci.text_safety import (
     clean_text,
     escape_markdown_inline,
-    excerpt,
     fenced_block,
     neutralise_workflow_commands,
 )
@@ -16,12 +15,6 @@ def test_clean_text_makes_any_string_xml_safe() -> None:
     cleaned = clean_text(dirty)
     assert cleaned == "ab? c\td\n"
     ET.fromstring(f"<x>{cleaned}</x>")
-
-
-def test_excerpt_caps_and_marks_the_cut() -> None:
-    assert excerpt(None, 10) == ""
-    text = excerpt("x" * 1000, 100)
-    assert len(text) < 120 and text.endswith("[920 chars cut]")
 
 
 def test_workflow_commands_are_broken_on_every_line() -> None:

@@ -18,13 +18,10 @@ from __future__ import annotations
 
 import re
 
-from agentv_ci.security.redaction import redact
-
 __all__ = [
     "clean_text",
     "escape_controls",
     "escape_markdown_inline",
-    "excerpt",
     "fenced_block",
     "neutralise_log_sections",
     "neutralise_workflow_commands",
@@ -88,18 +85,6 @@ def escape_controls(text: str) -> str:
     if "\r\n" in text:
         text = text.replace("\r\n", "\n")
     return _UNPRINTABLE_BUT_LAYOUT.sub(_escape, text)
-
-
-def excerpt(text: str | None, limit: int) -> str:
-    """`clean_text` then cap at `limit` characters (marking the cut). Secrets are masked in the whole
-    text first, and a piece of one the cut leaves at the end is masked too (security.redaction)."""
-    if not text:
-        return ""
-    text = clean_text(redact(text))
-    if len(text) <= limit:
-        return text
-    cut = max(limit - 20, 0)
-    return redact(text[:cut]) + f"… [{len(text) - cut} chars cut]"
 
 
 def neutralise_workflow_commands(text: str) -> str:

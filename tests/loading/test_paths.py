@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from agentv_ci.loading.paths import find_repo_root, resolve_reference
+from agentv_ci.loading.paths import resolve_reference
+from agentv_ci.security.confinement import find_repo_root
 
 
 @pytest.fixture

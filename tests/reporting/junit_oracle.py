@@ -40,7 +40,8 @@ from agentv_ci.reporting.details import (
     repo_relative,
 )
 from agentv_ci.reporting.totals import outcome_of
-from agentv_ci.text_safety import clean_text, excerpt, neutralise_workflow_commands
+from agentv_ci.security.redaction import excerpt
+from agentv_ci.text_safety import clean_text, neutralise_workflow_commands
 
 Waived = Mapping[tuple[str, str, str], Waiver]
 

@@ -6,10 +6,10 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from agentv_ci.model.diagnostics import Diagnostic
 from agentv_ci.model.result import AssertionResult, GraderResult, RunSummary, TestResult
 from agentv_ci.plugins import ReportOptions
 from agentv_ci.reporting.sarif import MAX_RESULTS, SarifReporter, render_sarif, sarif_from_diagnostics
-from agentv_ci.validation.diagnostics import Diagnostic
 from tests.reporting.golden import FAKE_REPO, assert_golden
 from tests.reporting.sample_runs import sample_summary
 

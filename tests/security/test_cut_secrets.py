@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from agentv_ci.graders.outcome import around, excerpt, shown
 from agentv_ci.security.redaction import SECRETS, SecretRegistry
-from agentv_ci.text_safety import excerpt as report_excerpt
+from agentv_ci.security.redaction import excerpt as report_excerpt
 from tests.properties import property_settings
 
 KEY = "sk-live-Q7w2E9r4T1y6U3i8O5p0A2s7D4f9G1h6J3k8L5z0X2"

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from agentv_ci.model.result import TestResult
 from agentv_ci.reporting.results_file import ResultsWriter
-from agentv_ci.security.redaction import MIN_SECRET_LENGTH, SECRETS, SecretRegistry, is_secret_name
+from agentv_ci.security.redaction import MIN_SECRET_LENGTH, SECRETS, SecretRegistry, excerpt, is_secret_name
 from agentv_ci.security.streams import RedactingStream, protected_console
 from tests.properties import property_settings
 
@@ -182,3 +182,9 @@ def test_a_report_file_is_redacted_in_place_and_left_alone_without_secrets(tmp_p
     redaction.redact_file(clean, chunk_bytes=4)
     assert clean.read_bytes() == b"nothing here" and clean.stat().st_mtime_ns == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["clean.xml", "report.xml"]
+
+
+def test_excerpt_caps_and_marks_the_cut() -> None:
+    assert excerpt(None, 10) == ""
+    text = excerpt("x" * 1000, 100)
+    assert len(text) < 120 and text.endswith("[920 chars cut]")

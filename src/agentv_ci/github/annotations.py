@@ -30,7 +30,8 @@ from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.reporting.details import failing_graders, grader_failure_text, repo_relative, test_label
 from agentv_ci.reporting.stored_results import aggregated
 from agentv_ci.reporting.totals import outcome_of
-from agentv_ci.text_safety import excerpt, neutralise_workflow_commands, printable
+from agentv_ci.security.redaction import excerpt
+from agentv_ci.text_safety import neutralise_workflow_commands, printable
 
 __all__ = ["annotations", "escape_data", "escape_property", "workflow_command"]
 

@@ -9,7 +9,7 @@ from typing import Any
 from agentv_ci.model.result import AssertionResult, GraderResult, TargetResponse, TokenUsage
 from agentv_ci.model.suite import GraderSpec
 from agentv_ci.security.redaction import SECRETS, redact
-from agentv_ci.text_safety import excerpt as capped
+from agentv_ci.security.redaction import excerpt as capped
 
 SHOWN_CHARS = 300  # the most an `expected` / `actual` value keeps (reporters may cut further)
 

@@ -12,7 +12,7 @@ from agentv_ci.loading.keys import GRADER_COMMON
 from agentv_ci.loading.paths import resolve_reference, safe_resolve
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import GraderSpec
-from agentv_ci.text_safety import excerpt
+from agentv_ci.security.redaction import excerpt
 
 VALUE_TYPES = frozenset({"contains", "icontains", "starts-with", "ends-with", "regex", "equals"})
 LIST_VALUE_TYPES = frozenset({"contains-any", "contains-all", "icontains-any", "icontains-all"})

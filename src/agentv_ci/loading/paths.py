@@ -15,14 +15,13 @@ def safe_resolve(path: Path) -> Path:
         return path.absolute()
 
 
-def find_repo_root(start: Path) -> Path:
-    """The nearest directory (from `start` upwards) holding `.git`, else `start` itself."""
-    start = start.resolve()
-    probe = start if start.is_dir() else start.parent
-    for candidate in (probe, *probe.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return probe
+def display_path(file: str, base: Path | None = None) -> str:
+    """`file` relative to `base` (default: the working directory) when it lies under it."""
+    base = base or Path(os.getcwd())
+    try:
+        return str(Path(file).relative_to(base))
+    except ValueError:
+        return file
 
 
 def search_roots(base_dir: Path, repo_root: Path) -> list[Path]:

@@ -21,12 +21,11 @@ import msgspec
 from agentv_ci.loading.context import LoadContext
 from agentv_ci.loading.discovery import find_eval_files
 from agentv_ci.loading.interpolate import dotenv_environment
-from agentv_ci.loading.paths import find_repo_root
 from agentv_ci.loading.suite_reader import LoadMode, SuiteReader, TestVisitor
+from agentv_ci.model.diagnostics import Diagnostic, sort_key
 from agentv_ci.model.suite import Suite, Test
-from agentv_ci.security.confinement import Confinement
+from agentv_ci.security.confinement import Confinement, find_repo_root
 from agentv_ci.security.file_reads import allow_for_plugins
-from agentv_ci.validation.diagnostics import Diagnostic, sort_key
 
 
 class LoadResult(msgspec.Struct):

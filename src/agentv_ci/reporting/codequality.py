@@ -38,8 +38,8 @@ from agentv_ci.reporting.details import (
 )
 from agentv_ci.reporting.stored_results import aggregated_failing
 from agentv_ci.reporting.totals import outcome_of
-from agentv_ci.security.redaction import redact
-from agentv_ci.text_safety import clean_text, excerpt, printable
+from agentv_ci.security.redaction import excerpt, redact
+from agentv_ci.text_safety import clean_text, printable
 
 __all__ = ["CodeQualityReporter", "fingerprint_of", "iter_codequality", "render_codequality"]
 

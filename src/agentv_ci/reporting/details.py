@@ -1,7 +1,7 @@
 """What reporters say about one result: its location, failing graders and their assertions, and the
 one place where the size of that text is set for JUnit, SARIF and the Markdown summary.
 
-Every piece of test text a report writes is capped (`text_safety.excerpt` marks the cut), whatever
+Every piece of test text a report writes is capped (`security.redaction.excerpt` marks the cut), whatever
 the answer, the error or the number of graders: a file's size grows with the number of tests, never
 with what one test holds. Full reports (JUnit, SARIF) get `REPORT` limits; the Markdown summary,
 which must fit a PR comment, gets the `SUMMARY` ones.
@@ -14,8 +14,8 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from agentv_ci.model.result import AssertionResult, GraderResult, TestResult
-from agentv_ci.security.redaction import redact
-from agentv_ci.text_safety import clean_text, excerpt
+from agentv_ci.security.redaction import excerpt, redact
+from agentv_ci.text_safety import clean_text
 
 __all__ = [
     "REPORT",

@@ -2,7 +2,7 @@
 what each expected and what came back, a judge's reason, a grader's error, and with -v the answer.
 
 Everything here is data (answers, expected values, grader names): each value is redacted and cut
-(`text_safety.excerpt`) and printed escaped on its own line (`printable`), so an answer can neither
+(`security.redaction.excerpt`) and printed escaped on its own line (`printable`), so an answer can neither
 add a log line nor send a terminal sequence, and one test prints a bounded number of characters.
 """
 
@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from agentv_ci.model.result import GraderResult, TestResult
 from agentv_ci.reporting.details import failed_checks, failing_graders, judge_reason
-from agentv_ci.text_safety import excerpt, printable
+from agentv_ci.security.redaction import excerpt
+from agentv_ci.text_safety import printable
 
 __all__ = ["CONSOLE", "CONSOLE_VERBOSE", "ConsoleLimits", "failure_lines"]
 

@@ -51,7 +51,8 @@ from agentv_ci.reporting.details import (
 from agentv_ci.reporting.gc_pause import paused_gc
 from agentv_ci.reporting.stored_results import aggregated_in_key_order
 from agentv_ci.reporting.totals import outcome_of
-from agentv_ci.text_safety import clean_text, excerpt, neutralise_workflow_commands
+from agentv_ci.security.redaction import excerpt
+from agentv_ci.text_safety import clean_text, neutralise_workflow_commands
 
 __all__ = ["JunitReporter", "render_junit"]
 

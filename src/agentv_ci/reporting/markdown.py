@@ -23,7 +23,8 @@ from agentv_ci.reporting.estimate_text import budget_reached, cost_line
 from agentv_ci.reporting.plan_check import PLAN_UNKNOWN
 from agentv_ci.reporting.tally import WORST_SHOWN, tally_of
 from agentv_ci.reporting.totals import Totals, outcome_of
-from agentv_ci.text_safety import clean_text, escape_markdown_inline, excerpt, fenced_block
+from agentv_ci.security.redaction import excerpt
+from agentv_ci.text_safety import clean_text, escape_markdown_inline, fenced_block
 
 if TYPE_CHECKING:
     from agentv_ci.compare import Comparison

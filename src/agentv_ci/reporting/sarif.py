@@ -35,10 +35,11 @@ from agentv_ci.reporting.gc_pause import paused_gc
 from agentv_ci.reporting.stored_results import aggregated_failing
 from agentv_ci.reporting.tally import Smallest
 from agentv_ci.reporting.totals import outcome_of
-from agentv_ci.text_safety import clean_text, excerpt
+from agentv_ci.security.redaction import excerpt
+from agentv_ci.text_safety import clean_text
 
 if TYPE_CHECKING:
-    from agentv_ci.validation.diagnostics import Diagnostic
+    from agentv_ci.model.diagnostics import Diagnostic
 
 __all__ = ["MAX_RESULTS", "SarifReporter", "render_sarif", "sarif_from_diagnostics"]
 

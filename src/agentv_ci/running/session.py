@@ -36,9 +36,9 @@ from agentv_ci.targets.answer_cap import DEFAULT_MAX_ANSWER_BYTES
 
 if TYPE_CHECKING:
     from agentv_ci.loading.suite_reader import LoadMode
+    from agentv_ci.model.diagnostics import Diagnostic
     from agentv_ci.model.estimate import CostEstimate
     from agentv_ci.running.recorded_usage import RecordedUsage
-    from agentv_ci.validation.diagnostics import Diagnostic
 
 DEFAULT_RUNS_DIR = Path(".agentv-ci") / "runs"
 

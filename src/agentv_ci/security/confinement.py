@@ -24,6 +24,17 @@ def real_path(path: Path | str) -> Path:
     return Path(os.path.realpath(path))
 
 
+def find_repo_root(start: Path) -> Path:
+    """The confinement root of `start`: the nearest directory (from `start` upwards) holding `.git`,
+    else `start` itself."""
+    start = start.resolve()
+    probe = start if start.is_dir() else start.parent
+    for candidate in (probe, *probe.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return probe
+
+
 def allowed_from_env(env: Mapping[str, str]) -> tuple[Path, ...]:
     """The directories `AGENTV_CI_ALLOW_OUTSIDE_REPO` names (`:`-separated; blanks ignored)."""
     raw = env.get(ALLOW_OUTSIDE_ENV, "")

@@ -20,12 +20,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from agentv_ci.errors import ConfigError
-from agentv_ci.loading.paths import find_repo_root
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.security.confinement import (
     ALLOW_OUTSIDE_ENV,
     Confinement,
     allowed_from_env,
+    find_repo_root,
     real_path,
 )
 

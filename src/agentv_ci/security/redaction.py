@@ -14,7 +14,7 @@ A piece of a secret left by a cut is masked too: in `redact`, a prefix of at lea
 characters of a secret (or of an encoding of one) that ends the text or stands just before a cut
 mark (`…`, `...`), and such a suffix that starts the text or stands just after one. Writers redact
 each value on its own (a row's strings, an excerpt), so a value cut short by anyone, a plugin too,
-ends at a text edge. Everything that excerpts text masks the whole text first (`text_safety.excerpt`).
+ends at a text edge. Everything that excerpts text masks the whole text first (`excerpt`).
 
 In GitHub Actions each newly registered secret is also printed as `::add-mask::` (by the `announce`
 hook the CLI installs) before anything could print it.
@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from agentv_ci.security.atomic_write import PendingFile
+from agentv_ci.text_safety import clean_text
 
 MASK = "***"
 MIN_SECRET_LENGTH = 8
@@ -331,6 +332,18 @@ SECRETS = SecretRegistry()
 def redact(text: str) -> str:
     """`text` with every secret the run knows replaced by `***` (see the module docstring)."""
     return SECRETS.redact(text)
+
+
+def excerpt(text: str | None, limit: int) -> str:
+    """`clean_text` then cap at `limit` characters (marking the cut). Secrets are masked in the whole
+    text first, and a piece of one the cut leaves at the end is masked too."""
+    if not text:
+        return ""
+    text = clean_text(redact(text))
+    if len(text) <= limit:
+        return text
+    cut = max(limit - 20, 0)
+    return redact(text[:cut]) + f"… [{len(text) - cut} chars cut]"
 
 
 def redact_bytes(data: bytes) -> bytes:

@@ -16,6 +16,7 @@ from agentv_ci.errors import ConfigError, LoadError
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.security.redaction import register_environment
 from agentv_ci.targets.environment import build_environment, find_repo_root, interpolate
+from agentv_ci.targets.sources import outside_repository
 
 TARGET_FILE_NAMES = (".agentv/targets.yaml", ".agentv/targets.yml", "targets.yaml", "targets.yml")
 MAX_ALIAS_DEPTH = 10  # as AgentV 4.42.4
@@ -353,8 +354,6 @@ def _sources(
         raise ConfigError(
             "`sources` must be a list of paths or globs (strings)", location=location, hint=SOURCES_HINT
         )
-    from agentv_ci.targets.sources import outside_repository
-
     for item in raw:
         outside = outside_repository(item, path)
         if outside is not None:

@@ -28,12 +28,15 @@ import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentv_ci.loading.command_paths import CommandFiles, command_files
 from agentv_ci.loading.paths import safe_resolve
 from agentv_ci.loading.python_imports import SKIPPED_PARTS
-from agentv_ci.targets.config import TargetDefinition
 from agentv_ci.targets.environment import find_repo_root
+
+if TYPE_CHECKING:  # annotations only: config.py imports this module to check `sources:`
+    from agentv_ci.targets.config import TargetDefinition
 
 __all__ = [
     "CODE_PROVIDERS",

@@ -3,22 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import msgspec
 
-from agentv_ci.validation.diagnostics import Diagnostic
+from agentv_ci.loading.paths import display_path
+from agentv_ci.model.diagnostics import Diagnostic
 from agentv_ci.validation.validator import ValidationReport
-
-
-def display_path(file: str, base: Path | None = None) -> str:
-    """`file` relative to `base` (default: the working directory) when it lies under it."""
-    base = base or Path(os.getcwd())
-    try:
-        return str(Path(file).relative_to(base))
-    except ValueError:
-        return file
 
 
 def _relative(d: Diagnostic) -> Diagnostic:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from agentv_ci.loading.paths import find_repo_root
 from agentv_ci.loading.quarantine import QUARANTINE_PATH, read_quarantine_file
-from agentv_ci.validation.diagnostics import Diagnostic
+from agentv_ci.model.diagnostics import Diagnostic
+from agentv_ci.security.confinement import find_repo_root
 
 __all__ = ["check_quarantine_files", "is_quarantine_file"]
 

@@ -14,9 +14,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from agentv_ci.errors import ConfigError
+from agentv_ci.model.diagnostics import Diagnostic
 from agentv_ci.model.suite import GraderSpec, Suite, Test
 from agentv_ci.targets.config import TargetsConfig
-from agentv_ci.validation.diagnostics import Diagnostic, at_test
+from agentv_ci.validation.diagnostics import at_test
 
 CODEX_PROVIDERS = frozenset({"codex", "codex-cli"})
 EDIT_TOOLS = frozenset({"Edit", "Write", "file_change"})
