@@ -30,6 +30,7 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench plugins
 	$(BIN)/ruff format --check src tests bench plugins
+	$(BIN)/lint-imports --no-logo --no-cache
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
