@@ -42,7 +42,7 @@ def grade_command(
     import asyncio
 
     from agentv_ci.errors import ExitCode, UsageError
-    from agentv_ci.graders.recorded import run_offline_grading
+    from agentv_ci.running.offline_grading import run_offline_grading
 
     if threshold is not None and not 0 <= threshold <= 1:
         raise UsageError(f"--threshold must be between 0 and 1, got {threshold}")

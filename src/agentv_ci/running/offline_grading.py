@@ -1,7 +1,8 @@
 """Grading recorded answers offline (`agentv-ci grade`): read a responses JSONL file, grade each line
 against its test, write `index.jsonl`. No target is called; llm-graders use a grader target when one is
 configured (`--grader-target`, or the eval target's `grader_target` in targets.yaml). Reading the
-responses file is `graders.responses_file`."""
+responses file is `graders.responses_file`. It sits in running/, above grading, beside the run it
+replays (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentv_ci.clock import now_millis
 from agentv_ci.errors import LoadError
 from agentv_ci.graders.outcome import answer_text
 from agentv_ci.graders.responses_file import RecordedResponse, read_responses
+from agentv_ci.grading import grade_test, relative_eval_path
+from agentv_ci.loading.suite_loader import load_suite
 from agentv_ci.model.result import TargetResponse, TestResult
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import Suite, Test
 from agentv_ci.plugins import GraderTargetCaller
+from agentv_ci.reporting.plan_file import PlannedJob, PlanWriter
+from agentv_ci.reporting.results_file import SUMMARY_NAME, ResultsWriter
+from agentv_ci.running.session import timestamp_dir
+from agentv_ci.scoring import effective_threshold, three_way_verdict
+from agentv_ci.targets.config import load_targets
+from agentv_ci.targets.grader_caller import make_grader_caller
 
 __all__ = ["OfflineOutcome", "read_responses", "run_offline_grading", "uses_grader_model"]
 
@@ -62,8 +72,6 @@ class OfflineOutcome:
         return self.any_errored or bool(self.unanswered)
 
     def lines(self, *, three_way: bool = False) -> list[str]:
-        from agentv_ci.scoring import three_way_verdict
-
         out: list[str] = []
         for r in self.results:
             label = "ERROR" if r.execution_status == "execution_error" else r.verdict.upper()
@@ -112,11 +120,6 @@ async def run_offline_grading(
 ) -> OfflineOutcome:
     """Load the suite and the recorded answers, grade every answer, write `index.jsonl`.
     `allow_outside`: directories outside the repository the eval file may reference."""
-    from agentv_ci.grading import grade_test
-    from agentv_ci.loading.suite_loader import load_suite
-    from agentv_ci.reporting.results_file import ResultsWriter
-    from agentv_ci.scoring import effective_threshold
-
     loaded = load_suite(eval_path, allow_outside=allow_outside)
     problems = [d for d in loaded.diagnostics if d.severity == "error"]
     if loaded.suite is None or problems:
@@ -161,8 +164,6 @@ async def run_offline_grading(
     finally:
         await callers.aclose()
     if output is None:
-        from agentv_ci.running.session import timestamp_dir
-
         output = timestamp_dir()
     answered = {r.test_id for r in recorded}
     unanswered = [t for t in suite.tests if t.id not in answered]
@@ -182,9 +183,6 @@ def _start_results(output: Path, rows: list[TestResult]) -> None:
     """Make `output` this grade's results directory: another run's `index.jsonl` and `summary.json`
     there are removed and its `plan.jsonl` replaced by the grade's own (the rows about to be
     written), so `report` never judges these rows against another run's plan or facts."""
-    from agentv_ci.reporting.plan_file import PlannedJob, PlanWriter
-    from agentv_ci.reporting.results_file import SUMMARY_NAME
-
     attempts: dict[tuple[str, str, str], int] = {}
     first: dict[tuple[str, str, str], TestResult] = {}
     for row in rows:
@@ -209,9 +207,6 @@ def _row_without_answer(
 ) -> TestResult:
     """A `not_run` row for a test the responses file holds no answer to; with `target`, an
     execution error for an answer that holds none."""
-    from agentv_ci.clock import now_millis
-    from agentv_ci.grading import relative_eval_path
-
     return TestResult(
         test_id=test.id,
         suite=test.suite or suite.name,
@@ -243,16 +238,12 @@ class _GraderCallers:
         self.callers: dict[str, Any] = {}
 
     def load(self) -> None:
-        from agentv_ci.targets.config import load_targets
-
         self.targets = load_targets(self.eval_path, explicit=self.targets_file)
 
     def for_target(self, target: str) -> GraderTargetCaller | None:
         if self.targets is None:
             return None
         if target not in self.callers:
-            from agentv_ci.targets.grader_caller import make_grader_caller
-
             eval_target = target if target in self.targets.targets else None
             self.callers[target] = make_grader_caller(
                 self.targets, eval_target=eval_target, override=self.grader_target, dry_run=False

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from agentv_ci.cli import app
 from agentv_ci.errors import LoadError
-from agentv_ci.graders.recorded import read_responses
+from agentv_ci.graders.responses_file import read_responses
 from tests.fakes.llm_server import FakeLlmServer
 
 EVAL = """\
