@@ -13,10 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_helpers import run_cli
 from tests.e2e.test_action import FAILING, Project, _git
 from tests.e2e.test_action_sidecar import SIDECAR, _with_cli_agent_and_sidecar
+from tests.e2e.test_flaky_history import EVAL, NEVER, OFTEN, SEEDS, _env, _seed_where
 from tests.e2e.test_sidecar_baselines import WORSE
 from tests.fakes.gitlab_server import FakeGitLab
+from tests.fakes.stochastic_agent import TARGETS_YAML, passes
 
 TOKEN = FakeGitLab.PROJECT_TOKEN
 PIPELINE = "https://gitlab.example/group/demo/-/pipelines/77"
@@ -235,3 +238,87 @@ def test_a_misspelt_flag_is_bad_input_with_a_suggestion(project: Project, gitlab
     assert done.returncode == 2
     assert "has no flag `--treshold`" in done.stderr and "--threshold" in done.stderr
     assert gitlab.requests == []
+
+
+def _coins_project(project: Project) -> None:
+    """main holds only the stochastic agent's coins suite (`always`, `often`); feature adds a README."""
+    _git(project.repo, "checkout", "-q", "main")
+    (project.repo / ".agentv" / "targets.yaml").write_text(TARGETS_YAML, encoding="utf-8")
+    _git(project.repo, "rm", "-q", "evals/geo.eval.yaml", "evals/math.eval.yaml")
+    (project.repo / "evals").mkdir(exist_ok=True)  # `git rm` of its last files removed it
+    project.commit({"evals/coins.eval.yaml": EVAL.replace(NEVER, "")}, "coins")
+    project.base = _git(project.repo, "rev-parse", "HEAD")
+    _git(project.repo, "checkout", "-q", "feature")
+    _git(project.repo, "reset", "-q", "--hard", "main")
+    project.commit({"README.md": "a change\n"})
+
+
+def _coins_run(project: Project, seed: str, broken: str = "none") -> bytes:
+    """A zip of one run of the coins suite as a job's artifacts hold it."""
+    out = project.root / "runs" / f"{seed}-{broken}"
+    done = run_cli(
+        "run", "evals", "-q", "-o", str(out), cwd=project.repo, env=_env(seed, broken), timeout=120
+    )
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    return _zip_dir(out)
+
+
+def _history_mr(project: Project, gitlab: FakeGitLab, seed: str, broken: str = "none") -> dict[str, str]:
+    env = gitlab_env(project, gitlab, AGENTV_CI_CHANGED_ONLY="false", AGENTV_CI_HISTORY="5")
+    return {**env, "AGENT_SEED": seed, "AGENT_BROKEN": broken}
+
+
+def test_history_from_the_target_branch_pipelines_labels_flaky_and_a_stable_break_blocks(
+    project: Project, gitlab: FakeGitLab
+) -> None:
+    _coins_project(project)
+    seeds = SEEDS[:5]
+    k = sum(passes(seed, OFTEN) for seed in seeds)
+    assert 0 < k < 5
+    on_main = [gitlab.add_pipeline("main", "evals", _coins_run(project, seed)) for seed in seeds]
+    gitlab.add_pipeline("main", "evals", _coins_run(project, "x"), status="failed")
+    # Newer pipelines of the MR's source branch and of the MR itself would label `always` flaky
+    # (it fails in `broken` and passes in `s0`): neither is the target branch's history.
+    broken, fine = _coins_run(project, "f", broken="id=always"), _coins_run(project, seeds[0])
+    for data in (broken, fine, broken):
+        gitlab.add_pipeline("feature", "evals", data)
+        gitlab.add_pipeline("refs/merge-requests/7/head", "evals", data, source="merge_request_event")
+
+    flaky = run_gitlab(_history_mr(project, gitlab, _seed_where(False)))
+
+    assert flaky.returncode == 0, flaky.stdout + flaky.stderr
+    assert (
+        f"coins/often [default]: failed; not blocking, flaky: failed now; passed {k} of 5 runs on main"
+        in (flaky.stdout)
+    )
+    [note] = gitlab.notes_on(7)
+    assert "#### Flaky (1)" in note.body and "coins/often \\[default\\]" in note.body
+    [listing] = gitlab.calls("GET", "/projects/42/pipelines")[:1]
+    assert (listing.query["ref"], listing.query["status"]) == ("main", "success")
+    read = {r.query.get("job_id") for r in gitlab.requests if r.server == "storage"}
+    assert read == {str(p.job_id) for p in on_main}
+    storage = [r for r in gitlab.requests if r.server == "storage"]
+    assert all("private-token" not in r.headers and "job-token" not in r.headers for r in storage)
+
+    stable = run_gitlab(_history_mr(project, gitlab, _seed_where(True), broken="id=always"))
+
+    assert stable.returncode == 1, stable.stdout + stable.stderr
+    assert "1 test(s) below threshold: coins/always [default]" in stable.stdout
+
+
+def test_history_that_cannot_be_had_is_one_warning_and_waives_nothing(
+    project: Project, gitlab: FakeGitLab
+) -> None:
+    _coins_project(project)
+    for seed in SEEDS[:5]:
+        gitlab.add_pipeline("main", "evals", _coins_run(project, seed))
+    gitlab.fail_next(403, path="/projects/42/pipelines")
+
+    done = run_gitlab(_history_mr(project, gitlab, _seed_where(False)))
+
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "coins/often [default]" in done.stdout and "not blocking" not in done.stdout
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if "history:" in line]
+    assert len(lines) == 1 and "not applied" in lines[0], lines
+    assert "GitLab API GET /projects/42/pipelines: HTTP 403" in lines[0]  # says why
+    assert "Traceback" not in done.stderr

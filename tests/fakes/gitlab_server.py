@@ -15,6 +15,12 @@ Endpoints (under `/api/v4`; others 404):
 - `GET /projects/{id}/jobs/artifacts/{ref}/download?job=NAME`: 302 to a second server (storage) that
   serves the zip set with `set_artifact(ref, job, zip_bytes)` and answers 400 to any request carrying
   a token header (as a signed object-storage URL does); 404 when there is none.
+- `GET /projects/{id}/pipelines?ref=&status=&source=` (newest id first, paginated) and
+  `GET /projects/{id}/pipelines/{pid}/jobs?scope[]=` list what `add_pipeline(ref, job, zip_bytes,
+  source=..., status=...)` made (one job per pipeline, of the pipeline's status; the filters are
+  GitLab's: a merge-request pipeline's ref is `refs/merge-requests/<iid>/head`);
+  `GET /projects/{id}/jobs/{job_id}/artifacts` redirects to storage as above. `JOB_TOKEN` may
+  download artifacts, not list pipelines or jobs (403).
 
 `fail_next(status, path=...)` queues a fault for the first request whose path contains `path`.
 Every request is recorded in `requests` (server, method, path, query, lower-cased headers, body).
@@ -43,6 +49,17 @@ class Recorded:
 
 
 @dataclass
+class Pipeline:
+    id: int
+    ref: str
+    source: str
+    status: str
+    job_id: int
+    job_name: str
+    artifact: bytes
+
+
+@dataclass
 class Note:
     id: int
     mr: int
@@ -67,6 +84,7 @@ class FakeGitLab:
         self.requests: list[Recorded] = []
         self.notes: list[Note] = []
         self.artifacts: dict[tuple[str, str], bytes] = {}
+        self.pipelines: list[Pipeline] = []
         self._faults: list[tuple[int, str]] = []
         self._next_id = 9000
         self._lock = threading.RLock()
@@ -115,6 +133,16 @@ class FakeGitLab:
 
     def set_artifact(self, ref: str, job: str, data: bytes) -> None:
         self.artifacts[(ref, job)] = data
+
+    def add_pipeline(
+        self, ref: str, job: str, data: bytes, *, source: str = "push", status: str = "success"
+    ) -> Pipeline:
+        """A pipeline on `ref` (newer than every earlier one) whose job `job` left `data` (a zip)."""
+        with self._lock:
+            self._next_id += 1
+            pipeline = Pipeline(self._next_id, ref, source, status, self._next_id + 100_000, job, data)
+            self.pipelines.append(pipeline)
+            return pipeline
 
     def fail_next(self, status: int, *, path: str) -> None:
         self._faults.append((status, path))
@@ -195,28 +223,74 @@ class FakeGitLab:
                 return 404, {"message": "404 Not found"}, {}
             location = f"{self.storage_url}/blob?{urlencode({'ref': key[0], 'job': key[1]})}"
             return 302, b"", {"location": location}
+        if rest[:1] == ["jobs"] and len(rest) == 3 and rest[2] == "artifacts":
+            if not any(str(p.job_id) == rest[1] for p in self.pipelines):
+                return 404, {"message": "404 Not found"}, {}
+            return 302, b"", {"location": f"{self.storage_url}/blob?{urlencode({'job_id': rest[1]})}"}
         if private != self.PROJECT_TOKEN:
             return 403, {"message": "403 Forbidden"}, {}
         if len(rest) >= 3 and rest[0] == "merge_requests" and rest[2] == "notes":
             return self._notes(request, int(rest[1]), rest[3:])
+        if rest == ["pipelines"] and request.method == "GET":
+            return self._page(request, [self._pipeline_json(p) for p in self._listed_pipelines(request)])
+        if len(rest) == 3 and rest[0] == "pipelines" and rest[2] == "jobs" and request.method == "GET":
+            return self._page(request, self._jobs(request, rest[1]))
         return 404, {"message": "404 Not found"}, {}
+
+    def _listed_pipelines(self, request: Recorded) -> list[Pipeline]:
+        query = request.query
+        chosen = [
+            p
+            for p in self.pipelines
+            if query.get("ref", p.ref) == p.ref
+            and query.get("status", p.status) == p.status
+            and query.get("source", p.source) == p.source
+        ]
+        return sorted(chosen, key=lambda p: p.id, reverse=query.get("sort", "desc") == "desc")
+
+    def _jobs(self, request: Recorded, pipeline_id: str) -> list[dict[str, Any]]:
+        scope = request.query.get("scope[]")
+        return [
+            {
+                "id": p.job_id,
+                "name": p.job_name,
+                "status": p.status,
+                "ref": p.ref,
+                "pipeline": {"id": p.id, "ref": p.ref, "source": p.source, "status": p.status},
+                "artifacts_file": {"filename": "artifacts.zip", "size": len(p.artifact)},
+            }
+            for p in self.pipelines
+            if str(p.id) == pipeline_id and scope in (None, p.status)
+        ]
+
+    def _pipeline_json(self, pipeline: Pipeline) -> dict[str, Any]:
+        return {
+            "id": pipeline.id,
+            "project_id": self.project_id,
+            "ref": pipeline.ref,
+            "source": pipeline.source,
+            "status": pipeline.status,
+            "sha": f"{pipeline.id:040x}",
+            "web_url": f"https://gitlab.example/group/demo/-/pipelines/{pipeline.id}",
+        }
+
+    def _page(self, request: Recorded, items: list[Any]) -> tuple[int, Any, dict[str, str]]:
+        size = min(int(request.query.get("per_page", "20")), self.page_size)
+        page = int(request.query.get("page", "1"))
+        headers = {}
+        if page * size < len(items):
+            query = {**request.query, "page": str(page + 1), "per_page": str(size)}
+            headers["link"] = (
+                f'<{self.api_url}{request.path.removeprefix("/api/v4")}?{urlencode(query)}>; rel="next"'
+            )
+        return 200, items[(page - 1) * size : page * size], headers
 
     def _notes(self, request: Recorded, mr: int, rest: list[str]) -> tuple[int, Any, dict[str, str]]:
         body = request.body.get("body") if isinstance(request.body, dict) else None
         if request.method in ("POST", "PUT") and isinstance(body, str) and len(body) > NOTE_LIMIT:
             return 400, {"message": {"note": ["is too long (maximum is 1000000 characters)"]}}, {}
         if request.method == "GET" and not rest:
-            notes = [self._note_json(n) for n in self.notes_on(mr)]
-            size = min(int(request.query.get("per_page", "20")), self.page_size)
-            page = int(request.query.get("page", "1"))
-            chunk = notes[(page - 1) * size : page * size]
-            headers = {}
-            if page * size < len(notes):
-                query = {**request.query, "page": str(page + 1), "per_page": str(size)}
-                headers["link"] = (
-                    f'<{self.api_url}{request.path.removeprefix("/api/v4")}?{urlencode(query)}>; rel="next"'
-                )
-            return 200, chunk, headers
+            return self._page(request, [self._note_json(n) for n in self.notes_on(mr)])
         if request.method == "POST" and not rest and isinstance(body, str):
             note = self.add_note(mr, body, user_id=self.BOT_ID)
             return 201, self._note_json(note), {}
@@ -241,5 +315,9 @@ class FakeGitLab:
     def _storage_answer(self, request: Recorded) -> tuple[int, Any, dict[str, str]]:
         if "private-token" in request.headers or "job-token" in request.headers:
             return 400, {"message": "a token was sent to object storage"}, {}
-        data = self.artifacts.get((request.query.get("ref", ""), request.query.get("job", "")))
+        if "job_id" in request.query:
+            job = next((p for p in self.pipelines if str(p.job_id) == request.query["job_id"]), None)
+            data = job.artifact if job is not None else None
+        else:
+            data = self.artifacts.get((request.query.get("ref", ""), request.query.get("job", "")))
         return (200, data, {"content-type": "application/zip"}) if data is not None else (404, {}, {})

@@ -1,6 +1,7 @@
 """A GitLab CI job's platform (see platforms/contract.py): the merge request's note, the dotenv
-outputs, the Code Quality and metrics reports, the target branch's job artifacts as the baseline,
-and collapsible log sections.
+outputs, the Code Quality and metrics reports, the target branch's job artifacts as the baseline
+and (`history: N`) its last N successful pipelines' as the flakiness history, and collapsible log
+sections.
 
 The API token is `AGENTV_CI_GITLAB_TOKEN` (a project access token with `api` scope: `CI_JOB_TOKEN`
 cannot write notes). Without it there is no note, one line says so, and everything else runs as
@@ -13,6 +14,7 @@ before anything runs unless `trust_fork_code` (GitHub's rule for `pull_request_t
 from __future__ import annotations
 
 import re
+import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,13 +24,17 @@ from agentv_ci.action.log import ActionLog
 from agentv_ci.errors import UsageError
 from agentv_ci.gating import GateDecision
 from agentv_ci.github.api import GitHubApiError
+from agentv_ci.github.artifacts import ArtifactLimits
 from agentv_ci.github.event import WorkflowRun
 from agentv_ci.github.inputs import ActionInputs
+from agentv_ci.history.flakiness import measure_flakiness
+from agentv_ci.history.flaky_waivers import with_flaky_waivers
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.waivers import WaiverBook
 from agentv_ci.platforms.gitlab.client import GitLabClient, TokenKind, describe
 from agentv_ci.platforms.gitlab.job import GitLabJob, read_gitlab_job
 from agentv_ci.platforms.gitlab.log import log_section
+from agentv_ci.platforms.gitlab.pipeline_history import download_pipeline_runs
 from agentv_ci.platforms.gitlab.settings import read_settings
 from agentv_ci.security.redaction import redact, register_secret
 
@@ -206,12 +212,40 @@ class GitLabPlatform:
             return missing_baseline(f"baseline: auto: {exc}")
 
     def flaky_history(self, current: Iterable[TestResult], book: WaiverBook | None) -> WaiverBook | None:
-        if self._inputs.history is not None:
+        """`book` with the flaky waivers of job `baseline_artifact`'s (default: this job's) results in
+        the target branch's last `history` successful pipelines (platforms/gitlab/pipeline_history.py).
+        Without them: one warning, no waivers (every failing test blocks as it would have)."""
+        count = self._inputs.history
+        if count is None:
+            return book
+        branch = (self.job.mr_target_branch if self.job.is_merge_request else "") or self.job.default_branch
+        job = self._inputs.baseline_artifact or self.job.job_name
+        client = self._client()
+        if not branch or not job or client is None:
             self.log.warning(
-                "history: not available on GitLab yet (the jobs API keeps one artifact per branch); "
-                "not applied"
+                "history: needs the target branch, the job name (CI_JOB_NAME), CI_PROJECT_ID and "
+                f"{TOKEN_VARIABLE} or CI_JOB_TOKEN; not applied"
             )
-        return book
+            return book
+        limits = ArtifactLimits(max_candidates=2 * count)  # room for pipelines without a complete run
+        with tempfile.TemporaryDirectory(prefix="agentv-ci-gitlab-history-") as scratch:
+            try:
+                with client:
+                    found = download_pipeline_runs(client, branch, job, count, Path(scratch), limits)
+            except GitHubApiError as exc:
+                self.log.warning(f"history: {describe(exc)}; not applied")
+                return book
+            except (OSError, ValueError) as exc:
+                self.log.warning(f"history: {exc}; not applied")
+                return book
+            for line in found.passed_over:
+                self.log.echo(f"history: passed over {line}")
+            if not found.runs:
+                self.log.warning(f"history: {found.reason}; not applied")
+                return book
+            report = measure_flakiness(r.summary.results for r in reversed(found.runs) if r.summary)
+        self.log.echo(f"history: {found.reason}")
+        return with_flaky_waivers(book, report, current, f"on {branch}")
 
     @contextmanager
     def section(self, name: str, header: str) -> Iterator[None]:
