@@ -236,3 +236,58 @@ def test_entries_a_pr_commits_into_the_cache_directory_are_never_read(
         assert len(llm.calls) == 4  # both tests requested again
         assert output.count(f"the response cache directory {cache} holds files tracked by git") == 1, output
         assert "Lyon" not in (project.repo / ".agentv-ci/results/index.jsonl").read_text()
+
+
+JUDGED = """\
+tests:
+  - id: capital
+    input: What is the capital of France?
+    assertions:
+      - type: llm-grader
+        prompt: "Is this answer right? Answer: {{output}}"
+"""
+VERDICT = json.dumps({"score": 1, "assertions": [{"text": "right", "passed": True}]})
+
+
+def _judged(call: Call) -> Reply:
+    if call.body and call.body.get("model") == "judge-model":
+        return Reply(text=VERDICT, usage=(300, 40))
+    return Reply(text="Paris.", usage=(1000, 200))
+
+
+def test_the_second_push_sends_no_model_and_no_judge_request(tmp_path: Path) -> None:
+    """Issue 28 item 3 through the Action: the judge is cached like the target."""
+    with FakeLlmServer(_judged) as server, FakeGitHub() as github:
+        project = Project(tmp_path)
+        _git(project.repo, "checkout", "-q", "main")
+        targets = (
+            "targets:\n  - name: default\n    provider: openai\n    model: gpt-4o-mini\n"
+            f"    api_key: sk-test\n    base_url: {server.base_url}\n    max_retries: 0\n"
+            "    grader_target: judge\n  - name: judge\n    provider: openai\n    model: judge-model\n"
+            f"    api_key: sk-test\n    base_url: {server.base_url}\n    max_retries: 0\n"
+            "    pricing: {input_per_mtok: 100, output_per_mtok: 100}\n"
+        )
+        project.commit(
+            {".agentv/targets.yaml": targets, ".gitignore": ".agentv-ci/\n", "evals/geo.eval.yaml": JUDGED},
+            "a judged eval",
+        )
+        project.base = _git(project.repo, "rev-parse", "HEAD")
+        _git(project.repo, "checkout", "-q", "-B", "feature")
+        project.commit({"README.md": "a PR\n"}, "first push")
+        env = _env(project, github, project.event())
+
+        first = run_action(env, project.root)
+        assert first.returncode == 0, first.stdout + first.stderr
+        judge_calls = [c for c in server.calls if c.body and c.body.get("model") == "judge-model"]
+        assert len(judge_calls) == 1 and len(server.calls) >= 2  # the project's other eval answers too
+        sent = len(server.calls)
+
+        clone = _clone_with_cache(project, "second")
+        again = run_action({**env, "GITHUB_WORKSPACE": str(clone)}, project.root)
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert len(server.calls) == sent, "the second push sent a model or a judge request"
+        cache = _summary_json(clone)["cache"]
+        assert cache["misses"] == 0 and cache["hits"] == sent - 1
+        assert (cache["judge"]["hits"], cache["judge"]["misses"]) == (1, 0)
+        assert cache["judge"]["saved_usd"] == pytest.approx(0.034)  # 300 in + 40 out at $100 per M
+        assert "1 of 1 judge replies came from the cache" in _comment(github)
