@@ -10,8 +10,8 @@ Tests are matched by suite + test id + target. Per test: base score, head score,
 - `incomparable`: both rows record what produced them (model/provenance.py) and it differs: another
   target model or parameters, another judge model or prompt, another grader plugin version. Listed
   with the reasons ("judge model gpt-4o -> gpt-4.1"), never a regression nor `unchanged`, left out of
-  the suite deltas and of the corrected family. Checked before `changed`, whose fingerprint also
-  covers the target's fields: the reason says more. Rows without provenance compare as below.
+  the suite deltas and of the corrected family. A test whose fingerprint changed too is `changed`
+  (its definition moved: the reason is added to its detail). Rows without provenance compare as below.
 - Otherwise the comparison is of the attempts' verdicts: pass counts base -> head (one attempt a
   side without repeats). A one-sided Fisher exact test gives the p-value, and the p-values of every
   test and suite of the run are corrected as one family (statistics/family.py: Tarone's trimmed
@@ -137,9 +137,11 @@ class TestComparison(msgspec.Struct, omit_defaults=True):
         return (self.head_passes or 0) / self.head_attempts - (self.base_passes or 0) / self.base_attempts
 
     def describe(self) -> str:
-        parts = ["definition changed"] if self.status == "changed" else []
-        if self.why_incomparable:
-            parts.append("incomparable: " + "; ".join(self.why_incomparable))
+        why = "; ".join(self.why_incomparable)
+        if self.status == "changed":
+            parts = ["definition changed" + (f" ({why})" if why else "")]
+        else:
+            parts = ["incomparable: " + why] if why else []
         if self.base_score is not None and self.head_score is not None:
             base, head = self.base_score, self.head_score
             hidden = base != head and f"{base:.3f}" == f"{head:.3f}"
@@ -242,9 +244,10 @@ class _Evidence(msgspec.Struct, frozen=True):
 def _classify(base: TestResult, head: TestResult) -> tuple[TestComparison, _Evidence | None]:
     row = TestComparison(head.suite, head.test_id, head.target, "unchanged")
     why = differences(base.provenance, head.provenance)
-    if why or (base.fingerprint and head.fingerprint and base.fingerprint != head.fingerprint):
+    redefined = bool(base.fingerprint and head.fingerprint and base.fingerprint != head.fingerprint)
+    if why or redefined:
         # another test now, or answered / judged by something else: its score move is no regression
-        row.status, row.why_incomparable = ("incomparable", why) if why else ("changed", [])
+        row.status, row.why_incomparable = ("changed" if redefined else "incomparable"), why
         if base.fingerprint != head.fingerprint:
             row.base_fingerprint, row.head_fingerprint = base.fingerprint, head.fingerprint
         row.base_score = base.score if _conclusive(base) else None

@@ -119,7 +119,7 @@ def _temperature_project(root: Path, base_url: str, temperature: str) -> None:
     (root / "evals" / "capitals.eval.yaml").write_text(TEMPERATURE_EVAL, encoding="utf-8")
 
 
-def test_a_target_temperature_change_is_incomparable_with_its_reason(tmp_path: Path) -> None:
+def test_a_target_temperature_change_is_changed_with_its_reason(tmp_path: Path) -> None:
     def answer(call: Call) -> str:
         return "Paris" if call.body.get("temperature") == 0 else "Lyon, I think"
 
@@ -135,9 +135,10 @@ def test_a_target_temperature_change_is_incomparable_with_its_reason(tmp_path: P
         tests = _compare(tmp_path)
 
     assert head.returncode == 0, head.stdout + head.stderr
-    assert tests["france"]["status"] == "incomparable"
+    # the temperature is also in the definition fingerprint: `changed`, with the reason in its detail
+    assert tests["france"]["status"] == "changed"
     assert tests["france"]["why_incomparable"] == ["target temperature 0 -> 0.7"]
-    assert "incomparable with the baseline (target temperature 0 -> 0.7)" in head.stdout
+    assert "changed definition since the baseline, not compared" in head.stdout
 
 
 PLUGIN = """
