@@ -24,7 +24,27 @@ if TYPE_CHECKING:
     from agentv_ci.github.event import WorkflowRun
     from agentv_ci.github.inputs import ActionInputs
 
-__all__ = ["Platform"]
+__all__ = ["Platform", "StepBasis"]
+
+
+class StepBasis:
+    """What every platform's step holds alike: the run it is, the inputs it was given, where it runs."""
+
+    def __init__(self, run: WorkflowRun, inputs: ActionInputs) -> None:
+        self._run = run
+        self._inputs = inputs
+
+    @property
+    def run(self) -> WorkflowRun:
+        return self._run
+
+    @property
+    def inputs(self) -> ActionInputs:
+        return self._inputs
+
+    @property
+    def workspace(self) -> Path:
+        return (self._run.workspace or Path.cwd()).resolve()
 
 
 class Platform(Protocol):

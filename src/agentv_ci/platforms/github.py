@@ -11,37 +11,25 @@ from agentv_ci.action.baseline import Baseline, artifact_baseline
 from agentv_ci.action.history import with_history
 from agentv_ci.action.log import ActionLog
 from agentv_ci.gating import GateDecision
-from agentv_ci.github.event import WorkflowRun, read_workflow_run
-from agentv_ci.github.inputs import ActionInputs, read_inputs
+from agentv_ci.github.event import read_workflow_run
+from agentv_ci.github.inputs import read_inputs
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.waivers import WaiverBook
+from agentv_ci.platforms.contract import StepBasis
 from agentv_ci.security.redaction import redact
 
 __all__ = ["GitHubPlatform"]
 
 
-class GitHubPlatform:
+class GitHubPlatform(StepBasis):
     """A step of a GitHub Actions workflow (see `platforms.contract.Platform`)."""
 
     name = "github"
 
     def __init__(self, env: Mapping[str, str], log: ActionLog) -> None:
+        super().__init__(read_workflow_run(env), read_inputs(env))
         self.env = env
         self.log = log
-        self._run = read_workflow_run(env)
-        self._inputs = read_inputs(env)
-
-    @property
-    def run(self) -> WorkflowRun:
-        return self._run
-
-    @property
-    def inputs(self) -> ActionInputs:
-        return self._inputs
-
-    @property
-    def workspace(self) -> Path:
-        return (self._run.workspace or Path.cwd()).resolve()
 
     def default_reports(self, output_dir: Path) -> list[tuple[str, Path]]:
         return []  # JUnit and SARIF have their own inputs on GitHub

@@ -25,12 +25,11 @@ from agentv_ci.errors import UsageError
 from agentv_ci.gating import GateDecision
 from agentv_ci.github.api import GitHubApiError
 from agentv_ci.github.artifacts import ArtifactLimits
-from agentv_ci.github.event import WorkflowRun
-from agentv_ci.github.inputs import ActionInputs
 from agentv_ci.history.flakiness import measure_flakiness
 from agentv_ci.history.flaky_waivers import with_flaky_waivers
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.waivers import WaiverBook
+from agentv_ci.platforms.contract import StepBasis
 from agentv_ci.platforms.gitlab.client import GitLabClient, TokenKind, describe
 from agentv_ci.platforms.gitlab.job import GitLabJob, read_gitlab_job
 from agentv_ci.platforms.gitlab.log import log_section
@@ -46,34 +45,22 @@ _NOT_IN_VALUE = re.compile(r"[\x00-\x1f\x7f]+")
 _URL = re.compile(r"https?://[^\s()<>\[\]`\"'\\]{1,500}")
 
 
-class GitLabPlatform:
+class GitLabPlatform(StepBasis):
     """A step of a GitLab CI job."""
 
     name = "gitlab"
 
     def __init__(self, env: Mapping[str, str], log: ActionLog, args: Sequence[str] = ()) -> None:
+        self.job: GitLabJob = read_gitlab_job(env)
+        inputs = read_settings(args, env, job_name=self.job.job_name)  # bad settings first, as before
+        super().__init__(self.job.workflow_run(), inputs)
         self.env = env
         self.log = log
-        self.job: GitLabJob = read_gitlab_job(env)
-        self._inputs = read_settings(args, env, job_name=self.job.job_name)
-        self._run = self.job.workflow_run()
         self.token = env.get(TOKEN_VARIABLE, "").strip()
         for secret in (self.token, self.job.job_token):
             if secret:
                 register_secret(secret)  # never printed, redacted from every report and the note
         self._outputs: dict[str, str] = {}
-
-    @property
-    def run(self) -> WorkflowRun:
-        return self._run
-
-    @property
-    def inputs(self) -> ActionInputs:
-        return self._inputs
-
-    @property
-    def workspace(self) -> Path:
-        return (self._run.workspace or Path.cwd()).resolve()
 
     def refuse_fork_in_parent(self) -> None:
         """Raise `UsageError` (exit 2) for a fork's MR pipeline in the parent project, unless
