@@ -284,8 +284,7 @@ class Runner:
         attempts: list[TestResult] = []
         spent = 0.0
         fingerprint = self.definition_fingerprint(job)  # once per job: its attempts share it
-        budget = self.options.budget
-        metered = budget.limit_usd is not None and not self.options.dry_run  # a dry run spends nothing
+        metered = self._metered()
         for attempt in range(job.attempts):
             # Wait once per attempt even when the target answers at once (a cached answer): Ctrl-C /
             # SIGTERM cancel the run at a task's next wait, and other tests get their turn. A dry
@@ -293,12 +292,11 @@ class Runner:
             # than the attempt, and a stop is still heard within a few milliseconds.
             await self._turn()
             if metered:
-                admission = await budget.admit(self.configs.key(self.configs.for_job(job), job.target))
-                if admission is None:
+                paid = await self._paid_attempt(job, attempt, fingerprint, dependencies)
+                if paid is None:  # the budget admits no more
                     break
-                with budget.paying(admission):
-                    result = await self.run_attempt(job, attempt, fingerprint, dependencies)
-            else:
+                result = paid
+            else:  # the hot path (a dry run, no budget): no extra coroutine per attempt
                 result = await self.run_attempt(job, attempt, fingerprint, dependencies)
             attempts.append(result)
             spent += result.cost_usd or 0.0
@@ -311,6 +309,21 @@ class Runner:
         if not attempts:
             return None
         return aggregate_attempts(attempts, job.strategy)
+
+    def _metered(self) -> bool:
+        """Whether attempts go through the budget (a limit is set; a dry run spends nothing)."""
+        return self.options.budget.limit_usd is not None and not self.options.dry_run
+
+    async def _paid_attempt(
+        self, job: Job, attempt: int, fingerprint: str | None, dependencies: Dependencies | None
+    ) -> TestResult | None:
+        """One attempt once the budget admits it (None: it admits no more)."""
+        budget = self.options.budget
+        admission = await budget.admit(self.configs.key(self.configs.for_job(job), job.target))
+        if admission is None:
+            return None
+        with budget.paying(admission):
+            return await self.run_attempt(job, attempt, fingerprint, dependencies)
 
     def _not_run_without_secret(self, job: Job) -> TestResult | None:
         """The `not_run` row of a job whose target or judge needs a secret the event withholds."""
@@ -341,21 +354,17 @@ class Runner:
         attempts: list[TestResult] = []
         spent = 0.0
         fingerprint = self.definition_fingerprint(job)
-        budget = self.options.budget
-        metered = budget.limit_usd is not None and not self.options.dry_run
+        metered = self._metered()
         wanted, stopped = rule.looks[0], "max"
         while len(attempts) < wanted:
             await self._turn()  # as run_job: a stop signal is heard between attempts
-            attempt = len(attempts)
             if metered:
-                admission = await budget.admit(self.configs.key(self.configs.for_job(job), job.target))
-                if admission is None:
-                    stopped = "budget"
-                    break
-                with budget.paying(admission):
-                    result = await self.run_attempt(job, attempt, fingerprint, dependencies)
+                result = await self._paid_attempt(job, len(attempts), fingerprint, dependencies)
             else:
-                result = await self.run_attempt(job, attempt, fingerprint, dependencies)
+                result = await self.run_attempt(job, len(attempts), fingerprint, dependencies)
+            if result is None:
+                stopped = "budget"
+                break
             attempts.append(result)
             spent += result.cost_usd or 0.0
             if job.cost_limit_usd is not None and spent >= job.cost_limit_usd:
