@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from measure import Variant, run_measured, variants
 
 from agentv_ci.model.result import AssertionResult, GraderResult, TestResult
-from agentv_ci.reporting.results_file import ResultsWriter
+from agentv_ci.results.results_file import ResultsWriter
 
 
 def _record_project(work: Path, answer_mb: int) -> Path:

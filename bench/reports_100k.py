@@ -27,8 +27,8 @@ from agentv_ci.plugins import ReportOptions
 from agentv_ci.reporting.console import render_console
 from agentv_ci.reporting.junit import render_junit
 from agentv_ci.reporting.markdown import render_markdown
-from agentv_ci.reporting.results_file import ResultsWriter, load_run
 from agentv_ci.reporting.sarif import SarifReporter
+from agentv_ci.results.results_file import ResultsWriter, load_run
 
 REPO = Path("/repo")
 

@@ -76,7 +76,7 @@ from agentv_ci.grading import grade_test
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.prompting import render_input
 from agentv_ci.reporting import write_reports
-from agentv_ci.reporting.results_file import ResultsWriter, summary_from_results, write_summary_json
+from agentv_ci.results.results_file import ResultsWriter, summary_from_results, write_summary_json
 from agentv_ci.running.plan import PlanOptions, plan_jobs
 from agentv_ci.running.scheduler import Runner, RunnerOptions
 from agentv_ci.running.session import load_selected_suites

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from agentv_ci.cli import app
 from agentv_ci.compare import compare_runs, render_comparison
 from agentv_ci.model.result import AttemptSummary, TestResult
-from agentv_ci.reporting.results_file import read_results
+from agentv_ci.results.results_file import read_results
 from tests.cli_helpers import run_cli
 from tests.reporting.golden import assert_golden
 

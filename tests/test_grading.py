@@ -138,7 +138,7 @@ def test_a_test_without_graders_gets_agentvs_implicit_llm_grader_from_its_refere
 
 
 def test_a_skipped_grader_makes_an_execution_error_never_a_not_run_row() -> None:
-    from agentv_ci.reporting.totals import outcome_of
+    from agentv_ci.results.totals import outcome_of
 
     members = [{"type": "contains", "name": "has-a", "value": "a"}]
     test = EvalTest(id="t", graders=[spec("composite", "combo", assertions=members)])  # no aggregator: skips

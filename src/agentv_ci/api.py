@@ -62,7 +62,7 @@ from agentv_ci.plugins.contracts import (
 from agentv_ci.plugins.testing import call_target, check_plugin, grade_answer, make_grader
 from agentv_ci.plugins.versions import PLUGIN_API_VERSION
 from agentv_ci.prompting import content_text, final_answer, reference_answer
-from agentv_ci.reporting.totals import Outcome, Totals, outcome_of, totals_by_suite, totals_of
+from agentv_ci.results.totals import Outcome, Totals, outcome_of, totals_by_suite, totals_of
 from agentv_ci.security.file_reads import ConfinedReadError, read_confined_file
 from agentv_ci.target_client import TargetInvocation, TargetProxyClient, TargetProxyError
 

@@ -47,8 +47,8 @@ import msgspec
 
 from agentv_ci.model.provenance import differences
 from agentv_ci.model.result import TestResult
-from agentv_ci.reporting.gc_pause import paused_gc
-from agentv_ci.reporting.results_file import aggregate_attempts
+from agentv_ci.results.gc_pause import paused_gc
+from agentv_ci.results.results_file import aggregate_attempts
 from agentv_ci.statistics.family import ALPHA, control_family
 from agentv_ci.statistics.fisher import fisher_exact_greater, fisher_exact_less, min_p_greater
 from agentv_ci.statistics.paired import PairedDelta, paired_delta

@@ -22,7 +22,7 @@ A missed gate is a value, not an exception. Exit codes (`errors.ExitCode`; docs/
     tests left unrun: a run that broke its spending limit is not green either),
   - tests were not run (the budget ran out, or a results file holds `not_run` rows), and in
     particular planned tests have no finished row (the run was interrupted or killed, or a shard
-    is missing): "incomplete: N of M tests did not run" (the run's plan, reporting/plan_file.py).
+    is missing): "incomplete: N of M tests did not run" (the run's plan, results/plan_file.py).
 - **0** otherwise.
 
 A dry run (`summary.dry_run`: placeholder answers) reports the quality gates as notes and applies
@@ -43,11 +43,11 @@ from typing import NamedTuple
 
 from agentv_ci.compare import NOISE_FLOOR, Comparison, incomparable_reasons
 from agentv_ci.errors import ExitCode, UsageError
+from agentv_ci.model.estimate_text import budget_reached
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.waivers import Waiver, WaiverBook
-from agentv_ci.reporting.estimate_text import budget_reached
-from agentv_ci.reporting.tally import NAMED, FirstFew, tally_of
-from agentv_ci.reporting.totals import Totals
+from agentv_ci.results.tally import NAMED, FirstFew, tally_of
+from agentv_ci.results.totals import Totals
 
 __all__ = [
     "GateDecision",
@@ -234,7 +234,7 @@ def _rate_gates(groups: list[Totals], options: GateOptions) -> list[str]:
 def cost_gate(summary: RunSummary, overall: Totals, limit: float) -> tuple[list[str], list[str]]:
     """(gate failures, inconclusive reasons) of `max_cost_usd`: the run's actual cost over `limit`
     fails; a cost not fully known (answers without a price) cannot pass."""
-    from agentv_ci.reporting.estimate_text import usd
+    from agentv_ci.model.estimate_text import usd
 
     cost = summary.spent_usd if summary.spent_usd is not None else overall.cost_usd
     if cost is not None and cost > limit:
@@ -304,14 +304,14 @@ def _p_text(p: float) -> str:
 
 def decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | None = None) -> GateDecision:
     """Apply every gate to `summary` (and `baseline` when given) and pick the exit code."""
-    from agentv_ci.reporting.gc_pause import paused_gc
+    from agentv_ci.results.gc_pause import paused_gc
 
     with paused_gc():
         return _decide(summary, options, baseline)
 
 
 def _incomplete(summary: RunSummary) -> str:
-    from agentv_ci.reporting.plan_check import incomplete_reason
+    from agentv_ci.results.plan_check import incomplete_reason
 
     return incomplete_reason(summary, summary.not_run)
 
@@ -366,7 +366,7 @@ def _decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | No
     incomplete = summary.planned is not None and not summary.budget_exhausted
     incomplete = incomplete and (unexplained > 0 or bool(summary.missing_shards))  # a shard without a record
     if incomplete:  # planned tests without a finished row: killed, interrupted, a shard missing
-        from agentv_ci.reporting.plan_check import incomplete_reason
+        from agentv_ci.results.plan_check import incomplete_reason
 
         inconclusive.append(incomplete_reason(summary, unexplained))
         unlisted = not_run - overall.not_run  # a missing shard's tests: planned, no row to count

@@ -93,8 +93,8 @@ def test_date_and_parse_float_agree_with_node_on_generated_strings() -> None:
     import random
     import subprocess
 
-    from agentv_ci.graders.js_date_parse import js_date_ms
-    from agentv_ci.graders.js_numbers import js_number_string, parse_float
+    from agentv_ci.js_semantics.js_date_parse import js_date_ms
+    from agentv_ci.js_semantics.js_numbers import js_number_string, parse_float
 
     rng = random.Random(22)
     strings = ["".join(rng.choice(_ATOMS) for _ in range(rng.randint(1, 7))) for _ in range(3000)]

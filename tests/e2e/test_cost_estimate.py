@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agentv_ci.reporting.estimate_text import usd
+from agentv_ci.model.estimate_text import usd
 from tests.cli_helpers import run_cli
 from tests.e2e.test_action import Project, run_action
 from tests.fakes.github_server import FakeGitHub

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from agentv_ci.model.waivers import Waiver
-from agentv_ci.reporting.results_file import load_run
+from agentv_ci.results.results_file import load_run
 from tests.cli_helpers import run_cli
 from tests.e2e.test_action import Project
 from tests.reporting.junit_oracle import junit_xml_document

@@ -13,7 +13,7 @@ import pytest
 from agentv_ci.github.api import GitHubApiError, GitHubClient
 from agentv_ci.github.artifacts import ArtifactLimits, download_baseline
 from agentv_ci.model.result import TestResult
-from agentv_ci.reporting.results_file import ResultsWriter, summary_from_results, write_summary_json
+from agentv_ci.results.results_file import ResultsWriter, summary_from_results, write_summary_json
 from tests.fakes.github_server import Artifact, FakeGitHub
 
 

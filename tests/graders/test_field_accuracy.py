@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from agentv_ci.graders.dates import parse_date
-from agentv_ci.graders.js_calendar import iso_day
+from agentv_ci.js_semantics.js_calendar import iso_day
 from agentv_ci.model.suite import GraderSpec, Message
 from agentv_ci.model.suite import Test as EvalTest
 from tests.graders.contexts import make_ctx, run_spec

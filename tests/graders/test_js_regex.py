@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentv_ci.graders.js_regex import compile_js_regex
+from agentv_ci.js_semantics.js_regex import compile_js_regex
 from tests.graders.contexts import grade
 
 

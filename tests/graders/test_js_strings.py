@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from agentv_ci.graders.js_regex import compile_js_regex, js_subject
+from agentv_ci.js_semantics.js_regex import compile_js_regex, js_subject
 from tests.graders.contexts import grade
 
 HERE = Path(__file__).parent / "js_strings"
@@ -122,7 +122,7 @@ process.stdout.write(JSON.stringify({ canon, related, groups }));
 def test_case_folding_is_nodes_for_every_cased_character() -> None:
     """The `i` flag's equivalences, without `u` (every UTF-16 unit) and with it (every character
     related by node's toLowerCase/toUpperCase, and every group we make), as node's own RegExp has them."""
-    from agentv_ci.graders.js_case_folding import case_group_of, case_groups
+    from agentv_ci.js_semantics.js_case_folding import case_group_of, case_groups
 
     ours = case_groups(True)
     done = subprocess.run(

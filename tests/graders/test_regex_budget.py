@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from agentv_ci.graders import regex_search
-from agentv_ci.graders.js_regex import compile_js_regex
+from agentv_ci.js_semantics.js_regex import compile_js_regex
 from tests.graders.contexts import make_ctx, make_spec, run_spec
 
 EVIL = r"^(a|aa)+$"

@@ -9,7 +9,7 @@ import msgspec
 
 from agentv_ci.model.provenance import ModelIdentity, Provenance, differences
 from agentv_ci.model.result import TestResult
-from agentv_ci.reporting.results_file import decode_row
+from agentv_ci.results.results_file import decode_row
 
 JUDGE = ModelIdentity(name="judge", provider="openai", model="gpt-4o", parameters={"temperature": "0"})
 BASE = Provenance(

@@ -29,7 +29,6 @@ from junit_xml import TestCase, TestSuite
 
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.waivers import Waiver
-from agentv_ci.reporting.attempts import aggregate_attempts
 from agentv_ci.reporting.details import (
     REPORT,
     attempt_counts,
@@ -39,7 +38,8 @@ from agentv_ci.reporting.details import (
     failure_text,
     repo_relative,
 )
-from agentv_ci.reporting.totals import outcome_of
+from agentv_ci.results.attempts import aggregate_attempts
+from agentv_ci.results.totals import outcome_of
 from agentv_ci.security.redaction import excerpt
 from agentv_ci.text_safety import clean_text, neutralise_workflow_commands
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from agentv_ci.model.baseline import BaselineSource
 from agentv_ci.model.result import TestResult
 from agentv_ci.reporting.baseline_report import baseline_log_line, baseline_markdown_line, record_baseline
-from agentv_ci.reporting.results_file import ResultsWriter, load_run, summary_from_results, write_summary_json
+from agentv_ci.results.results_file import ResultsWriter, load_run, summary_from_results, write_summary_json
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 

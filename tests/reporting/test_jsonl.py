@@ -6,7 +6,7 @@ from pathlib import Path
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.plugins import ReportOptions
 from agentv_ci.reporting.jsonl import JsonlReporter
-from agentv_ci.reporting.results_file import read_results
+from agentv_ci.results.results_file import read_results
 from tests.reporting.golden import assert_golden
 from tests.reporting.sample_runs import sample_summary
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from agentv_ci.cli import app
 from agentv_ci.errors import UsageError
 from agentv_ci.model.result import TestResult
-from agentv_ci.reporting.results_file import ResultsWriter
+from agentv_ci.results.results_file import ResultsWriter
 from tests.cli_helpers import run_cli
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -11,11 +11,11 @@ import pytest
 
 from agentv_ci.gating import rejudge, rejudge_result
 from agentv_ci.model.result import AssertionResult, GraderResult, TestResult
-from agentv_ci.reporting.results_file import load_run
-from agentv_ci.reporting.results_writer import ResultsWriter
-from agentv_ci.reporting.stored_results import StoredResults
-from agentv_ci.reporting.streamed_run import load_run_streamed
-from agentv_ci.reporting.tally import tally_of
+from agentv_ci.results.results_file import load_run
+from agentv_ci.results.results_writer import ResultsWriter
+from agentv_ci.results.stored_results import StoredResults
+from agentv_ci.results.streamed_run import load_run_streamed
+from agentv_ci.results.tally import tally_of
 from tests.cli_helpers import run_cli
 
 

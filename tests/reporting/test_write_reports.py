@@ -9,7 +9,7 @@ import pytest
 from agentv_ci.errors import ConfigError
 from agentv_ci.gating import GateOptions, decide
 from agentv_ci.reporting import write_report, write_reports
-from agentv_ci.reporting.results_file import read_results
+from agentv_ci.results.results_file import read_results
 from tests.reporting.sample_runs import baseline_summary, sample_summary
 
 

@@ -271,7 +271,7 @@ def test_definition_fingerprint_reads_the_target_from_targets_yaml(project: Path
 
 
 def test_the_results_file_keeps_the_fingerprint(project: Path, tmp_path: Path) -> None:
-    from agentv_ci.reporting.results_file import ResultsWriter, read_results
+    from agentv_ci.results.results_file import ResultsWriter, read_results
 
     rows = run_rows(project)
     with ResultsWriter(tmp_path / "index.jsonl") as writer:

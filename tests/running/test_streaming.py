@@ -11,9 +11,9 @@ import pytest
 
 from agentv_ci.loading import jsonl
 from agentv_ci.model.result import TestResult
-from agentv_ci.reporting.results_file import ResultsWriter, read_results
-from agentv_ci.reporting.stored_results import StoredResults
-from agentv_ci.reporting.totals import totals_of
+from agentv_ci.results.results_file import ResultsWriter, read_results
+from agentv_ci.results.stored_results import StoredResults
+from agentv_ci.results.totals import totals_of
 from agentv_ci.running.session import RunRequest, execute_run
 
 TESTS = 400

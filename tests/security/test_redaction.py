@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentv_ci.model.result import TestResult
-from agentv_ci.reporting.results_file import ResultsWriter
+from agentv_ci.results.results_file import ResultsWriter
 from agentv_ci.security.redaction import MIN_SECRET_LENGTH, SECRETS, SecretRegistry, excerpt, is_secret_name
 from agentv_ci.security.streams import RedactingStream, protected_console
 from tests.properties import property_settings

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import re
 
-from agentv_ci.validation.codes import CODES
+from agentv_ci.model.codes import CODES
 from tests.conftest import REPO_ROOT
 
 

@@ -135,7 +135,7 @@ def resolve_baseline(
     """The baseline the inputs ask for; when they ask for none, the committed sidecars of the eval
     files `results` came from (if any). `from_artifact`: the platform's `baseline: auto` (GitHub's
     results artifacts by default). Raises `UsageError` only for contradictory inputs."""
-    from agentv_ci.reporting.results_file import load_run
+    from agentv_ci.results.results_file import load_run
 
     if inputs.baseline and inputs.baseline_ref:
         raise UsageError("set either `baseline` or `baseline_ref`, not both")
@@ -167,7 +167,7 @@ def resolve_baseline(
 
 def _sidecars(results: Iterable[TestResult], workspace: Path) -> Baseline | None:
     """The committed sidecars of the eval files `results` came from, or None when none has one."""
-    from agentv_ci.reporting.sidecars import load_sidecar_baseline
+    from agentv_ci.results.sidecars import load_sidecar_baseline
 
     sidecars = load_sidecar_baseline(results, workspace)
     return None if sidecars is None else Baseline(sidecars.summary, sidecars.source)

@@ -66,7 +66,7 @@ def run_request(
 def _estimate_lines(inputs: ActionInputs, estimate: CostEstimate) -> list[str]:
     """The run's estimate table; with `baseline_ref`, a line saying the re-run comes on the same bill
     (its own estimate is printed when it starts: action/rerun_bill.py)."""
-    from agentv_ci.reporting.estimate_text import estimate_table
+    from agentv_ci.model.estimate_text import estimate_table
     from agentv_ci.text_safety import neutralise_workflow_commands, printable
 
     lines = estimate_table(estimate)
@@ -96,7 +96,7 @@ def _baseline_counts(inputs: ActionInputs, workspace: Path) -> dict[tuple[str, s
     if not inputs.baseline or inputs.baseline == "auto":
         return {}
     from agentv_ci.errors import AgentvCiError
-    from agentv_ci.reporting.results_file import load_run
+    from agentv_ci.results.results_file import load_run
     from agentv_ci.running.adaptive import baseline_counts
 
     path = Path(inputs.baseline) if Path(inputs.baseline).is_absolute() else workspace / inputs.baseline
@@ -112,7 +112,7 @@ def _recorded_usage(inputs: ActionInputs, workspace: Path) -> RecordedUsage | No
     if not inputs.baseline or inputs.baseline == "auto":
         return None
     from agentv_ci.errors import AgentvCiError
-    from agentv_ci.reporting.results_file import load_run
+    from agentv_ci.results.results_file import load_run
     from agentv_ci.running.recorded_usage import RecordedUsage
 
     path = Path(inputs.baseline) if Path(inputs.baseline).is_absolute() else workspace / inputs.baseline

@@ -93,13 +93,13 @@ class Publisher:
 
     def finish_without_evals(self, note: str, *, merged: RunSummary | None = None) -> int:
         """Nothing to run: the record of a run that selected nothing (an empty index.jsonl, a plan of
-        no job with the shard, a `skipped` summary.json: reporting/skipped_run.py) and reports, so
+        no job with the shard, a `skipped` summary.json: results/skipped_run.py) and reports, so
         later upload steps and the merge of shards find them; the note in the log, the step summary
         and the comment, and a green step. `merged`: shards that all selected nothing, merged by
         `results:` (their record is written already). The comment only updates an earlier one (so
         no stale verdict stays on the PR); a PR that never had one gets none."""
         from agentv_ci.reporting import write_reports
-        from agentv_ci.reporting.skipped_run import write_skipped_run
+        from agentv_ci.results.skipped_run import write_skipped_run
         from agentv_ci.running.sharding import parse_shard
 
         paths = self.paths

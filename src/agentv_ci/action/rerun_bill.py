@@ -18,8 +18,8 @@ import msgspec
 from msgspec.structs import replace as with_fields
 
 from agentv_ci.model.estimate import CostEstimate, merged_estimates
+from agentv_ci.model.estimate_text import budget_amount, estimate_table, usd
 from agentv_ci.model.result import RunSummary
-from agentv_ci.reporting.estimate_text import budget_amount, estimate_table, usd
 from agentv_ci.running.session import RunRequest
 from agentv_ci.security.redaction import redact_bytes
 from agentv_ci.text_safety import neutralise_workflow_commands, printable

@@ -33,8 +33,8 @@ def compare_command(
     from agentv_ci.compare import compare_runs, render_comparison
     from agentv_ci.errors import ExitCode
     from agentv_ci.gating import regression_reasons
-    from agentv_ci.reporting.plan_check import PLAN_UNKNOWN, incomplete_reason
-    from agentv_ci.reporting.results_file import load_run
+    from agentv_ci.results.plan_check import PLAN_UNKNOWN, incomplete_reason
+    from agentv_ci.results.results_file import load_run
 
     # each side counted against its plan: a planned test that did not run is "not comparable", not
     # "removed" (or "new")

@@ -18,7 +18,7 @@ def merge_command(
     a shard missing altogether): the merged run is incomplete. Inputs that all selected nothing
     (change-based selection) merge into a skipped run, exit 0, unless a shard has no record."""
     from agentv_ci.errors import ExitCode
-    from agentv_ci.reporting.plan_check import PLAN_UNKNOWN, incomplete_reason
+    from agentv_ci.results.plan_check import PLAN_UNKNOWN, incomplete_reason
     from agentv_ci.running.merging import merge_runs
 
     merged = merge_runs(inputs, output)

@@ -85,7 +85,7 @@ def report_command(
     from agentv_ci.reporting import parse_report_options
     from agentv_ci.reporting.console import render_console
     from agentv_ci.reporting.finish import gate_and_report
-    from agentv_ci.reporting.streamed_run import load_run_streamed
+    from agentv_ci.results.streamed_run import load_run_streamed
     from agentv_ci.selection.quarantine_source import trusted_quarantine
 
     check_max_cost(max_cost_usd)
@@ -146,8 +146,8 @@ def _baseline_of(
     """`--baseline`, else the committed sidecars of the eval files the rows came from (paths relative
     to `root`), else none."""
     from agentv_ci.model.baseline import BaselineSource
-    from agentv_ci.reporting.results_file import load_run
-    from agentv_ci.reporting.sidecars import load_sidecar_baseline
+    from agentv_ci.results.results_file import load_run
+    from agentv_ci.results.sidecars import load_sidecar_baseline
 
     if baseline is not None:
         return load_run(baseline), BaselineSource("path", name=str(baseline))

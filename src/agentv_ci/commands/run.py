@@ -201,7 +201,7 @@ def run_command(
     from agentv_ci.model.bounds import MAX_ATTEMPTS, check_run_flags
     from agentv_ci.reporting.console import render_console
     from agentv_ci.reporting.finish import gate_and_report
-    from agentv_ci.reporting.results_file import load_run
+    from agentv_ci.results.results_file import load_run
     from agentv_ci.running.plan import PlanOptions
     from agentv_ci.running.recorded_usage import RecordedUsage
     from agentv_ci.running.session import RunInterrupted, RunRequest, execute_run
@@ -300,7 +300,7 @@ def run_command(
 
         source = BaselineSource("path", name=str(baseline))
     else:  # each eval file's committed sidecar, where there is one
-        from agentv_ci.reporting.sidecars import load_sidecar_baseline
+        from agentv_ci.results.sidecars import load_sidecar_baseline
 
         try:
             sidecars = load_sidecar_baseline(summary.results, Path.cwd())
@@ -379,7 +379,7 @@ def _estimate_printer(*, dry_run: bool, quiet: bool) -> "Callable[[CostEstimate]
     (stdout), else the total (stderr; none with --quiet)."""
 
     def show(estimate: "CostEstimate") -> None:
-        from agentv_ci.reporting.estimate_text import estimate_table, estimate_total
+        from agentv_ci.model.estimate_text import estimate_table, estimate_total
 
         if dry_run:
             typer.echo("\n".join(estimate_table(estimate)))

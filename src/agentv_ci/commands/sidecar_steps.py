@@ -36,7 +36,7 @@ def check_update_flags(
 def sidecars_exist(paths: list[Path]) -> bool:
     """Whether any eval file under `paths` has a committed sidecar (so --max-regression has a baseline)."""
     from agentv_ci.loading.discovery import find_eval_files
-    from agentv_ci.reporting.sidecars import existing_sidecars
+    from agentv_ci.results.sidecars import existing_sidecars
 
     return bool(existing_sidecars(find_eval_files(paths)))
 
@@ -44,7 +44,7 @@ def sidecars_exist(paths: list[Path]) -> bool:
 def update_sidecars(summary: RunSummary, decision: GateDecision, max_regression: float | None) -> bool:
     """Write the sidecars of a complete run (prints the files), or say why not; False when refused."""
     from agentv_ci.gating import regression_reasons
-    from agentv_ci.reporting.sidecar_writer import update_refusal, write_sidecars
+    from agentv_ci.results.sidecar_writer import update_refusal, write_sidecars
     from agentv_ci.text_safety import printable
 
     regressed = bool(

@@ -25,13 +25,13 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Literal
 
 from agentv_ci.gating import GateDecision
-from agentv_ci.github.workflow_commands import escape_data, escape_property
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.reporting.details import failing_graders, grader_failure_text, repo_relative, test_label
-from agentv_ci.reporting.stored_results import aggregated
-from agentv_ci.reporting.totals import outcome_of
+from agentv_ci.results.stored_results import aggregated
+from agentv_ci.results.totals import outcome_of
 from agentv_ci.security.redaction import excerpt
 from agentv_ci.text_safety import neutralise_workflow_commands, printable
+from agentv_ci.workflow_commands import escape_data, escape_property
 
 __all__ = ["annotations", "escape_data", "escape_property", "workflow_command"]
 

@@ -30,7 +30,7 @@ from agentv_ci.errors import LoadError
 from agentv_ci.github.api import GitHubApiError, GitHubClient
 from agentv_ci.github.safe_unzip import UnsafeArchiveError, extract_zip
 from agentv_ci.model.result import RunSummary
-from agentv_ci.reporting.results_file import INDEX_NAME, SUMMARY_NAME, load_run
+from agentv_ci.results.results_file import INDEX_NAME, SUMMARY_NAME, load_run
 
 __all__ = [
     "DEFAULT_ARTIFACT_NAME",

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from agentv_ci.gating import GateDecision
 from agentv_ci.model.result import RunSummary
-from agentv_ci.reporting.totals import totals_of
+from agentv_ci.results.totals import totals_of
 from agentv_ci.security.redaction import redact
 
 __all__ = ["OutputValue", "output_text", "run_outputs", "write_outputs"]
@@ -24,7 +24,7 @@ __all__ = ["OutputValue", "output_text", "run_outputs", "write_outputs"]
 OutputValue = str | int | float | bool | None
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _FLOAT_DIGITS = 4  # pass_rate 5/6 -> 0.8333
-_COST_DIGITS = 6  # cost is summed at micro-dollar precision (reporting/totals.py)
+_COST_DIGITS = 6  # cost is summed at micro-dollar precision (results/totals.py)
 
 
 def output_text(value: OutputValue, *, digits: int = _FLOAT_DIGITS) -> str:

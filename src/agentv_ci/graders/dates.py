@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agentv_ci.graders.js_calendar import days_from_civil, utc_day
-from agentv_ci.graders.js_date_parse import MAX_TIME_MS, js_date_ms
-from agentv_ci.graders.js_numbers import js_trim
+from agentv_ci.js_semantics.js_calendar import days_from_civil, utc_day
+from agentv_ci.js_semantics.js_date_parse import MAX_TIME_MS, js_date_ms
+from agentv_ci.js_semantics.js_numbers import js_trim
 
 DEFAULT_DATE_FORMATS = (
     "YYYY-MM-DDTHH:mm:ssZ",

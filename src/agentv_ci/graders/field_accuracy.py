@@ -19,12 +19,12 @@ import msgspec
 from agentv_ci.errors import ConfigError, GraderError
 from agentv_ci.graders import regex_search
 from agentv_ci.graders.dates import DEFAULT_DATE_FORMATS, parse_date
-from agentv_ci.graders.js_calendar import iso_day
-from agentv_ci.graders.js_numbers import js_string, parse_float, to_fixed, to_number
-from agentv_ci.graders.js_regex import compile_js_regex, js_subject
 from agentv_ci.graders.json_values import MISSING, deep_equal, get_path
 from agentv_ci.graders.judge_replies import JudgeReplyError, first_json_object
 from agentv_ci.graders.outcome import answer_text, scored, shown, shown_text
+from agentv_ci.js_semantics.js_calendar import iso_day
+from agentv_ci.js_semantics.js_numbers import js_string, parse_float, to_fixed, to_number
+from agentv_ci.js_semantics.js_regex import compile_js_regex, js_subject
 from agentv_ci.model.result import AssertionResult, GraderResult
 from agentv_ci.model.suite import GraderSpec, Message
 from agentv_ci.plugins import GradingContext

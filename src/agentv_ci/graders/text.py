@@ -14,9 +14,9 @@ import msgspec
 
 from agentv_ci.errors import ConfigError
 from agentv_ci.graders import regex_search
-from agentv_ci.graders.js_numbers import js_trim
-from agentv_ci.graders.js_regex import compile_js_regex, js_subject, span_in_text
 from agentv_ci.graders.outcome import answer_text, around, check, errored, excerpt, shown, shown_text
+from agentv_ci.js_semantics.js_numbers import js_trim
+from agentv_ci.js_semantics.js_regex import compile_js_regex, js_subject, span_in_text
 from agentv_ci.model.result import GraderResult
 from agentv_ci.model.suite import GraderSpec
 from agentv_ci.plugins import GradingContext

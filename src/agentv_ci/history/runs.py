@@ -8,7 +8,7 @@ from pathlib import Path
 from agentv_ci.errors import UsageError
 from agentv_ci.model.result import TestResult
 from agentv_ci.model.source import SourceLocation
-from agentv_ci.reporting.results_file import aggregate_attempts, index_path, read_results, summary_facts
+from agentv_ci.results.results_file import aggregate_attempts, index_path, read_results, summary_facts
 
 __all__ = ["read_history"]
 

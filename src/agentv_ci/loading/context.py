@@ -10,10 +10,10 @@ from typing import Any, Protocol
 
 from agentv_ci.json_limits import MAX_INT, MIN_INT, describe_int
 from agentv_ci.loading.yaml_source import JsonPath
+from agentv_ci.model.codes import severity_of
 from agentv_ci.model.diagnostics import Diagnostic
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.security.confinement import Confinement, outside_hint
-from agentv_ci.validation.codes import severity_of
 
 
 class Locator(Protocol):

@@ -39,7 +39,7 @@ def _check_value(spec: GraderSpec, raw: dict[str, Any], node: Node, ctx: LoadCon
                     "E103", f"unknown regex flag(s) {''.join(bad)!r}", node.child("flags"), hint="use i, m, s"
                 )
             if not bad:
-                from agentv_ci.graders.js_regex import compile_js_regex
+                from agentv_ci.js_semantics.js_regex import compile_js_regex
 
                 try:  # with the grader's JavaScript semantics: (?<name>...), [^] are valid there
                     compile_js_regex(value, str(flags) if flags else None)

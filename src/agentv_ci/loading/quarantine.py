@@ -27,10 +27,10 @@ import msgspec
 from agentv_ci.errors import LoadError
 from agentv_ci.loading.context import did_you_mean
 from agentv_ci.loading.yaml_source import JsonPath, MarkedDocument, parse_yaml
+from agentv_ci.model.codes import severity_of
 from agentv_ci.model.diagnostics import Diagnostic
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.waivers import ANY_TARGET, Waiver, WaiverBook, waiver_key
-from agentv_ci.validation.codes import severity_of
 
 __all__ = [
     "QUARANTINE_PATH",

@@ -17,10 +17,10 @@ from agentv_ci.errors import LoadError
 from agentv_ci.loading.keys import TESTS_ALIASES
 from agentv_ci.loading.paths import display_path
 from agentv_ci.loading.yaml_source import parse_yaml
+from agentv_ci.model.codes import severity_of
 from agentv_ci.model.diagnostics import Diagnostic
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import Suite, Test
-from agentv_ci.validation.codes import severity_of
 
 __all__ = ["SuiteNames"]
 

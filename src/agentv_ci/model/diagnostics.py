@@ -1,7 +1,7 @@
 """Diagnostics: every problem found in user files, with code, location and hint.
 
 A value that loading, validation, running and the reporters all pass around, so it lives here on the
-floor they share (docs/architecture.md); the codes are in validation/codes.py, docs/diagnostics.md."""
+floor they share (docs/architecture.md); the codes are in model/codes.py, docs/diagnostics.md."""
 
 from __future__ import annotations
 

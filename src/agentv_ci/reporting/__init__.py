@@ -69,7 +69,7 @@ def write_report(name: str, summary: RunSummary, path: Path, *, repo_root: Path,
     baseline = extras.pop("baseline", None)
     options = ReportOptions(path=path, repo_root=repo_root, baseline=baseline, extras=extras)
     path.parent.mkdir(parents=True, exist_ok=True)
-    from agentv_ci.reporting.gc_pause import paused_gc
+    from agentv_ci.results.gc_pause import paused_gc
 
     try:
         with paused_gc():

@@ -36,8 +36,8 @@ from agentv_ci.reporting.details import (
     repo_relative,
     test_label,
 )
-from agentv_ci.reporting.stored_results import aggregated_failing
-from agentv_ci.reporting.totals import outcome_of
+from agentv_ci.results.stored_results import aggregated_failing
+from agentv_ci.results.totals import outcome_of
 from agentv_ci.security.redaction import excerpt, redact
 from agentv_ci.text_safety import clean_text, printable
 

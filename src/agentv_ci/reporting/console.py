@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agentv_ci.model.estimate_text import budget_reached
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.reporting.details import failure_headline
-from agentv_ci.reporting.estimate_text import budget_reached
-from agentv_ci.reporting.plan_check import PLAN_UNKNOWN
-from agentv_ci.reporting.tally import CONSOLE_LISTED, tally_of
-from agentv_ci.reporting.totals import Totals, outcome_of
+from agentv_ci.results.plan_check import PLAN_UNKNOWN
+from agentv_ci.results.tally import CONSOLE_LISTED, tally_of
+from agentv_ci.results.totals import Totals, outcome_of
 from agentv_ci.text_safety import clean_text, neutralise_workflow_commands, printable
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ def render_console(summary: RunSummary, decision: GateDecision | None) -> str:
         lines.append(PLAN_UNKNOWN)
     if summary.cache is not None:
         lines.append(summary.cache.describe())
-    from agentv_ci.reporting.estimate_text import cost_line
+    from agentv_ci.model.estimate_text import cost_line
 
     if (cost := cost_line(summary)) is not None:
         lines.append(cost)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agentv_ci.model.result import RunSummary
 from agentv_ci.plugins import ReportOptions
-from agentv_ci.reporting.results_file import ResultsWriter
+from agentv_ci.results.results_file import ResultsWriter
 
 __all__ = ["JsonlReporter"]
 

@@ -48,9 +48,9 @@ from agentv_ci.reporting.details import (
     failure_text,
     repo_relative,
 )
-from agentv_ci.reporting.gc_pause import paused_gc
-from agentv_ci.reporting.stored_results import aggregated_in_key_order
-from agentv_ci.reporting.totals import outcome_of
+from agentv_ci.results.gc_pause import paused_gc
+from agentv_ci.results.stored_results import aggregated_in_key_order
+from agentv_ci.results.totals import outcome_of
 from agentv_ci.security.redaction import excerpt
 from agentv_ci.text_safety import clean_text, neutralise_workflow_commands
 

@@ -15,14 +15,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentv_ci.model.estimate_text import budget_reached, cost_line
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.plugins import ReportOptions
 from agentv_ci.reporting.console import format_cost, format_duration
 from agentv_ci.reporting.details import SUMMARY, attempts_text, failing_graders, failure_text, repo_relative
-from agentv_ci.reporting.estimate_text import budget_reached, cost_line
-from agentv_ci.reporting.plan_check import PLAN_UNKNOWN
-from agentv_ci.reporting.tally import WORST_SHOWN, tally_of
-from agentv_ci.reporting.totals import Totals, outcome_of
+from agentv_ci.results.plan_check import PLAN_UNKNOWN
+from agentv_ci.results.tally import WORST_SHOWN, tally_of
+from agentv_ci.results.totals import Totals, outcome_of
 from agentv_ci.security.redaction import excerpt
 from agentv_ci.text_safety import clean_text, escape_markdown_inline, fenced_block
 

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 from agentv_ci.model.result import RunSummary
 from agentv_ci.plugins import ReportOptions
-from agentv_ci.reporting.tally import tally_of
-from agentv_ci.reporting.totals import Totals
+from agentv_ci.results.tally import tally_of
+from agentv_ci.results.totals import Totals
 from agentv_ci.text_safety import printable
 
 __all__ = ["OpenMetricsReporter", "label_value", "render_openmetrics"]

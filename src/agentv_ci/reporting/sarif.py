@@ -31,10 +31,10 @@ from agentv_ci.reporting.details import (
     repo_relative,
     test_label,
 )
-from agentv_ci.reporting.gc_pause import paused_gc
-from agentv_ci.reporting.stored_results import aggregated_failing
-from agentv_ci.reporting.tally import Smallest
-from agentv_ci.reporting.totals import outcome_of
+from agentv_ci.results.gc_pause import paused_gc
+from agentv_ci.results.stored_results import aggregated_failing
+from agentv_ci.results.tally import Smallest
+from agentv_ci.results.totals import outcome_of
 from agentv_ci.security.redaction import excerpt
 from agentv_ci.text_safety import clean_text
 
@@ -290,7 +290,7 @@ def sarif_from_diagnostics(
         rule_id = f"agentv/{d.code}"
         level = "error" if d.severity == "error" else "warning"
         if rule_id not in rules:
-            from agentv_ci.validation.codes import CODES
+            from agentv_ci.model.codes import CODES
 
             title = CODES[d.code][1] if d.code in CODES else "eval file problem"
             rules[rule_id] = _rule(

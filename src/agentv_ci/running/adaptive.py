@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from agentv_ci.model.result import TestResult
-from agentv_ci.reporting.attempts import aggregate_attempts
+from agentv_ci.results.attempts import aggregate_attempts
 from agentv_ci.statistics.sequential import AdaptiveRule, looks
 
 __all__ = ["AdaptiveRepeats", "baseline_counts", "conclusive_counts"]

@@ -317,7 +317,7 @@ def settle_estimate(
     if on_estimate is not None:
         on_estimate(estimate)
     if budget_usd is not None and estimate.cost_usd.low > budget_usd:
-        from agentv_ci.reporting.estimate_text import budget_refusal
+        from agentv_ci.model.estimate_text import budget_refusal
 
         raise OverBudget(
             budget_refusal(estimate, budget_usd),

@@ -9,7 +9,7 @@ import msgspec
 
 from agentv_ci.errors import UsageError
 from agentv_ci.model.result import RunSummary, TestResult
-from agentv_ci.reporting.plan_file import PLAN_NAME, Plan, PlanWriter, read_plan
+from agentv_ci.results.plan_file import PLAN_NAME, Plan, PlanWriter, read_plan
 from agentv_ci.text_safety import printable
 
 
@@ -33,8 +33,8 @@ def merge_runs(inputs: list[Path], output_dir: Path) -> MergeOutcome:
     Shards whose change-based selection chose nothing (their plan says `nothing_selected`) add no
     job: with real shards the merge is judged on those; when every input is one, the merged run is
     `skipped` too, unless a shard left no record at all (then it is incomplete: unknown)."""
-    from agentv_ci.reporting.plan_check import apply_plan
-    from agentv_ci.reporting.results_file import (
+    from agentv_ci.results.plan_check import apply_plan
+    from agentv_ci.results.results_file import (
         ResultsWriter,
         load_run,
         summary_from_results,

@@ -21,8 +21,8 @@ from agentv_ci.model.result import TargetResponse, TestResult
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import Suite, Test
 from agentv_ci.plugins import GraderTargetCaller
-from agentv_ci.reporting.plan_file import PlannedJob, PlanWriter
-from agentv_ci.reporting.results_file import SUMMARY_NAME, ResultsWriter
+from agentv_ci.results.plan_file import PlannedJob, PlanWriter
+from agentv_ci.results.results_file import SUMMARY_NAME, ResultsWriter
 from agentv_ci.running.session import timestamp_dir
 from agentv_ci.scoring import effective_threshold, three_way_verdict
 from agentv_ci.targets.config import load_targets

@@ -1,5 +1,5 @@
 """Recording a run's plan while its tests are first read: every job of the run goes to `plan.jsonl`
-(reporting/plan_file.py) before anything is spent, and the jobs still to run are counted for the
+(results/plan_file.py) before anything is spent, and the jobs still to run are counted for the
 runner (`RunNeeds`). Nothing is held per job.
 
 An interrupted run then gets a `not_run` row for each planned job that has none
@@ -14,8 +14,8 @@ from pathlib import Path
 from agentv_ci.model.matrix import MATRIX_HINT, MatrixCount
 from agentv_ci.model.result import TestResult
 from agentv_ci.model.suite import Suite, Test
-from agentv_ci.reporting.plan_check import NO_RESULT
-from agentv_ci.reporting.plan_file import (
+from agentv_ci.results.plan_check import NO_RESULT
+from agentv_ci.results.plan_file import (
     INTERRUPTED,
     Plan,
     PlannedJob,

@@ -10,7 +10,7 @@ from agentv_ci.security.atomic_write import write_atomically
 
 
 def previous_results(output_dir: Path) -> list[TestResult]:
-    from agentv_ci.reporting.results_file import read_results
+    from agentv_ci.results.results_file import read_results
 
     index = output_dir / "index.jsonl"
     if not index.is_file():
@@ -25,7 +25,7 @@ def finished_keys(output_dir: Path | None) -> set[tuple[str, str, str]]:
     import msgspec
 
     from agentv_ci.errors import LoadError
-    from agentv_ci.reporting.results_file import decode_row
+    from agentv_ci.results.results_file import decode_row
 
     index = output_dir / "index.jsonl" if output_dir is not None else None
     if index is None or not index.is_file():

@@ -275,9 +275,9 @@ def _run_planned(
     started: float,
     started_at: str,
 ) -> RunOutcome:
-    from agentv_ci.reporting.results_file import ResultsWriter, write_summary_json
-    from agentv_ci.reporting.stored_results import StoredResults
-    from agentv_ci.reporting.tally import ResultsTally
+    from agentv_ci.results.results_file import ResultsWriter, write_summary_json
+    from agentv_ci.results.stored_results import StoredResults
+    from agentv_ci.results.tally import ResultsTally
     from agentv_ci.running.cache import open_cache
     from agentv_ci.running.progress import Progress
     from agentv_ci.targets.replay import ReplayRecorder
@@ -421,10 +421,10 @@ def _run_planned(
 
 
 def _nothing_selected(request: RunRequest, started_at: str) -> RunOutcome:
-    """A change-based run that selected no eval: its record (reporting/skipped_run.py), so later
+    """A change-based run that selected no eval: its record (results/skipped_run.py), so later
     steps (reports, the PR comment, artifact upload, merging shards) find a run."""
-    from agentv_ci.reporting.plan_check import NOTHING_SELECTED
-    from agentv_ci.reporting.skipped_run import write_skipped_run
+    from agentv_ci.results.plan_check import NOTHING_SELECTED
+    from agentv_ci.results.skipped_run import write_skipped_run
 
     output_dir = request.output_dir or timestamp_dir()
     summary = write_skipped_run(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agentv_ci.reporting.needs_secret import NEEDS_SECRET
+from agentv_ci.results.needs_secret import NEEDS_SECRET
 from agentv_ci.running.needs import model_grader_targets
 from agentv_ci.running.plan import Job
 from agentv_ci.running.target_configs import TargetKey

@@ -20,7 +20,7 @@ from pathlib import Path
 import msgspec
 
 from agentv_ci.loading.command_paths import remembered
-from agentv_ci.reporting.sidecars import sidecar_path
+from agentv_ci.results.sidecars import sidecar_path
 from agentv_ci.selection.target_deps import TargetDependencies
 from agentv_ci.targets.config import TARGET_FILE_NAMES, find_targets_file
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import msgspec.structs
 
 from agentv_ci.loading.paths import display_path
+from agentv_ci.model.codes import severity_of
 from agentv_ci.model.diagnostics import Diagnostic, sort_key
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import Suite, Test
-from agentv_ci.validation.codes import severity_of
 
 
 def at_test(code: str, message: str, test: Test, suite: Suite, hint: str | None = None) -> Diagnostic:

@@ -44,8 +44,8 @@ def render_json(report: ValidationReport) -> str:
 def github_commands(report: ValidationReport) -> list[str]:
     """GitHub workflow commands, one per diagnostic: `::error file=...,line=...,col=...,title=...::message`
     (print each with security.streams.print_workflow_command)."""
-    from agentv_ci.github.workflow_commands import escape_data, escape_property
     from agentv_ci.text_safety import neutralise_workflow_commands, printable
+    from agentv_ci.workflow_commands import escape_data, escape_property
 
     lines = []
     for d in report.diagnostics:

@@ -23,12 +23,12 @@ from typing import Any
 import msgspec
 
 from agentv_ci.errors import ConfigError
+from agentv_ci.model.codes import severity_of
 from agentv_ci.model.diagnostics import Diagnostic
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import Suite, Test
 from agentv_ci.targets.config import TargetsConfig, UnknownTargetError, UnsetVariableError, load_targets
 from agentv_ci.targets.factory import CheckedTarget, MissingFieldError, check_target
-from agentv_ci.validation.codes import severity_of
 
 __all__ = ["TargetChecker", "check_targets_file", "targets_files_of"]
 

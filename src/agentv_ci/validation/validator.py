@@ -7,11 +7,11 @@ from pathlib import Path
 
 import msgspec
 
+from agentv_ci.model.codes import STRICT_PROMOTED
 from agentv_ci.model.diagnostics import Diagnostic, sort_key
 from agentv_ci.model.matrix import MATRIX_HINT, MatrixCount, targets_for
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import Suite, Test
-from agentv_ci.validation.codes import STRICT_PROMOTED
 from agentv_ci.validation.diagnostics import at_test, merge_repeated
 
 

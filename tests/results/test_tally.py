@@ -1,4 +1,4 @@
-"""The run's tally (reporting/tally.py): the figures of a list of results, gathered one result at a
+"""The run's tally (results/tally.py): the figures of a list of results, gathered one result at a
 time in bounded memory, equal the figures computed over the whole list."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentv_ci.model.result import TestResult
-from agentv_ci.reporting.tally import ResultsTally, Smallest
-from agentv_ci.reporting.totals import FloatSum, outcome_of, totals_by_suite, totals_of
+from agentv_ci.results.tally import ResultsTally, Smallest
+from agentv_ci.results.totals import FloatSum, outcome_of, totals_by_suite, totals_of
 from tests.properties import property_settings
 from tests.reporting.golden import FAKE_REPO
 from tests.reporting.sample_runs import sample_results

@@ -24,9 +24,9 @@ from typing import Any
 import msgspec
 
 from agentv_ci.model.result import RunSummary, TestResult
-from agentv_ci.reporting.sidecars import sidecar_path
-from agentv_ci.reporting.stored_results import aggregated_in_key_order
-from agentv_ci.reporting.tally import tally_of
+from agentv_ci.results.sidecars import sidecar_path
+from agentv_ci.results.stored_results import aggregated_in_key_order
+from agentv_ci.results.tally import tally_of
 from agentv_ci.security.atomic_write import refuse_symlink, write_atomically
 from agentv_ci.security.redaction import SECRETS
 

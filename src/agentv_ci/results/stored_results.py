@@ -20,10 +20,10 @@ from typing import overload
 import msgspec
 
 from agentv_ci.model.result import TestResult
-from agentv_ci.reporting.key_sort import spilled_sort
-from agentv_ci.reporting.results_file import aggregate_attempts, decode_row, merge_attempts
-from agentv_ci.reporting.tally import ResultsTally
-from agentv_ci.reporting.totals import outcome_of
+from agentv_ci.results.key_sort import spilled_sort
+from agentv_ci.results.results_file import aggregate_attempts, decode_row, merge_attempts
+from agentv_ci.results.tally import ResultsTally
+from agentv_ci.results.totals import outcome_of
 
 __all__ = [
     "SORT_CHUNK",

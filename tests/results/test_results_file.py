@@ -10,7 +10,7 @@ import pytest
 
 from agentv_ci.errors import LoadError
 from agentv_ci.model.result import GraderResult, TestResult, TokenUsage
-from agentv_ci.reporting.results_file import (
+from agentv_ci.results.results_file import (
     ResultsWriter,
     aggregate_attempts,
     load_run,
@@ -19,7 +19,7 @@ from agentv_ci.reporting.results_file import (
     write_summary_json,
 )
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent.parent / "reporting" / "data"
 
 
 def test_writer_round_trips_our_rows(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ import gc
 
 import pytest
 
-from agentv_ci.reporting.gc_pause import paused_gc
+from agentv_ci.results.gc_pause import paused_gc
 
 
 def test_collector_is_paused_inside_and_restored_after_an_exception() -> None:

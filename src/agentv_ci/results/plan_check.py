@@ -9,7 +9,7 @@ from pathlib import Path
 import msgspec
 
 from agentv_ci.model.result import RunSummary, TestResult
-from agentv_ci.reporting.plan_file import (
+from agentv_ci.results.plan_file import (
     INTERRUPTED,
     STOPPED,
     Plan,

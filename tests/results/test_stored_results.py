@@ -1,4 +1,4 @@
-"""A run's results read back from its index.jsonl (reporting/stored_results.py): every report written
+"""A run's results read back from its index.jsonl (results/stored_results.py): every report written
 from the stored rows is byte for byte the report of the same rows held in memory, whatever the sort
 has to spill to disk."""
 
@@ -11,14 +11,14 @@ import pytest
 
 from agentv_ci.gating import GateOptions, decide
 from agentv_ci.model.result import RunSummary, TestResult
-from agentv_ci.reporting import stored_results
 from agentv_ci.reporting.console import render_console
 from agentv_ci.reporting.junit import render_junit
 from agentv_ci.reporting.markdown import render_markdown
-from agentv_ci.reporting.results_file import ResultsWriter, aggregate_attempts, read_results
 from agentv_ci.reporting.sarif import render_sarif
-from agentv_ci.reporting.stored_results import StoredResults
-from agentv_ci.reporting.tally import ResultsTally
+from agentv_ci.results import stored_results
+from agentv_ci.results.results_file import ResultsWriter, aggregate_attempts, read_results
+from agentv_ci.results.stored_results import StoredResults
+from agentv_ci.results.tally import ResultsTally
 from tests.reporting.golden import FAKE_REPO
 from tests.reporting.sample_runs import sample_results, sample_summary
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from agentv_ci.errors import LoadError
-from agentv_ci.reporting.key_sort import external_sorted
-from agentv_ci.reporting.plan_file import (
+from agentv_ci.results.key_sort import external_sorted
+from agentv_ci.results.plan_file import (
     PLAN_NAME,
     PlannedJob,
     PlanWriter,

@@ -19,18 +19,18 @@ from pathlib import Path
 import msgspec
 
 from agentv_ci.model.result import RunSummary, TestResult
-from agentv_ci.reporting.plan_check import missing_reason, skipped_run
-from agentv_ci.reporting.plan_file import PLAN_NAME, PlannedJob, count_against_plan, not_run_row, read_plan
-from agentv_ci.reporting.results_file import (
+from agentv_ci.results.plan_check import missing_reason, skipped_run
+from agentv_ci.results.plan_file import PLAN_NAME, PlannedJob, count_against_plan, not_run_row, read_plan
+from agentv_ci.results.results_file import (
     SUMMARY_NAME,
     index_path,
     iter_results,
     load_run,
     summary_facts,
 )
-from agentv_ci.reporting.results_writer import ResultsWriter
-from agentv_ci.reporting.stored_results import StoredResults
-from agentv_ci.reporting.tally import ResultsTally
+from agentv_ci.results.results_writer import ResultsWriter
+from agentv_ci.results.stored_results import StoredResults
+from agentv_ci.results.tally import ResultsTally
 
 __all__ = ["load_run_streamed"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentv_ci.model.result import RunSummary
-from agentv_ci.reporting.plan_file import PlanWriter
-from agentv_ci.reporting.results_file import summary_from_results, write_summary_json
+from agentv_ci.results.plan_file import PlanWriter
+from agentv_ci.results.results_file import summary_from_results, write_summary_json
 
 __all__ = ["write_skipped_run"]
 

@@ -8,7 +8,7 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from agentv_ci.graders.js_date_parse import JS_SPACE
+from agentv_ci.js_semantics.js_date_parse import JS_SPACE
 
 # StrDecimalLiteral's longest prefix, after leading white space: what parseFloat reads.
 _DECIMAL = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentv_ci.graders.js_calendar import days_from_civil
+from agentv_ci.js_semantics.js_calendar import days_from_civil
 
 MAX_TIME_MS = 8.64e15
 _MAX_DIGITS = 9  # V8 keeps the first nine significant digits of a numeral

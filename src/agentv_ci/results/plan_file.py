@@ -31,7 +31,7 @@ import msgspec
 from agentv_ci.errors import LoadError
 from agentv_ci.model.result import TestResult
 from agentv_ci.model.source import SourceLocation
-from agentv_ci.reporting.key_sort import external_sorted
+from agentv_ci.results.key_sort import external_sorted
 from agentv_ci.security.atomic_write import PendingFile
 from agentv_ci.security.redaction import redact_bytes
 

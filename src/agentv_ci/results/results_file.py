@@ -27,9 +27,9 @@ from agentv_ci.model.score_range import (
     non_finite_literal,
 )
 from agentv_ci.model.source import SourceLocation
-from agentv_ci.reporting.attempts import aggregate_attempts, merge_attempts
-from agentv_ci.reporting.gc_pause import paused_gc
-from agentv_ci.reporting.results_writer import ResultsWriter
+from agentv_ci.results.attempts import aggregate_attempts, merge_attempts
+from agentv_ci.results.gc_pause import paused_gc
+from agentv_ci.results.results_writer import ResultsWriter
 from agentv_ci.security.redaction import redact_bytes
 
 __all__ = [
@@ -272,7 +272,7 @@ def summary_from_results(results: Iterable[TestResult], **facts: Any) -> RunSumm
 
 def write_summary_json(path: Path, summary: RunSummary) -> None:
     """Run facts and totals (not the rows: those live in index.jsonl) as `summary.json`."""
-    from agentv_ci.reporting.tally import tally_of
+    from agentv_ci.results.tally import tally_of
 
     facts = msgspec.to_builtins(msgspec.structs.replace(summary, results=[]))
     facts.pop("results", None)
@@ -292,8 +292,8 @@ def write_summary_json(path: Path, summary: RunSummary) -> None:
 def load_run(path: Path) -> RunSummary:
     """A `RunSummary` from a results file or run dir; run facts come from a sibling `summary.json`,
     and the rows are counted against a sibling `plan.jsonl` (reporting.plan_check)."""
-    from agentv_ci.reporting.plan_check import apply_plan
-    from agentv_ci.reporting.plan_file import PLAN_NAME
+    from agentv_ci.results.plan_check import apply_plan
+    from agentv_ci.results.plan_file import PLAN_NAME
 
     index = _index_path(path)
     # a killed run (a plan, no summary.json) may have a last row cut mid-write

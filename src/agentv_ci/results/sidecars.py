@@ -24,13 +24,13 @@ from msgspec.structs import replace as with_fields
 from agentv_ci.errors import LoadError
 from agentv_ci.model.baseline import BaselineSource
 from agentv_ci.model.result import RunSummary, TestResult
-from agentv_ci.reporting.results_file import (
+from agentv_ci.results.results_file import (
     aggregate_attempts,
     decode_row,
     read_results,
     summary_from_results,
 )
-from agentv_ci.reporting.stored_results import StoredResults
+from agentv_ci.results.stored_results import StoredResults
 
 __all__ = [
     "SIDECAR_SUFFIX",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentv_ci.model.estimate import CostEstimate, EstimateLine, Span
-from agentv_ci.reporting.estimate_text import budget_refusal, estimate_table, usd, usd_range
+from agentv_ci.model.estimate_text import budget_refusal, estimate_table, usd, usd_range
 
 
 def test_a_printed_range_is_never_narrower_than_the_estimate() -> None:

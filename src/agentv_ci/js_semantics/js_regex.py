@@ -29,7 +29,7 @@ import functools
 import re
 from typing import TYPE_CHECKING
 
-from agentv_ci.graders.js_case_folding import Ranges, case_group_of, close_under_case, merge_ranges
+from agentv_ci.js_semantics.js_case_folding import Ranges, case_group_of, close_under_case, merge_ranges
 
 if TYPE_CHECKING:
     import regex

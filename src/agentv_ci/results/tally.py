@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
 from agentv_ci.model.result import TestResult
-from agentv_ci.reporting.needs_secret import SecretNeeds
-from agentv_ci.reporting.totals import Totals, TotalsBuilder, outcome_of
+from agentv_ci.results.needs_secret import SecretNeeds
+from agentv_ci.results.totals import Totals, TotalsBuilder, outcome_of
 
 __all__ = ["FirstFew", "ResultsTally", "Smallest", "tally_of"]
 

@@ -14,9 +14,9 @@ from agentv_ci.errors import LoadError
 from agentv_ci.model.baseline import BaselineSource
 from agentv_ci.model.result import AttemptSummary, GraderResult, RunSummary, TestResult
 from agentv_ci.reporting.baseline_report import baseline_log_line, baseline_markdown_line
-from agentv_ci.reporting.results_file import read_results
-from agentv_ci.reporting.sidecar_writer import encode_sidecar_row, update_refusal, write_sidecars
-from agentv_ci.reporting.sidecars import load_sidecar_baseline, sidecar_path
+from agentv_ci.results.results_file import read_results
+from agentv_ci.results.sidecar_writer import encode_sidecar_row, update_refusal, write_sidecars
+from agentv_ci.results.sidecars import load_sidecar_baseline, sidecar_path
 
 MIRROR = Path("/work/.mirror/EntityProcess+agentv/repo")
 TAG = "v4.42.4"
