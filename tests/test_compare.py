@@ -9,8 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from agentv_ci.cli import app
-from agentv_ci.compare import compare_runs, render_comparison
+from agentv_ci.compare import compare_runs
 from agentv_ci.model.result import AttemptSummary, TestResult
+from agentv_ci.reporting.comparison_text import render_comparison
 from agentv_ci.results.results_file import read_results
 from tests.cli_helpers import run_cli
 from tests.reporting.golden import assert_golden

@@ -30,9 +30,10 @@ def compare_command(
     ] = None,
 ) -> None:
     """Match tests by suite + test id + target and label each change (regressions only beyond noise)."""
-    from agentv_ci.compare import compare_runs, render_comparison
+    from agentv_ci.compare import compare_runs
     from agentv_ci.errors import ExitCode
     from agentv_ci.gating import regression_reasons
+    from agentv_ci.reporting.comparison_text import render_comparison
     from agentv_ci.results.plan_check import PLAN_UNKNOWN, incomplete_reason
     from agentv_ci.results.results_file import load_run
 

@@ -77,7 +77,7 @@ def _delta_cell(comparison: Comparison | None, suite: str) -> str:
     )
     if stats is None:
         return "-"
-    from agentv_ci.suite_deltas import delta_text
+    from agentv_ci.reporting.suite_deltas import delta_text
 
     return delta_text(stats)
 
@@ -130,7 +130,7 @@ def _baseline_lines(summary: RunSummary, comparison: Comparison | None) -> list[
 
 def _left_out(comparison: Comparison) -> list[str]:
     """Per suite, the tests its delta leaves out (definition changed, new, removed), old and new scores."""
-    from agentv_ci.suite_deltas import left_out_of, left_out_text
+    from agentv_ci.reporting.suite_deltas import left_out_of, left_out_text
 
     lines = []
     for stats in comparison.suites:

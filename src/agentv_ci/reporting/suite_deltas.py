@@ -10,10 +10,7 @@ a suite whose only test changed definition reads `n/a`, then `1 test changed def
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from agentv_ci.compare import Comparison, SuiteComparison, TestComparison
+from agentv_ci.compare import Comparison, SuiteComparison, TestComparison
 
 __all__ = ["LEFT_OUT", "delta_text", "left_out_of", "left_out_text", "suite_size"]
 
