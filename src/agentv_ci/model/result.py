@@ -126,8 +126,11 @@ class DependencyResult(msgspec.Struct, omit_defaults=True, kw_only=True):
     status: str
 
 
-class TestResult(msgspec.Struct, omit_defaults=True):
-    """One test x target (x attempt, or aggregated over attempts). One `index.jsonl` row."""
+class TestResult(msgspec.Struct, omit_defaults=True, frozen=True):
+    """One test x target (x attempt, or aggregated over attempts). One `index.jsonl` row.
+
+    Frozen: built once with all its fields; a later stage that adds one (the scheduler's fingerprint
+    and provenance) makes a copy with `msgspec.structs.replace`, so no holder sees a row change."""
 
     __test__ = False  # keeps pytest from collecting this class when a test module imports it
 

@@ -188,12 +188,13 @@ def _typed_row(raw: bytes) -> TestResult | None:
 
 
 def _imply_verdicts(row: TestResult) -> TestResult:
+    """`row` itself when nothing is implied (the common case: no copy), else a copy that says it."""
+    trials = [_imply_verdicts(trial) for trial in row.trials] if row.trials else row.trials
     implied = _IMPLIED_VERDICT.get(row.execution_status)
-    if implied is not None and row.verdict == "fail":
-        row.verdict = implied
-    for trial in row.trials:
-        _imply_verdicts(trial)
-    return row
+    verdict = implied if implied is not None and row.verdict == "fail" else row.verdict
+    if verdict == row.verdict and all(new is old for new, old in zip(trials, row.trials, strict=True)):
+        return row
+    return msgspec.structs.replace(row, verdict=verdict, trials=trials)
 
 
 def _decode_row(raw: bytes, where: SourceLocation) -> TestResult:

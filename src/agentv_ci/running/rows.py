@@ -19,11 +19,15 @@ def unfinished_result(
     dry_run: bool,
     fingerprint: str | None = None,
     missing_secret: str | None = None,
+    output: str | None = None,
+    instant: bool = False,
 ) -> TestResult:
-    """A row for a job that produced no graded answer (execution error or not run)."""
+    """A row for a job that produced no graded answer (execution error or not run). `instant`: no
+    attempt started, so the row starts and ends at its timestamp."""
     from agentv_ci.grading import relative_eval_path
 
     test = job.test
+    now = now_millis()
     return TestResult(
         test_id=test.id,
         suite=test.suite or job.suite.name,
@@ -36,10 +40,13 @@ def unfinished_result(
         failure_stage=stage,
         failure_reason_code=reason,
         missing_secret=missing_secret,
-        timestamp=now_millis(),
+        timestamp=now,
+        start_time=now if instant else None,
+        end_time=now if instant else None,
         eval_path=relative_eval_path(Path(job.suite.path)),
         line=test.location.line if test.location and test.location.line > 0 else None,
         conversation_id=test.conversation_id,
+        output=output,
         metadata=dict(test.metadata),
         tags=list(test.tags),
         dry_run=dry_run,

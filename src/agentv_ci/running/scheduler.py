@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgspec
+
 from agentv_ci.clock import now_millis
 from agentv_ci.errors import AgentvCiError, TargetError, TargetTimeout
 from agentv_ci.model.result import AdaptiveStop, TargetResponse, TestResult
@@ -383,8 +385,7 @@ class Runner:
         if not attempts:
             return None
         row = attempts[0] if len(attempts) == 1 else aggregate_attempts(attempts, job.strategy)
-        row.adaptive = AdaptiveStop(attempts=len(attempts), stopped=stopped)
-        return row
+        return msgspec.structs.replace(row, adaptive=AdaptiveStop(attempts=len(attempts), stopped=stopped))
 
     @staticmethod
     async def _call(job: Job, request: TargetRequest, target: TargetPlugin) -> TargetResponse:
@@ -517,16 +518,17 @@ class Runner:
             )
         finally:
             await self.workspaces.leave(job.suite, test, lease)
-        # A fresh row (grade_test, run_conversation and unfinished_result build a new one each time):
-        # completed in place, no copy.
-        result.fingerprint = fingerprint if fingerprint is not None else self.definition_fingerprint(job)
+        # A built row is frozen: what only the scheduler knows is added in one copy.
+        known: dict[str, object] = {
+            "fingerprint": fingerprint if fingerprint is not None else self.definition_fingerprint(job)
+        }
         if not dry_run:  # a dry run's answers come from a mock: they record nothing about a model
-            result.provenance = self._provenance.of_job(job, config)
+            known["provenance"] = self._provenance.of_job(job, config)
         if result.start_time is None:
-            result.start_time = started_at
-            result.end_time = now_millis()
+            known["start_time"] = started_at
+            known["end_time"] = now_millis()
         if attempt and result.attempt is None:
-            result.attempt = attempt
+            known["attempt"] = attempt
         if not result.suite:
-            result.suite = job.suite.name
-        return result
+            known["suite"] = job.suite.name
+        return msgspec.structs.replace(result, **known)

@@ -225,9 +225,9 @@ class JobSource:
                 reason="dependency_failed",
                 dry_run=self._dry_run,
                 fingerprint=self._fingerprint(job),
+                output=message,
+                instant=True,
             )
-            row.output = message
-            row.start_time = row.end_time = row.timestamp
             group.results[job.test.id] = row
             self._emit(row)
             return
