@@ -47,7 +47,7 @@ def test_every_public_class_and_function_is_documented() -> None:
 
 
 def test_the_api_version_and_namespaces() -> None:
-    assert api.PLUGIN_API_VERSION == "1.0"
+    assert api.PLUGIN_API_VERSION == "1.1"
     assert (api.GRADERS_NAMESPACE, api.TARGETS_NAMESPACE, api.REPORTERS_NAMESPACE) == (
         "agentv_ci.graders",
         "agentv_ci.targets",

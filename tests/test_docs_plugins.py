@@ -107,7 +107,7 @@ def test_the_page_runs(fresh_venv: FreshVenv, tmp_path: Path) -> None:
         "words,too-long,failed,0.00,14",
     ]
     assert (project / "dist" / "agentv_ci_word_tools-1.0.0-py3-none-any.whl").is_file()
-    listing = next(out for out in outputs.values() if "agentv-ci 0.1.0, plugin API 1.0" in out)
+    listing = next(out for out in outputs.values() if "agentv-ci 0.1.0, plugin API 1.1" in out)
     for name in ("word-count", "shout", "word-csv"):
         assert re.search(rf"^  {name} +agentv-ci-word-tools 1\.0\.0 +api 1\.0 ", listing, re.MULTILINE)
     typo = next(out for out in outputs.values() if "typo/words.eval.yaml" in out)

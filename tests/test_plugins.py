@@ -25,9 +25,9 @@ BROKEN = {
         "grader",
         "wrong-init",
     ): "the constructor must accept (spec, config, *, base_dir), but it is WrongInit(spec)",
-    ("grader", "future-api"): "it is written for plugin API 2.0, but agentv-ci 0.1.0 provides plugin API 1.0 "
-    "(it loads plugins written for API 1.x up to 1.0)",
-    ("grader", "unversioned"): 'it declares no plugin API version: add `api_version = "1.0"` '
+    ("grader", "future-api"): "it is written for plugin API 2.0, but agentv-ci 0.1.0 provides plugin API 1.1 "
+    "(it loads plugins written for API 1.x up to 1.1)",
+    ("grader", "unversioned"): 'it declares no plugin API version: add `api_version = "1.1"` '
     "(the agentv_ci.api version it is written for) to the class",
     ("grader", "bad-schema"): "`config_schema` is not a valid JSON Schema: 'integr' is not valid under any "
     "of the given schemas at `$.properties.n.type`",
@@ -50,7 +50,7 @@ def test_every_builtin_plugin_loads_and_meets_its_contract(tmp_path: Path) -> No
     proc = run_with_site(["plugins", "--json", "--check"], tmp_path, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     report = json.loads(proc.stdout)
-    assert report["plugin_api"] == "1.0"
+    assert report["plugin_api"] == "1.1"
     builtins = {(p["kind"], p["name"]): p for p in report["plugins"] if p["builtin"]}
     for key in [
         ("grader", "contains"),
@@ -58,7 +58,7 @@ def test_every_builtin_plugin_loads_and_meets_its_contract(tmp_path: Path) -> No
         ("target", "openai"),
         ("reporter", "sarif"),
     ]:
-        assert builtins[key]["error"] is None and builtins[key]["api_version"] == "1.0"
+        assert builtins[key]["error"] is None and builtins[key]["api_version"] == "1.1"
         assert builtins[key]["distribution"] == "agentv-ci" and builtins[key]["config"] != "json-schema"
     assert all(p["error"] is None for p in builtins.values())
     assert builtins[("reporter", "junit")]["config"] is None  # reporters take no config

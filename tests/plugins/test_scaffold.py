@@ -29,7 +29,7 @@ def test_a_grader_package_has_the_entry_point_class_readme_and_test(tmp_path: Pa
         "word-floor": "agentv_ci_word_floor:WordFloorGrader"
     }
     source = (tmp_path / "pkg" / "src" / "agentv_ci_word_floor" / "__init__.py").read_text()
-    assert 'api_version: ClassVar[str] = "1.0"' in source and "from agentv_ci.api import" in source
+    assert 'api_version: ClassVar[str] = "1.1"' in source and "from agentv_ci.api import" in source
     compile(source, "__init__.py", "exec")
 
 

@@ -12,7 +12,7 @@ def test_parse() -> None:
     assert parse_api_version("1.x") is None and parse_api_version("v1") is None
 
 
-@pytest.mark.parametrize("declared", ["1.0", "1", PLUGIN_API_VERSION])
+@pytest.mark.parametrize("declared", ["1.0", "1", "1.1", PLUGIN_API_VERSION])
 def test_compatible(declared: str) -> None:
     assert api_version_problem(declared, core_version="0.1.0") is None
 
@@ -20,12 +20,12 @@ def test_compatible(declared: str) -> None:
 @pytest.mark.parametrize(
     ("declared", "problem"),
     [
-        (None, 'it declares no plugin API version: add `api_version = "1.0"`'),
-        (1.0, 'api_version must be a string "MAJOR.MINOR" such as "1.0", got 1.0'),
+        (None, 'it declares no plugin API version: add `api_version = "1.1"`'),
+        (1.0, 'api_version must be a string "MAJOR.MINOR" such as "1.1", got 1.0'),
         ("one", "api_version must be a string"),
-        ("0.9", "it is written for plugin API 0.9, but agentv-ci 0.1.0 provides plugin API 1.0"),
-        ("2.0", "it is written for plugin API 2.0, but agentv-ci 0.1.0 provides plugin API 1.0"),
-        ("1.1", "it is written for plugin API 1.1, newer than the 1.0 of agentv-ci 0.1.0: upgrade agentv-ci"),
+        ("0.9", "it is written for plugin API 0.9, but agentv-ci 0.1.0 provides plugin API 1.1"),
+        ("2.0", "it is written for plugin API 2.0, but agentv-ci 0.1.0 provides plugin API 1.1"),
+        ("1.2", "it is written for plugin API 1.2, newer than the 1.1 of agentv-ci 0.1.0: upgrade agentv-ci"),
     ],
 )
 def test_incompatible(declared: object, problem: str) -> None:

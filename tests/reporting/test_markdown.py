@@ -114,7 +114,7 @@ def test_reporter_plugin_uses_decision_and_selection_from_extras(tmp_path: Path)
     summary = RunSummary([TestResult("t", "s", "m", 1.0, "ok", verdict="pass", output=HOSTILE)])
     out = tmp_path / "summary.md"
     selection = {str(tmp_path / "evals" / "a.yaml"): "picked by hand"}
-    options = ReportOptions(path=out, repo_root=tmp_path, extras={"selection": selection})
+    options = ReportOptions(path=out, repo_root=tmp_path, selection=selection)
     MarkdownReporter().write(summary, options)
     text = out.read_text(encoding="utf-8")
     assert text.startswith("✅ **agentv-ci: PASSED: 1/1 tests passed")

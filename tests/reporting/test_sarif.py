@@ -162,7 +162,7 @@ def test_locations_are_repo_relative_uris_with_a_base_id() -> None:
 
 def test_category_becomes_automation_details_only_when_asked(tmp_path: Path) -> None:
     out = tmp_path / "r.sarif"
-    options = ReportOptions(path=out, repo_root=tmp_path, extras={"sarif_category": "evals/nightly"})
+    options = ReportOptions(path=out, repo_root=tmp_path, sarif_category="evals/nightly")
     SarifReporter().write(sample_summary(tmp_path), options)
     run = json.loads(out.read_text(encoding="utf-8"))["runs"][0]
     assert run["automationDetails"] == {"id": "evals/nightly/"}

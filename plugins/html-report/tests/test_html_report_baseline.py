@@ -195,7 +195,7 @@ def test_the_comparison_the_gates_made_is_the_one_shown(tmp_path: Path) -> None:
     base, head = runs()
     judged = compare_runs([r for r in base.results if r.test_id != "dropped"], head.results)
     decision = GateDecision(passed=False, exit_code=1, reasons=["regression"], comparison=judged)  # type: ignore[arg-type]
-    _, page = render(tmp_path, head, {"extras": {"decision": decision}})  # no baseline given again
+    _, page = render(tmp_path, head, {"decision": decision})  # no baseline given again
     assert "removed" not in {r["Status"] for r in page.rows("changes")}  # the gates' diff had none
 
 

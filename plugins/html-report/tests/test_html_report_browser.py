@@ -51,7 +51,7 @@ def _flags(profile: Path) -> list[str]:
 def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("html") / "report.html"
     decision = GateDecision(passed=False, exit_code=1, reasons=["2 test(s) below threshold"])  # type: ignore[arg-type]
-    HtmlReporter().write(summary(), ReportOptions(path=path, extras={"decision": decision}))
+    HtmlReporter().write(summary(), ReportOptions(path=path, decision=decision))
     return path
 
 
@@ -114,7 +114,7 @@ def test_the_browser_renders_the_columns_against_a_baseline_and_the_matrix(tmp_p
     base, head = runs()
     path = tmp_path / "report.html"
     decision = GateDecision(passed=False, exit_code=1, reasons=["1 test(s) below threshold"])  # type: ignore[arg-type]
-    HtmlReporter().write(head, ReportOptions(path=path, baseline=base, extras={"decision": decision}))
+    HtmlReporter().write(head, ReportOptions(path=path, baseline=base, decision=decision))
     proc = subprocess.run(
         [*_flags(tmp_path / "profile"), "--dump-dom", path.as_uri()],
         capture_output=True,

@@ -29,7 +29,7 @@ def append_step_summary(
         return None
     from agentv_ci.reporting.markdown import render_markdown_for
 
-    text = render_markdown_for(summary, {"decision": decision}, baseline, repo_root=repo_root)
+    text = render_markdown_for(summary, decision, baseline, repo_root=repo_root)
     path = Path(target)
     try:
         with path.open("a", encoding="utf-8") as handle:

@@ -12,13 +12,18 @@ from `agentv_ci.api`, never from here.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import warnings
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from agentv_ci.model.result import DependencyResult, GraderResult, RunSummary, TargetResponse
 from agentv_ci.model.suite import GraderSpec, Message, Test
+
+if TYPE_CHECKING:  # gating sits above plugins (docs/architecture.md): the type is for annotations only
+    from agentv_ci.gating import GateDecision
 
 GRADERS_NAMESPACE = "agentv_ci.graders"
 TARGETS_NAMESPACE = "agentv_ci.targets"
@@ -130,14 +135,74 @@ class TargetPlugin(Protocol):
 # --------------------------------------------------------------------------- reporters
 
 
-@dataclass
+@dataclass(frozen=True, init=False)
 class ReportOptions:
-    """Where and how a reporter writes."""
+    """Where a reporter writes, and what the run decided (frozen: every reporter sees the same).
+
+    - `path`: the file to write; `repo_root`: what paths in the report are relative to;
+    - `baseline`: the run the deltas are measured against, if any;
+    - `decision`: the gate outcome (a `GateDecision`: `passed`, `exit_code`, `reasons`,
+      `comparison`, `waived`); None when the caller gated nothing (built-ins then apply default gates);
+    - `selection`: eval path -> why change-based selection ran it; None means `summary.selection`;
+    - `sarif_category`: the run's SARIF `automationDetails.id`, if one was given.
+
+    Plugin API 1.1; `extras` is the 1.0 view of the same values (deprecated).
+    """
 
     path: Path
-    repo_root: Path = field(default_factory=Path.cwd)
-    baseline: RunSummary | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
+    repo_root: Path
+    baseline: RunSummary | None
+    decision: GateDecision | None
+    selection: Mapping[str, str] | None
+    sarif_category: str | None
+
+    def __init__(
+        self,
+        path: Path,
+        repo_root: Path | None = None,
+        baseline: RunSummary | None = None,
+        *,
+        decision: GateDecision | None = None,
+        selection: Mapping[str, str] | None = None,
+        sarif_category: str | None = None,
+        extras: Mapping[str, Any] | None = None,
+    ) -> None:
+        if extras:  # API 1.0 callers (plugins' own tests) passed these in a dict
+            unknown = sorted(set(extras) - _LEGACY_EXTRAS)
+            if unknown:
+                raise TypeError(f"ReportOptions: unknown extras {unknown} (known: {sorted(_LEGACY_EXTRAS)})")
+            warnings.warn(_EXTRAS_DEPRECATED, DeprecationWarning, stacklevel=2)
+            decision = extras.get("decision", decision)
+            selection = extras.get("selection", selection)
+            sarif_category = extras.get("sarif_category", sarif_category)
+        for name, value in (
+            ("path", path),
+            ("repo_root", repo_root if repo_root is not None else Path.cwd()),
+            ("baseline", baseline),
+            ("decision", decision),
+            ("selection", MappingProxyType(dict(selection)) if selection is not None else None),
+            ("sarif_category", sarif_category),
+        ):
+            object.__setattr__(self, name, value)
+
+    @property
+    def extras(self) -> Mapping[str, Any]:
+        """Deprecated (plugin API 1.0): `decision`, `selection` and `sarif_category` as a read-only
+        mapping holding the keys 1.0 reporters received. Read the fields instead."""
+        warnings.warn(_EXTRAS_DEPRECATED, DeprecationWarning, stacklevel=2)
+        view: dict[str, Any] = {"decision": self.decision}
+        if self.selection is not None:
+            view["selection"] = self.selection
+        if self.sarif_category:
+            view["sarif_category"] = self.sarif_category
+        return MappingProxyType(view)
+
+
+_LEGACY_EXTRAS = frozenset({"decision", "selection", "sarif_category"})
+_EXTRAS_DEPRECATED = (
+    "ReportOptions.extras is deprecated since plugin API 1.1: read options.decision, options.selection "
+    "and options.sarif_category"
+)
 
 
 @runtime_checkable
@@ -146,7 +211,7 @@ class ReporterPlugin(Protocol):
 
     Contract (checked when the class loads): `api_version`; a constructor without arguments;
     `write(summary, options) -> None` (a plain function, not `async`). `options.path` is the file to
-    write; `options.extras` may carry `decision` (the gate outcome) and `selection`.
+    write; `options.decision` is the gate outcome, `options.selection` why each eval ran.
     """
 
     def write(self, summary: RunSummary, options: ReportOptions) -> None: ...

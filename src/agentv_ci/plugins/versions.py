@@ -2,7 +2,7 @@
 
 `PLUGIN_API_VERSION` is "MAJOR.MINOR". A minor release only adds (a new optional field on a context,
 a new helper); a major release may change or remove what a plugin relies on. A plugin declares the
-version it is written for as `api_version = "1.0"`; it loads when the major numbers are equal and its
+version it is written for as `api_version = "1.1"`; it loads when the major numbers are equal and its
 minor is not newer than ours. Built-in plugins ship with the core and are always at its version.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-PLUGIN_API_VERSION = "1.0"
+PLUGIN_API_VERSION = "1.1"
 
 _VERSION = re.compile(r"(\d+)(?:\.(\d+))?")
 

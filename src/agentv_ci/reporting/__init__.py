@@ -7,7 +7,7 @@ it is named on stderr, the reports after it are still written, and the verdict i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,16 +58,25 @@ def reporter_class(name: str) -> type[Any]:
     return cls
 
 
-def write_report(name: str, summary: RunSummary, path: Path, *, repo_root: Path, **extras: Any) -> None:
-    """Write one report with the reporter plugin registered as `name`.
-
-    `extras` reach the reporter as `ReportOptions.extras` (`baseline`, `decision`, `selection`).
-    """
+def write_report(
+    name: str,
+    summary: RunSummary,
+    path: Path,
+    *,
+    repo_root: Path,
+    baseline: RunSummary | None = None,
+    decision: GateDecision | None = None,
+    selection: Mapping[str, str] | None = None,
+    sarif_category: str | None = None,
+) -> None:
+    """Write one report with the reporter plugin registered as `name`; the keywords reach it as the
+    fields of its `ReportOptions`."""
     from agentv_ci.plugins import ReportOptions
 
     cls = reporter_class(name)
-    baseline = extras.pop("baseline", None)
-    options = ReportOptions(path=path, repo_root=repo_root, baseline=baseline, extras=extras)
+    options = ReportOptions(
+        path, repo_root, baseline, decision=decision, selection=selection, sarif_category=sarif_category
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     from agentv_ci.results.gc_pause import paused_gc
 
@@ -103,15 +112,19 @@ def write_reports(
     `selection` (eval path -> why it ran) overrides
     `summary.selection`; `decision` is the gate outcome shown in the Markdown verdict line (computed
     with default gates when omitted); `sarif_category` becomes the SARIF run's `automationDetails.id`."""
-    extras: dict[str, Any] = {"baseline": baseline, "decision": decision}
-    if selection is not None:
-        extras["selection"] = selection
-    if sarif_category:
-        extras["sarif_category"] = sarif_category
     builtins = (("jsonl", jsonl), ("junit", junit), ("sarif", sarif), ("markdown", markdown))
     for name, path in [*((n, p) for n, p in builtins if p is not None), *reports]:
         try:
-            write_report(name, summary, path, repo_root=repo_root, **dict(extras))
+            write_report(
+                name,
+                summary,
+                path,
+                repo_root=repo_root,
+                baseline=baseline,
+                decision=decision,
+                selection=selection,
+                sarif_category=sarif_category or None,
+            )
         except ReporterFailure as exc:  # named on stderr; the other reports are still written
             import sys
 

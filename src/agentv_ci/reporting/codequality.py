@@ -147,8 +147,11 @@ class CodeQualityReporter:
     """Writes GitLab's Code Quality JSON (`artifacts:reports:codequality`): failing tests on the MR."""
 
     def write(self, summary: RunSummary, options: ReportOptions) -> None:
-        decision = options.extras.get("decision")
-        waived = {(w.suite, w.test_id, w.target): w.waiver for w in getattr(decision, "waived", ())}
+        waived = (
+            {(w.suite, w.test_id, w.target): w.waiver for w in options.decision.waived}
+            if options.decision
+            else {}
+        )
         # Streamed finding by finding: a run with many failures never holds them all.
         with options.path.open("wb") as handle:
             handle.write(b"[")

@@ -413,7 +413,10 @@ class JunitReporter:
     """Writes JUnit XML for test tabs (dorny/test-reporter, mikepenz/action-junit-report, GitLab, Jenkins)."""
 
     def write(self, summary: RunSummary, options: ReportOptions) -> None:
-        decision = options.extras.get("decision")
-        waived = {(w.suite, w.test_id, w.target): w.waiver for w in getattr(decision, "waived", ())}
+        waived = (
+            {(w.suite, w.test_id, w.target): w.waiver for w in options.decision.waived}
+            if options.decision
+            else {}
+        )
         with options.path.open("w", encoding="utf-8") as handle:
             write_junit(summary, handle, options.repo_root, waived)

@@ -11,9 +11,9 @@ Model text is escaped: no raw HTML, no @mentions, no `::` workflow commands.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentv_ci.model.estimate_text import budget_reached, cost_line
 from agentv_ci.model.result import RunSummary, TestResult
@@ -204,7 +204,7 @@ def _waived_sections(decision: GateDecision, comparison: Comparison | None) -> l
     return blocks
 
 
-def _selection(selection: dict[str, str], repo_root: Path | None, unselecting: list[str]) -> list[str]:
+def _selection(selection: Mapping[str, str], repo_root: Path | None, unselecting: list[str]) -> list[str]:
     lines = [f"#### Why these evals ran ({len(selection)})", ""]
     for path in sorted(selection)[:_MAX_SELECTION]:
         shown = clean_text((repo_relative(path, repo_root) if repo_root is not None else None) or path)
@@ -259,7 +259,7 @@ def render_markdown(
     decision: GateDecision,
     *,
     comparison: Comparison | None = None,
-    selection: dict[str, str] | None = None,
+    selection: Mapping[str, str] | None = None,
     limit: int = MAX_CHARS,
     repo_root: Path | None = None,
     size: Callable[[str], int] = units,
@@ -350,26 +350,35 @@ def _fit(text: str, limit: int, size: Callable[[str], int] = units) -> str:
 class MarkdownReporter:
     """Writes the Markdown summary (PR comment body / step summary).
 
-    Reads `options.extras`: `decision` (a `GateDecision`; default gates otherwise) and `selection`
-    (eval path -> why it ran; default `summary.selection`). `options.baseline` adds the diff.
+    Reads `options.decision` (default gates when None), `options.selection` (eval path -> why it ran;
+    default `summary.selection`) and `options.baseline` (adds the diff).
     """
 
     def write(self, summary: RunSummary, options: ReportOptions) -> None:
-        text = render_markdown_for(summary, options.extras, options.baseline, repo_root=options.repo_root)
+        text = render_markdown_for(
+            summary,
+            options.decision,
+            options.baseline,
+            selection=options.selection,
+            repo_root=options.repo_root,
+        )
         options.path.write_text(text, encoding="utf-8")
 
 
 def render_markdown_for(
-    summary: RunSummary, extras: dict[str, Any], baseline: RunSummary | None, *, repo_root: Path | None = None
+    summary: RunSummary,
+    decision: GateDecision | None,
+    baseline: RunSummary | None,
+    *,
+    selection: Mapping[str, str] | None = None,
+    repo_root: Path | None = None,
 ) -> str:
-    """`render_markdown` with the decision and selection taken from reporter extras."""
+    """`render_markdown` with default gates when nothing decided, and the diff the decision judged."""
     from agentv_ci.gating import GateOptions, decide
 
-    decision = extras.get("decision") or decide(summary, GateOptions(), baseline)
+    decision = decision or decide(summary, GateOptions(), baseline)
     comparison = comparison_for(summary, decision, baseline)
-    return render_markdown(
-        summary, decision, comparison=comparison, selection=extras.get("selection"), repo_root=repo_root
-    )
+    return render_markdown(summary, decision, comparison=comparison, selection=selection, repo_root=repo_root)
 
 
 def comparison_for(

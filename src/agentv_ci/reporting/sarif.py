@@ -312,8 +312,7 @@ class SarifReporter:
     """Writes SARIF 2.1.0 for `github/codeql-action/upload-sarif` (annotations on eval files)."""
 
     def write(self, summary: RunSummary, options: ReportOptions) -> None:
-        """Reads `options.extras["sarif_category"]` (the run's `automationDetails.id`), if any."""
-        category = options.extras.get("sarif_category")
-        document = render_sarif(summary, options.repo_root, category=str(category) if category else None)
+        """`options.sarif_category` is the run's `automationDetails.id`, if any."""
+        document = render_sarif(summary, options.repo_root, category=options.sarif_category or None)
         # msgspec: the same indented UTF-8 as json.dumps(indent=2, ensure_ascii=False), ~10x faster
         options.path.write_bytes(msgspec.json.format(msgspec.json.encode(document), indent=2) + b"\n")

@@ -12,10 +12,10 @@ __all__ = ["HtmlReporter", "render_page"]
 
 class HtmlReporter:
     """Writes one HTML page to `options.path`: no external resources, works offline and as a CI
-    artifact. A pure function of the summary, the gate decision in `options.extras` (whose
+    artifact. A pure function of the summary, the gate decision in `options.decision` (whose
     comparison it shows) and `options.baseline`."""
 
-    api_version: ClassVar[str] = "1.0"
+    api_version: ClassVar[str] = "1.1"
 
     def write(self, summary: RunSummary, options: ReportOptions) -> None:
-        options.path.write_text(render_page(summary, options.extras, options.baseline), encoding="utf-8")
+        options.path.write_text(render_page(summary, options.decision, options.baseline), encoding="utf-8")

@@ -7,7 +7,6 @@ HTML-escaped."""
 from __future__ import annotations
 
 from html import escape
-from typing import Any
 
 from agentv_ci.api import (
     Comparison,
@@ -196,12 +195,13 @@ def _facts(summary: RunSummary, overall: Totals) -> list[str]:
     return facts
 
 
-def render_page(summary: RunSummary, extras: dict[str, Any], baseline: RunSummary | None = None) -> str:
+def render_page(
+    summary: RunSummary, decision: GateDecision | None = None, baseline: RunSummary | None = None
+) -> str:
     """The whole report as one HTML document; against `baseline` (or the comparison the gates made,
-    in `extras["decision"]`) with base scores, deltas and the changes."""
+    in `decision`) with base scores, deltas and the changes."""
     results = sorted(summary.results, key=lambda r: (ORDER[outcome_of(r)], r.suite, r.test_id, r.target))
     overall = totals_of(results)
-    decision = extras.get("decision")
     comparison = comparison_of(summary, decision, baseline)
     changes = rows_by_key(comparison) if comparison is not None else None
     title = f"agentv-ci report: {overall.passed}/{overall.tests} passed"
