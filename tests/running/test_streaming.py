@@ -1,5 +1,6 @@
-"""A run over a JSONL dataset streams: its tests are still being read when the first results are
-written, nothing of the dataset or of the results is held, and the figures are those of the rows."""
+"""A run over a JSONL dataset reads it once: every line is read, built and checked before anything
+runs, and the run takes the built tests back from its spool (running/spooled_tests.py), not from the
+dataset; nothing of the dataset or of the results is held, and the figures are those of the rows."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def _dataset(root: Path, count: int = TESTS) -> Path:
     return root / "cases.jsonl"
 
 
-def test_tests_are_still_being_read_when_the_first_results_are_written(
+def test_the_dataset_is_read_once_and_every_line_before_the_first_result(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     dataset = _dataset(tmp_path)
@@ -54,13 +55,8 @@ def test_tests_are_still_being_read_when_the_first_results_are_written(
     outcome = execute_run(
         RunRequest(paths=[dataset], output_dir=tmp_path / "out", dry_run=True, workers=WORKERS, quiet=True)
     )
-    # The first reading checks every line before anything runs; the second is taken as the run goes.
-    assert events[:TESTS] == ["read"] * TESTS
-    running = events[TESTS:]
-    first_row = running.index("row")
-    assert first_row <= WORKERS + 1  # a test is read when a worker takes it, not all of them up front
-    assert "read" in running[first_row:]  # tests were still being read after the first result
-    assert running.count("read") == TESTS and running.count("row") == TESTS
+    # One reading checks every line before anything runs; the run reads none again.
+    assert events == ["read"] * TESTS + ["row"] * TESTS
     # nothing was held: the summary's results are the rows on disk, with the run's own figures
     results = outcome.summary.results
     assert isinstance(results, StoredResults) and len(results) == TESTS
@@ -70,24 +66,24 @@ def test_tests_are_still_being_read_when_the_first_results_are_written(
     assert sorted(r.test_id for r in rows) == [f"t{i:04d}" for i in range(TESTS)]
 
 
-def test_a_line_broken_after_the_check_is_reported_not_skipped_silently(
+def test_a_dataset_edited_after_the_check_changes_nothing_the_run_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     dataset = _dataset(tmp_path, 30)
     read_lines = jsonl._cases
-    seen = {"passes": 0}
 
-    def edited_between_readings(handle: Iterator[bytes], file: str, ctx: object) -> Iterator[object]:
-        seen["passes"] += 1
-        if seen["passes"] == 2:  # the dataset was edited between the check and the run
-            dataset.write_text(dataset.read_text().replace('"id": "t0007"', '"id": 7'))
+    def edited_after_reading(handle: Iterator[bytes], file: str, ctx: object) -> Iterator[object]:
         yield from read_lines(handle, file, ctx)  # type: ignore[arg-type]
+        # the dataset is edited once checked and planned: t0007 would no longer build
+        dataset.write_text(dataset.read_text().replace('"id": "t0007"', '"id": 7'))
 
-    monkeypatch.setattr(jsonl, "_cases", edited_between_readings)
+    monkeypatch.setattr(jsonl, "_cases", edited_after_reading)
     monkeypatch.chdir(tmp_path)
     outcome = execute_run(RunRequest(paths=[dataset], output_dir=tmp_path / "out", dry_run=True, quiet=True))
-    # the planned test the second reading could not build has a `not_run` row: the run is incomplete
+    # the run runs the tests as they were checked and planned, every one of them
+    assert '"id": 7' in dataset.read_text()
     rows = {r.test_id: r for r in outcome.summary.results}
-    assert len(rows) == 30 and rows["t0007"].execution_status == "not_run"
-    assert (outcome.summary.planned, outcome.summary.not_run) == (30, 1)
-    assert any("changed during the run" in w and "cases.jsonl:8" in w for w in outcome.warnings)
+    assert sorted(rows) == [f"t{i:04d}" for i in range(30)]
+    assert rows["t0007"].execution_status == rows["t0006"].execution_status != "not_run"
+    assert (outcome.summary.planned, outcome.summary.not_run) == (30, 0)
+    assert not any("changed during the run" in w for w in outcome.warnings)

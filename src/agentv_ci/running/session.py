@@ -32,6 +32,7 @@ from agentv_ci.running.plan import Job, PlanOptions, iter_jobs
 from agentv_ci.running.plan_record import PlanRecorder, record_not_run
 from agentv_ci.running.resume import KeyCheck, finished_keys, prepare_index_for_resume, previous_results
 from agentv_ci.running.scheduler import Runner, RunnerOptions
+from agentv_ci.running.spooled_tests import SpooledTests
 from agentv_ci.targets.answer_cap import DEFAULT_MAX_ANSWER_BYTES
 
 if TYPE_CHECKING:
@@ -108,23 +109,31 @@ def latest_run_dir() -> Path | None:
 
 @dataclass
 class LoadedSuite:
-    """A suite checked for the run. `streamed`: its tests (read from a JSONL dataset) are not held:
-    `tests()` reads them again, one at a time as the run takes them."""
+    """A suite checked for the run. `streamed`: its tests (read from a JSONL dataset) are not held
+    in memory: `tests()` takes them back from `spool` (the first reading's built tests, encoded in a
+    temporary file), or, without one, reads the dataset again as the run takes them."""
 
     suite: Suite
     streamed: bool
     env: Mapping[str, str] | None = None
     allow_outside: Sequence[Path] = ()
-    problems: list[Diagnostic] = field(default_factory=list)  # errors met in the second reading
+    problems: list[Diagnostic] = field(default_factory=list)  # errors met in a second reading
+    spool: SpooledTests | None = None
 
     def tests(self) -> Iterable[Test]:
         if not self.streamed:
             return self.suite.tests
+        if self.spool is not None:
+            return self.spool
         from agentv_ci.loading.suite_loader import stream_suite_tests
 
         return stream_suite_tests(
             Path(self.suite.path), env=self.env, allow_outside=self.allow_outside, problems=self.problems
         )
+
+    def close(self) -> None:
+        if self.spool is not None:
+            self.spool.close()
 
 
 def load_selected_suites(
@@ -148,7 +157,8 @@ def check_selected_suites(
     on_test: Callable[[Suite, Test], None] | None = None,
 ) -> list[LoadedSuite]:
     """`load_selected_suites` for a run: every test is built, checked and handed to `on_test`, but
-    the tests of a JSONL dataset are not held (`LoadedSuite.streamed`: read again as they run)."""
+    the tests of a JSONL dataset are not held (`LoadedSuite.streamed`): they are spooled as they are
+    built, and the run takes them back from the spool (the dataset is read once)."""
     return _load(paths, env, warnings, allow_outside, "check", on_test)
 
 
@@ -170,16 +180,23 @@ def _load(
     loaded: list[LoadedSuite] = []
     diagnostics: list[Diagnostic] = []
     names = SuiteNames()  # one eval file per suite name: test keys are unique (E116)
+    spool: SpooledTests | None = None
 
     def visit(suite: Suite, test: Test) -> None:
         names.note(suite, test)
         if on_test is not None:
             on_test(suite, test)
+        if spool is not None:
+            spool.add(test)
 
     for path in find_eval_files(list(paths)):
+        spool = SpooledTests() if mode == "check" else None
         result = load_suite(path, env=env, allow_outside=allow_outside, mode=mode, on_test=visit)
+        if spool is not None and not (result.suite is not None and result.streamed):
+            spool.close()  # its tests are held by the suite (or it has none)
+            spool = None
         if result.suite is not None:
-            loaded.append(LoadedSuite(result.suite, result.streamed, env, allow_outside))
+            loaded.append(LoadedSuite(result.suite, result.streamed, env, allow_outside, spool=spool))
             if mode == "keep":  # a `keep` load hands no test to `on_test`
                 for test in result.suite.tests:
                     names.note(result.suite, test)
@@ -189,6 +206,8 @@ def _load(
     if warnings is not None:
         warnings.extend(render_relative(d) for d in diagnostics if d.severity == "warning")
     if errors:
+        for source in loaded:
+            source.close()
         raise InvalidEvalFiles([render_relative(d) for d in errors])
     return loaded
 
@@ -375,9 +394,10 @@ def _run_planned(
     from agentv_ci.validation.output_formats import render_relative
 
     changed = False
-    for source in loaded:  # a dataset edited while it ran: what its second reading found wrong
+    for source in loaded:  # a dataset edited while it ran: what a second reading found wrong
         runner.warnings.extend(f"changed during the run: {render_relative(d)}" for d in source.problems)
         changed = changed or bool(source.problems)
+        source.close()
     # Each planned job without a row gets a `not_run` one, so every report counts it. Checked (a
     # sort of both sides' keys) only when a job may lack its row: one row per job otherwise.
     if interrupted or changed or tally.results != planned.listed:
