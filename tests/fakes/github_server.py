@@ -30,7 +30,8 @@ connection closes without an answer); `apply=True` performs the request before f
 after the comment was created, as GitHub sometimes does).
 
 Every request is recorded in `github.requests` (server, method, path, query, lower-cased headers,
-body): `requests_to("api"|"storage")` and `calls("POST", "/comments")` filter them.
+body): `requests_to("api"|"storage")` and `calls("POST", "/comments")` filter them (the scaffold
+is recording_server.py).
 """
 
 from __future__ import annotations
@@ -38,28 +39,18 @@ from __future__ import annotations
 import io
 import json
 import re
-import threading
 import time
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import urlencode
+
+from tests.fakes.recording_server import Recorded, RecordingHandler, RecordingServers
 
 BODY_LIMIT = 65_536
 _EPOCH = datetime(2025, 1, 1, tzinfo=UTC)
-
-
-@dataclass
-class Recorded:
-    server: str  # "api" or "storage"
-    method: str
-    path: str
-    query: dict[str, str]
-    headers: dict[str, str]
-    body: Any  # decoded JSON, else raw bytes, None when empty
 
 
 @dataclass
@@ -117,11 +108,7 @@ def zip_files(files: Mapping[str, bytes | str]) -> bytes:
     return buffer.getvalue()
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-
-class FakeGitHub:
+class FakeGitHub(RecordingServers):
     """Start with `with FakeGitHub() as github:`; `github.base_url` is `http://127.0.0.1:PORT`."""
 
     PAT = "ghp_fakePersonalAccessToken0123456789abcd"
@@ -129,9 +116,9 @@ class FakeGitHub:
     BOT = "github-actions[bot]"
 
     def __init__(self, *, repository: str = "octo/demo", page_size: int = 30) -> None:
+        super().__init__()
         self.repository = repository
         self.page_size = page_size
-        self.requests: list[Recorded] = []
         self.comments: list[Comment] = []
         self.artifacts: list[Artifact] = []
         self.pulls: dict[int, str] = {}  # PR number -> head sha (`GET .../pulls/{n}`)
@@ -141,38 +128,9 @@ class FakeGitHub:
         }
         self.link_base: str | None = None  # where `Link` URLs point (default `base_url`)
         self._faults: list[Fault] = []
-        self._closing = threading.Event()  # ends a drip at shutdown
         self.dripped: list[int] = []  # bytes each dripped answer sent before the client hung up
         self._next_id = 1000
         self._ticks = 0
-        self._lock = threading.RLock()
-        self._api = _Server(("127.0.0.1", 0), self._handler("api"))
-        self._storage = _Server(("127.0.0.1", 0), self._handler("storage"))
-        self._threads = [
-            threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)  # quick shutdown
-            for server in (self._api, self._storage)
-        ]
-
-    # -- lifecycle and addresses ------------------------------------------------------------------
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._api.server_address[1]}"
-
-    @property
-    def storage_url(self) -> str:
-        return f"http://127.0.0.1:{self._storage.server_address[1]}"
-
-    def __enter__(self) -> FakeGitHub:
-        for thread in self._threads:
-            thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._closing.set()
-        for server in (self._api, self._storage):
-            server.shutdown()
-            server.server_close()
 
     # -- state ------------------------------------------------------------------------------------
 
@@ -271,16 +229,6 @@ class FakeGitHub:
             for _ in range(times):
                 self._faults.append(Fault(0, path=path, drop=True))
 
-    # -- recorded requests ------------------------------------------------------------------------
-
-    def requests_to(self, server: str) -> list[Recorded]:
-        with self._lock:
-            return [r for r in self.requests if r.server == server]
-
-    def calls(self, method: str, path_contains: str = "") -> list[Recorded]:
-        with self._lock:
-            return [r for r in self.requests if r.method == method and path_contains in r.path]
-
     # -- internals --------------------------------------------------------------------------------
 
     def _new_id(self) -> int:
@@ -298,96 +246,48 @@ class FakeGitHub:
                     return self._faults.pop(index)
         return None
 
-    def _handler(self, server_name: str) -> type[BaseHTTPRequestHandler]:
-        fake = self
+    def _answer(self, handler: RecordingHandler, record: Recorded) -> None:
+        fault = self._take_fault(record.method, record.path, record.server)
+        answer = self._storage_answer if record.server == "storage" else self._api_answer
+        if fault is not None and fault.drip_s > 0:
+            self._drip(handler, fault, *answer(record))
+        elif record.server == "storage":
+            handler.reply(*answer(record))
+        elif fault is not None and fault.drop:
+            handler.close_connection = True
+            handler.connection.shutdown(2)
+        elif fault is not None:
+            if fault.apply:
+                answer(record)
+            handler.reply(fault.status, {"message": fault.message}, fault.headers)
+        else:
+            handler.reply(*answer(record))
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            wbufsize = 1 << 16  # headers and body leave in one write (no delayed-ACK stalls)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
-            def do_GET(self) -> None:
-                self._serve("GET")
-
-            def do_POST(self) -> None:
-                self._serve("POST")
-
-            def do_PATCH(self) -> None:
-                self._serve("PATCH")
-
-            def do_DELETE(self) -> None:
-                self._serve("DELETE")
-
-            def _serve(self, method: str) -> None:
-                parts = urlsplit(self.path)
-                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-                try:
-                    body: Any = json.loads(raw) if raw else None
-                except ValueError:
-                    body = raw
-                headers = {k.lower(): v for k, v in self.headers.items()}
-                record = Recorded(
-                    server_name, method, parts.path, dict(parse_qsl(parts.query)), headers, body
-                )
-                with fake._lock:
-                    fake.requests.append(record)
-                fault = fake._take_fault(method, parts.path, server_name)
-                if fault is not None and fault.drip_s > 0:
-                    answer = fake._storage_answer if server_name == "storage" else fake._api_answer
-                    self._drip(fault, *answer(record))
+    def _drip(
+        self, handler: RecordingHandler, fault: Fault, status: int, payload: Any, headers: Mapping[str, str]
+    ) -> None:
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        lines = [f"HTTP/1.1 {status} OK", f"content-length: {len(data)}", "connection: close"]
+        lines += [f"{key}: {value}" for key, value in headers.items()]
+        head = ("\r\n".join(lines) + "\r\n\r\n").encode()
+        raw = head + data
+        start = len(head) if fault.drip_where == "body" else 0
+        with self._lock:
+            index = len(self.dripped)
+            self.dripped.append(0)
+        handler.close_connection = True
+        try:
+            handler.wfile.write(raw[:start])
+            handler.wfile.flush()
+            for position in range(start, len(raw)):
+                if self._closing.wait(fault.drip_s):
                     return
-                if server_name == "storage":
-                    self._reply(*fake._storage_answer(record))
-                    return
-                if fault is not None and fault.drop:
-                    self.close_connection = True
-                    self.connection.shutdown(2)
-                    return
-                if fault is not None and fault.apply:
-                    fake._api_answer(record)
-                if fault is not None:
-                    self._reply(fault.status, {"message": fault.message}, fault.headers)
-                    return
-                self._reply(*fake._api_answer(record))
-
-            def _drip(self, fault: Fault, status: int, payload: Any, headers: Mapping[str, str]) -> None:
-                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-                lines = [f"HTTP/1.1 {status} OK", f"content-length: {len(data)}", "connection: close"]
-                lines += [f"{key}: {value}" for key, value in headers.items()]
-                head = ("\r\n".join(lines) + "\r\n\r\n").encode()
-                raw = head + data
-                start = len(head) if fault.drip_where == "body" else 0
-                with fake._lock:
-                    index = len(fake.dripped)
-                    fake.dripped.append(0)
-                self.close_connection = True
-                try:
-                    self.wfile.write(raw[:start])
-                    self.wfile.flush()
-                    for position in range(start, len(raw)):
-                        if fake._closing.wait(fault.drip_s):
-                            return
-                        self.wfile.write(raw[position : position + 1])
-                        self.wfile.flush()
-                        with fake._lock:
-                            fake.dripped[index] = position + 1 - start
-                except OSError:  # the client hung up
-                    return
-
-            def _reply(self, status: int, payload: Any, headers: Mapping[str, str] | None = None) -> None:
-                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-                self.send_response(status)
-                if not isinstance(payload, bytes):
-                    self.send_header("content-type", "application/json; charset=utf-8")
-                self.send_header("content-length", str(len(data)))
-                for key, value in (headers or {}).items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-        return Handler
+                handler.wfile.write(raw[position : position + 1])
+                handler.wfile.flush()
+                with self._lock:
+                    self.dripped[index] = position + 1 - start
+        except OSError:  # the client hung up
+            return
 
     # -- the API ----------------------------------------------------------------------------------
 

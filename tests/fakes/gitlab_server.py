@@ -22,30 +22,21 @@ Endpoints (under `/api/v4`; others 404):
   `GET /projects/{id}/jobs/{job_id}/artifacts` redirects to storage as above. `JOB_TOKEN` may
   download artifacts, not list pipelines or jobs (403).
 
-`fail_next(status, path=...)` queues a fault for the first request whose path contains `path`.
-Every request is recorded in `requests` (server, method, path, query, lower-cased headers, body).
+`fail_next(status, path=..., times=1, headers={...})` queues a fault (GitLab's `{"message"}` body,
+with `headers`, e.g. `retry-after`) for the first request whose path contains `path`. Every request
+is recorded in `requests` (server, method, path, query, lower-cased headers, body; the scaffold is
+recording_server.py).
 """
 
 from __future__ import annotations
 
-import json
-import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
+from urllib.parse import unquote, urlencode
+
+from tests.fakes.recording_server import Recorded, RecordingHandler, RecordingServers
 
 NOTE_LIMIT = 1_000_000
-
-
-@dataclass
-class Recorded:
-    server: str
-    method: str
-    path: str
-    query: dict[str, str]
-    headers: dict[str, str]
-    body: Any
 
 
 @dataclass
@@ -69,53 +60,24 @@ class Note:
     system: bool = False
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-
-class FakeGitLab:
+class FakeGitLab(RecordingServers):
     PROJECT_TOKEN = "glpat-fakeProjectToken0123456789"
     JOB_TOKEN = "glcbt-fakeJobToken0123456789abc"
     BOT_ID = 501
 
     def __init__(self, *, project_id: int = 42, page_size: int = 20) -> None:
+        super().__init__()
         self.project_id = project_id
         self.page_size = page_size
-        self.requests: list[Recorded] = []
         self.notes: list[Note] = []
         self.artifacts: dict[tuple[str, str], bytes] = {}
         self.pipelines: list[Pipeline] = []
-        self._faults: list[tuple[int, str]] = []
+        self._faults: list[tuple[int, str, dict[str, str]]] = []
         self._next_id = 9000
-        self._lock = threading.RLock()
-        self._api = _Server(("127.0.0.1", 0), self._handler("api"))
-        self._storage = _Server(("127.0.0.1", 0), self._handler("storage"))
-        self._threads = [
-            threading.Thread(target=s.serve_forever, args=(0.02,), daemon=True)
-            for s in (self._api, self._storage)
-        ]
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._api.server_address[1]}"
 
     @property
     def api_url(self) -> str:
         return self.base_url + "/api/v4"
-
-    @property
-    def storage_url(self) -> str:
-        return f"http://127.0.0.1:{self._storage.server_address[1]}"
-
-    def __enter__(self) -> FakeGitLab:
-        for thread in self._threads:
-            thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for server in (self._api, self._storage):
-            server.shutdown()
-            server.server_close()
 
     # -- state ------------------------------------------------------------------------------------
 
@@ -144,64 +106,24 @@ class FakeGitLab:
             self.pipelines.append(pipeline)
             return pipeline
 
-    def fail_next(self, status: int, *, path: str) -> None:
-        self._faults.append((status, path))
-
-    def calls(self, method: str, path_contains: str = "") -> list[Recorded]:
-        return [r for r in self.requests if r.method == method and path_contains in r.path]
+    def fail_next(
+        self, status: int, *, path: str, times: int = 1, headers: dict[str, str] | None = None
+    ) -> None:
+        with self._lock:
+            self._faults.extend([(status, path, dict(headers or {}))] * times)
 
     # -- serving ----------------------------------------------------------------------------------
 
-    def _handler(self, server_name: str) -> type[BaseHTTPRequestHandler]:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
-            def do_GET(self) -> None:
-                self._serve("GET")
-
-            def do_POST(self) -> None:
-                self._serve("POST")
-
-            def do_PUT(self) -> None:
-                self._serve("PUT")
-
-            def _serve(self, method: str) -> None:
-                parts = urlsplit(self.path)
-                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-                try:
-                    body: Any = json.loads(raw) if raw else None
-                except ValueError:
-                    body = raw
-                headers = {k.lower(): v for k, v in self.headers.items()}
-                record = Recorded(
-                    server_name, method, parts.path, dict(parse_qsl(parts.query)), headers, body
-                )
-                with fake._lock:
-                    fake.requests.append(record)
-                    fault = next((f for f in fake._faults if f[1] in parts.path), None)
-                    if fault is not None:
-                        fake._faults.remove(fault)
-                if fault is not None:
-                    self._reply(fault[0], {"message": "fault"}, {})
-                    return
-                answer = fake._storage_answer if server_name == "storage" else fake._api_answer
-                self._reply(*answer(record))
-
-            def _reply(self, status: int, payload: Any, headers: dict[str, str]) -> None:
-                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("content-length", str(len(data)))
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-        return Handler
+    def _answer(self, handler: RecordingHandler, request: Recorded) -> None:
+        with self._lock:
+            fault = next((f for f in self._faults if f[1] in request.path), None)
+            if fault is not None:
+                self._faults.remove(fault)
+        if fault is not None:
+            handler.reply(fault[0], {"message": "fault"}, fault[2])
+            return
+        answer = self._storage_answer if request.server == "storage" else self._api_answer
+        handler.reply(*answer(request))
 
     def _api_answer(self, request: Recorded) -> tuple[int, Any, dict[str, str]]:
         private = request.headers.get("private-token")
