@@ -43,6 +43,7 @@ class RunNeeds:
     def __init__(self) -> None:
         self.jobs = 0
         self._needs: dict[Need, None] = {}
+        self._last: Need | None = None
 
     def add(self, job: Job) -> None:
         self.add_test(job.suite.path, job.target, job.test)
@@ -51,10 +52,14 @@ class RunNeeds:
         """One job: `test` of the eval file `eval_path` against `target`."""
         self.jobs += 1
         needs = self._needs
-        alias = matrix_alias(test, target)
-        needs.setdefault(Need("target", eval_path, target, None, alias))
-        for own in model_grader_targets(test):
-            needs.setdefault(Need("grader", eval_path, target, own, alias))
+        alias = matrix_alias(test, target) if test.execution.target_hooks else None
+        need = Need("target", eval_path, target, None, alias)
+        if need != self._last:  # a suite's tests mostly need what the one before needed
+            needs.setdefault(need)
+            self._last = need
+        if test.turns or not test.graders or any(spec.type in MODEL_GRADERS for spec in test.graders):
+            for own in model_grader_targets(test):
+                needs.setdefault(Need("grader", eval_path, target, own, alias))
 
     def __iter__(self) -> Iterator[Need]:
         return iter(self._needs)

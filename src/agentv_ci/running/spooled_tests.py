@@ -4,6 +4,10 @@ A run reads each dataset once: the first reading builds and checks every test (a
 each test goes here, encoded (msgpack, in frames of `_FRAME_TESTS`), so the run takes it back without
 reading, parsing and building it again, and nothing of the dataset is held in memory. The file is
 the run's own (unlinked at once), so a dataset edited while the run goes changes nothing it runs.
+
+A suite's graders are one spec object shared by every test (built graders and fingerprint parts are
+cached by that identity: plugins/building.py, running/fingerprints.py), so specs are spooled by
+reference to a table of the ones seen, as long as it has room, and come back as the same objects.
 """
 
 from __future__ import annotations
@@ -15,14 +19,24 @@ from collections.abc import Iterator
 
 import msgspec
 
-from agentv_ci.model.suite import Test
+from agentv_ci.model.suite import GraderSpec, Test
 
 __all__ = ["SpooledTests"]
 
+
+class _Spooled(msgspec.Struct, array_like=True):
+    """A test as spooled: `graders` holds only the specs not in the table; `order`, when the test
+    has graders, gives each in turn: a table index, or -1 for the next of `test.graders`."""
+
+    test: Test
+    order: list[int] | None = None
+
+
 _FRAME_TESTS = 256  # tests per frame: one write and two reads per frame, a few hundred KiB at most
+_SHARED_SPECS = 4096  # grader specs spooled by reference at most (then inline): bounded memory
 _HEADER = struct.Struct("<I")  # a frame's length in bytes
 _ENCODER = msgspec.msgpack.Encoder()
-_DECODER = msgspec.msgpack.Decoder(list[Test])
+_DECODER = msgspec.msgpack.Decoder(list[_Spooled])
 
 
 class SpooledTests:
@@ -31,12 +45,28 @@ class SpooledTests:
     def __init__(self) -> None:
         self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close(), or with the process)
         self._fd = self._file.fileno()
-        self._pending: list[Test] = []
+        self._pending: list[_Spooled] = []
         self._size = 0  # bytes written
+        self._shared: list[GraderSpec] = []  # held, so an id in `_index` is never another object's
+        self._index: dict[int, int] = {}  # id of a spec -> its place in `_shared`
         self.count = 0
 
     def add(self, test: Test) -> None:
-        self._pending.append(test)
+        order: list[int] | None = None
+        if test.graders:
+            order, inline = [], []
+            for spec in test.graders:
+                index = self._index.get(id(spec))
+                if index is None and len(self._shared) < _SHARED_SPECS:
+                    index = self._index[id(spec)] = len(self._shared)
+                    self._shared.append(spec)
+                if index is None:
+                    inline.append(spec)
+                    order.append(-1)
+                else:
+                    order.append(index)
+            test = msgspec.structs.replace(test, graders=inline)
+        self._pending.append(_Spooled(test, order))
         self.count += 1
         if len(self._pending) >= _FRAME_TESTS:
             self._write_frame()
@@ -58,8 +88,15 @@ class SpooledTests:
             if len(payload) != length:  # our own file, cut short: never run fewer tests silently
                 raise OSError(f"spooled tests: frame at {offset} is {len(payload)} of {length} bytes")
             offset += _HEADER.size + length
-            yield from _DECODER.decode(payload)
+            shared = self._shared
+            for spooled in _DECODER.decode(payload):
+                test = spooled.test
+                if spooled.order is not None:  # a fresh object of ours: its graders put back in place
+                    inline = iter(test.graders)
+                    test.graders = [shared[i] if i >= 0 else next(inline) for i in spooled.order]
+                yield test
 
     def close(self) -> None:
         self._pending = []
+        self._shared, self._index = [], {}
         self._file.close()
