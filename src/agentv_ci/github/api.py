@@ -1,9 +1,10 @@
 """A small GitHub REST client over httpx: auth headers, bounded retries, `Link` pagination, downloads.
 
-Retries (at most `RetryPolicy.max_retries`, and never more than `max_wait_s` of sleeping in all):
-5xx answers and network errors back off 1 s, 2 s, 4 s...; rate limits (403/429 with `Retry-After`,
-or `x-ratelimit-remaining: 0` with `x-ratelimit-reset`) wait the advised time. When the advised wait
-does not fit in what is left of `max_wait_s`, the client gives up at once rather than sleep in vain.
+Retries are the one policy of retrying/ (at most `max_retries`, never more than `max_wait_s` of
+sleeping in all): 5xx answers and network errors back off 1 s, 2 s, 4 s...; rate limits (403/429
+with `Retry-After`, or `x-ratelimit-remaining: 0` with `x-ratelimit-reset`: `rate_limit`, a rule
+another forge replaces) wait the advised time. When the advised wait does not fit in what is left of
+`max_wait_s`, the client gives up at once rather than sleep in vain.
 
 Each call has a wall-clock deadline (`timeout_s`; `download_timeout_s` for a download, retries
 included) from connect to the last byte (`wall_clock`); a server that drips bytes is not retried.
@@ -20,7 +21,6 @@ import logging
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -30,6 +30,16 @@ import httpx
 from agentv_ci import __version__
 from agentv_ci.deadlines import github_timeouts, timed_out
 from agentv_ci.github import wall_clock
+from agentv_ci.retrying import (
+    GiveUp,
+    RateLimitRule,
+    Retry,
+    RetryPolicy,
+    advice_for,
+    call_with_retries,
+    github_rate_limit,
+    header_seconds,
+)
 
 __all__ = [
     "DEFAULT_API_URL",
@@ -44,8 +54,8 @@ _REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 _NEXT_LINK = re.compile(r'<([^>]*)>\s*;\s*rel="?next"?', re.IGNORECASE)
 _MAX_MESSAGE = 300
 _MAX_PAGES = 100  # 10,000 items at per_page=100: far beyond any PR's comments or a name's artifacts
-_SERVER_ERRORS = frozenset({500, 502, 503, 504})
 logger = logging.getLogger(__name__)
+_Failed = httpx.Response | httpx.HTTPError  # what a retried attempt got: the answer, or the error
 
 
 class GitHubApiError(Exception):
@@ -61,16 +71,6 @@ class GitHubApiError(Exception):
         super().__init__(f"GitHub API {where}: {code}: {message}" if where else f"{code}: {message}")
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How hard to retry: `max_retries` per request, `max_wait_s` of sleeping per request in all,
-    `backoff_s` the first delay after a 5xx or a network error (doubled each time)."""
-
-    max_retries: int = 3
-    max_wait_s: float = 60.0
-    backoff_s: float = 1.0
-
-
 class GitHubClient:
     """GitHub REST v3 for one repository. Use as a context manager (or call `close`).
 
@@ -78,6 +78,8 @@ class GitHubClient:
     `owner/name`. `sleep` and `clock` are injectable so tests wait no real time. `timeout_s` /
     `download_timeout_s` None: `deadlines.github_timeouts()` (30 s / 120 s unless set).
     """
+
+    rate_limit: RateLimitRule = staticmethod(github_rate_limit)
 
     def __init__(
         self,
@@ -220,26 +222,27 @@ class GitHubClient:
             return self._download(path, destination, max_bytes, seconds)
 
     def _download(self, path: str, destination: Path, max_bytes: int, seconds: float) -> int:
-        waited = 0.0
-        for attempt in range(self.retry.max_retries + 1):
+        def attempt() -> int | Retry[_Failed]:
             try:
                 with self._http.stream("GET", path) as response:
                     if response.is_success:
                         return _save_stream(response, destination, max_bytes, path)
                     response.read()
-                    delay = self._retry_delay(response, attempt, waited)
-                    if delay is None:
+                    retry = self._retry_of(response)
+                    if isinstance(retry, httpx.Response):
                         raise self._error(response, "GET", path)
+                    return retry
             except httpx.HTTPError as exc:
                 if wall_clock.passed():
                     raise GitHubApiError(
                         None, timed_out(seconds), method="GET", path=_shown_path(path)
                     ) from None
-                delay = self._network_delay(exc, attempt, waited, "GET", path)
-            logger.info("GitHub API GET %s: retry %d in %.1f s", path, attempt + 1, delay)
-            self._sleep(delay)
-            waited += delay
-        raise GitHubApiError(None, "retries exhausted", method="GET", path=path)  # pragma: no cover
+                return Retry(exc)
+
+        def give_up(retry: Retry[_Failed], _: GiveUp) -> int:
+            raise self._failure(retry.failure, "GET", path)
+
+        return call_with_retries(attempt, policy=self.retry, wait=self._waiter("GET", path), give_up=give_up)
 
     # -- retries --------------------------------------------------------------------------------
 
@@ -252,9 +255,9 @@ class GitHubClient:
         json: Any,
         idempotent: bool,
     ) -> httpx.Response:
-        waited = 0.0
         shown = _shown_path(url)
-        for attempt in range(self.retry.max_retries + 1):
+
+        def attempt() -> httpx.Response | Retry[_Failed]:
             started = time.monotonic()
             try:
                 with wall_clock.deadline(self.timeout_s):  # connect to the last byte of the body
@@ -264,63 +267,51 @@ class GitHubClient:
                     raise GitHubApiError(None, timed_out(self.timeout_s), method=method, path=shown) from None
                 if not idempotent and not isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
                     raise self._network_error(exc, method, shown) from None
-                delay = self._network_delay(exc, attempt, waited, method, shown)
-            else:
-                if not idempotent and response.status_code >= 500:
-                    return response
-                found = self._retry_delay(response, attempt, waited)
-                if found is None:
-                    return response
-                delay = found
-            logger.info("GitHub API %s %s: retry %d in %.1f s", method, shown, attempt + 1, delay)
-            self._sleep(delay)
-            waited += delay
-        raise GitHubApiError(None, "retries exhausted", method=method, path=shown)  # pragma: no cover
+                return Retry(exc)
+            if not idempotent and response.status_code >= 500:
+                return response  # it may have been processed: asking again could do it twice
+            return self._retry_of(response)
 
-    def _network_delay(
-        self, exc: httpx.HTTPError, attempt: int, waited: float, method: str, path: str
-    ) -> float:
-        delay = self._backoff(attempt)
-        if attempt >= self.retry.max_retries or waited + delay > self.retry.max_wait_s:
-            raise self._network_error(exc, method, path) from None
-        return delay
+        def give_up(retry: Retry[_Failed], _: GiveUp) -> httpx.Response:
+            if isinstance(retry.failure, httpx.Response):
+                return retry.failure  # the caller words the last answer
+            raise self._network_error(retry.failure, method, shown)
+
+        return call_with_retries(
+            attempt, policy=self.retry, wait=self._waiter(method, shown), give_up=give_up
+        )
+
+    def _retry_of(self, response: httpx.Response) -> httpx.Response | Retry[_Failed]:
+        """`response` as final, or a `Retry` with the wait it advises (the policy and `rate_limit`)."""
+        if response.is_success:
+            return response
+        advice = advice_for(
+            response.status_code, response.headers, self.retry, self.rate_limit, self._clock()
+        )
+        return response if advice is None else Retry(response, advice.wait_s)
+
+    def _waiter(self, method: str, path: str) -> Callable[[Retry[_Failed], float], None]:
+        shown = _shown_path(path)
+
+        def wait(_: Retry[_Failed], delay: float) -> None:
+            logger.info("GitHub API %s %s: retry in %.1f s", method, shown, delay)
+            self._sleep(delay)
+
+        return wait
+
+    def _failure(self, failure: _Failed, method: str, path: str) -> GitHubApiError:
+        if isinstance(failure, httpx.Response):
+            return self._error(failure, method, path)
+        return self._network_error(failure, method, path)
 
     def _network_error(self, exc: httpx.HTTPError, method: str, path: str) -> GitHubApiError:
         detail = self.redact(str(exc))[:_MAX_MESSAGE] or "no detail"
         return GitHubApiError(None, f"{type(exc).__name__}: {detail}", method=method, path=_shown_path(path))
 
-    def _retry_delay(self, response: httpx.Response, attempt: int, waited: float) -> float | None:
-        """Seconds to wait before retrying `response`, or None to keep it (success, a final error,
-        retries used up, or an advised wait longer than what is left of `max_wait_s`)."""
-        advised = self._advised_wait(response, attempt)
-        if advised is None:
-            return None
-        if attempt >= self.retry.max_retries or waited + advised > self.retry.max_wait_s:
-            return None
-        return advised
-
-    def _advised_wait(self, response: httpx.Response, attempt: int) -> float | None:
-        status = response.status_code
-        headers = response.headers
-        retry_after = _seconds(headers.get("retry-after"))
-        if status in (403, 429):
-            if retry_after is not None:
-                return retry_after
-            reset = _seconds(headers.get("x-ratelimit-reset"))
-            if headers.get("x-ratelimit-remaining") == "0" and reset is not None:
-                return max(0.0, reset - self._clock())
-            return self._backoff(attempt) if status == 429 else None  # a plain 403 is a permission answer
-        if status in _SERVER_ERRORS:
-            return retry_after if retry_after is not None else self._backoff(attempt)
-        return None
-
-    def _backoff(self, attempt: int) -> float:
-        return float(self.retry.backoff_s * 2**attempt)
-
     def _error(self, response: httpx.Response, method: str, path: str) -> GitHubApiError:
         message = _message_of(response) or response.reason_phrase or "request failed"
         if response.status_code in (403, 429) and response.headers.get("x-ratelimit-remaining") == "0":
-            reset = _seconds(response.headers.get("x-ratelimit-reset"))
+            reset = header_seconds(response.headers.get("x-ratelimit-reset"))
             if reset is not None:
                 message += f" (rate limit resets in {max(0, round(reset - self._clock()))} s)"
         return GitHubApiError(
@@ -343,16 +334,6 @@ def _shown_path(url: str) -> str:
     """A request target as errors and logs show it: the path only, no query, no host."""
     parsed = httpx.URL(url)
     return parsed.path if parsed.is_absolute_url else url.split("?", 1)[0]
-
-
-def _seconds(raw: str | None) -> float | None:
-    if raw is None:
-        return None
-    try:
-        value = float(raw.strip())
-    except ValueError:
-        return None
-    return value if value >= 0 else None
 
 
 def _next_link(header: str) -> str | None:

@@ -6,7 +6,8 @@ each byte resetting a read timeout (httpx's own timeouts are per phase, and stay
 The whole call, retries and rate-limit waits included, ends at its own deadline (the test's timeout,
 else the default of deadlines.py), counted from its first send.
 
-What is retried, how long it waits and when it gives up is targets/retry_policy.py. A 429 or 529 is
+What is retried, how long it waits and when it gives up is the one policy of retrying/, set for model
+APIs by targets/retry_policy.py, and its loop is retrying's too. A 429 or 529 is
 a rate limit, handled by the target's shared limiter (targets/rate_limits.py). Every failure surfaces
 as `TargetError` with the status and a short excerpt of the body.
 
@@ -39,15 +40,11 @@ if importlib.util.find_spec("sniffio") is None:
 from agentv_ci.clock import SYSTEM_CLOCK, Clock
 from agentv_ci.deadlines import default_test_timeout_s, timed_out
 from agentv_ci.errors import TargetError, TargetTimeout
+from agentv_ci.retrying import GiveUp, Retry, RetryPolicy, call_with_retries_async
 from agentv_ci.targets.limiter_registry import limiter_for
 from agentv_ci.targets.rate_headers import rate_signal, retry_after_seconds
 from agentv_ci.targets.rate_limits import RATE_LIMIT_STATUSES, LimitSettings, TargetLimiter
-from agentv_ci.targets.retry_policy import (
-    RATE_LIMIT_GIVE_UP_S,
-    backoff_delay,
-    is_transient,
-    says_now,
-)
+from agentv_ci.targets.retry_policy import model_api_policy, says_now
 
 POOL_SLICE = 4  # connections per underlying httpx client
 # A larger response body is an execution error, read no further (an answer is cut at the answer cap
@@ -62,18 +59,11 @@ def _shared_ssl_context(verify: bool = True) -> ssl.SSLContext:
 
 
 @dataclass(frozen=True)
-class _Answer:
-    body: Any
-
-
-@dataclass(frozen=True)
-class _Retry:
-    """An attempt that may be tried again: why it failed, and the server's wait when it gave one."""
+class _Failure:
+    """Why an attempt that may be tried again failed."""
 
     error: str
-    wait_s: float | None = None
-    spends: bool = True  # counts against max_retries (a rate limit that does not say "now" does not)
-    rate_limited: bool = False
+    rate_limited: bool = False  # its waits are the limiter's (other requests wait them too)
     timed_out: bool = False
 
 
@@ -136,15 +126,17 @@ class JsonHttpClient:
         name: str = "",
         transport: httpx.AsyncBaseTransport | None = None,
         clock: Clock = SYSTEM_CLOCK,
+        retry: RetryPolicy | None = None,
     ) -> None:
-        self.max_retries = max_retries
+        # `retry` (a whole policy) wins over the retry and backoff settings
+        self.retry = retry or model_api_policy(
+            max_retries, backoff_s=backoff_base_s, backoff_cap_s=backoff_cap_s
+        )
         self._clock = clock
         self.name = name or base_url
         self._limits = limits or LimitSettings()
         self._limit_key = limit_key if limit_key is not None else ("client", id(self))
         self._limiter: TargetLimiter | None = None
-        self.backoff_base_s = backoff_base_s
-        self.backoff_cap_s = backoff_cap_s
         self.timeout_s = timeout_s
         self.deadline_s = default_test_timeout_s()  # a call's deadline when its test sets none
         self._base = httpx.URL(base_url.rstrip("/") + "/")
@@ -227,38 +219,27 @@ class JsonHttpClient:
         tokens = _estimated_tokens(body) if limiter.settings.max_tpm else 0.0
         deadline = deadline_s or self.deadline_s
         sends = 0
+
+        async def attempt() -> Any:
+            nonlocal sends
+            if sends:
+                await limiter.acquire(tokens)
+            sends += 1
+            return await self._attempt(path, body, params, limiter, tokens)
+
+        async def wait(retry: Retry[_Failure], delay: float) -> None:
+            if retry.failure.rate_limited:
+                await limiter.wait_limited(delay)
+            else:
+                await self._clock.sleep(delay)
+
         # The first admission waits the target's pace (other tests' requests), not this test's time.
         await limiter.acquire(tokens)
         try:
             async with asyncio.timeout(deadline):
-                started = self._clock.now()
-                attempt = 0  # failed attempts that spent one of max_retries
-                while True:
-                    if sends:
-                        await limiter.acquire(tokens)
-                    sends += 1
-                    outcome = await self._attempt(path, body, params, limiter, tokens)
-                    if isinstance(outcome, _Answer):
-                        return outcome.body
-                    if not outcome.spends:
-                        assert outcome.wait_s is not None  # a rate limit's wait
-                        if self._clock.now() - started >= RATE_LIMIT_GIVE_UP_S:
-                            raise TargetError(
-                                f"{outcome.error} (still rate limited {RATE_LIMIT_GIVE_UP_S:g}s after "
-                                f"the first request; lower the target's max_rpm or max_concurrency)"
-                            )
-                        await limiter.wait_limited(outcome.wait_s)
-                        continue
-                    if attempt >= self.max_retries:
-                        error = TargetTimeout if outcome.timed_out else TargetError
-                        raise error(f"{outcome.error} (gave up after {attempt + 1} attempts)")
-                    base, cap = self.backoff_base_s, self.backoff_cap_s
-                    delay = backoff_delay(attempt, base_s=base, cap_s=cap, retry_after=outcome.wait_s)
-                    if outcome.rate_limited:
-                        await limiter.wait_limited(delay)
-                    else:
-                        await self._clock.sleep(delay)
-                    attempt += 1
+                return await call_with_retries_async(
+                    attempt, policy=self.retry, wait=wait, give_up=self._give_up, now=self._clock.now
+                )
         except TimeoutError:
             raise TargetTimeout(f"request {timed_out(deadline)}, {sends} request(s) sent") from None
 
@@ -269,18 +250,18 @@ class JsonHttpClient:
         params: Mapping[str, str] | None,
         limiter: TargetLimiter,
         tokens: float,
-    ) -> _Answer | _Retry:
-        """One request, admitted by `limiter` and given back to it; raises `TargetError` for an
-        answer not worth asking again."""
+    ) -> Any:
+        """One request, admitted by `limiter` and given back to it: the decoded answer, a `Retry`, or
+        `TargetError` for an answer not worth asking again."""
         sent = self._clock.now()
         try:
             status, response_headers, content = await self._post_once(path, body, params)
         except (httpx.TimeoutException, TimeoutError):
             limiter.release_failed()
-            return _Retry(f"request {timed_out(self.timeout_s)}", timed_out=True)
+            return Retry(_Failure(f"request {timed_out(self.timeout_s)}", timed_out=True))
         except httpx.TransportError as exc:
             limiter.release_failed()
-            return _Retry(f"connection error: {type(exc).__name__}: {exc}")
+            return Retry(_Failure(f"connection error: {type(exc).__name__}: {exc}"))
         except BaseException:  # cancelled (the test's deadline): the slot is given back
             limiter.release_failed()
             raise
@@ -290,7 +271,7 @@ class JsonHttpClient:
             decoded = self._decode(content)
             if tokens:
                 limiter.charge(_output_tokens(decoded))
-            return _Answer(decoded)
+            return decoded
         error = f"HTTP {status}: {_excerpt(content)}"
         if status in RATE_LIMIT_STATUSES:
             signal = rate_signal(response_headers)
@@ -298,11 +279,22 @@ class JsonHttpClient:
                 limiter.hold(signal.exhausted_for)
             told = signal.exhausted_for if signal.retry_after is None else signal.retry_after
             wait = limiter.release_limited(told)
-            return _Retry(error, wait, spends=says_now(told), rate_limited=True)
+            return Retry(_Failure(error, rate_limited=True), wait, spends=says_now(told))
         limiter.release_failed()
-        if not is_transient(status):
+        if not self.retry.retried(status):
             raise TargetError(error)
-        return _Retry(error, retry_after_seconds(response_headers))
+        return Retry(_Failure(error), retry_after_seconds(response_headers))
+
+    def _give_up(self, retry: Retry[_Failure], why: GiveUp) -> Any:
+        error = retry.failure.error
+        if why.reason == "rate_limited":
+            raise TargetError(
+                f"{error} (still rate limited {self.retry.rate_limited_give_up_s:g}s after "
+                f"the first request; lower the target's max_rpm or max_concurrency)"
+            )
+        raise (TargetTimeout if retry.failure.timed_out else TargetError)(
+            f"{error} (gave up after {why.attempts} attempts)"
+        )
 
     @staticmethod
     def _decode(content: bytes) -> Any:

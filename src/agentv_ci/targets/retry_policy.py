@@ -1,4 +1,4 @@
-"""When a model-API request is tried again, and how long it waits first (used by targets/http.py).
+"""The model APIs' setting of the one retry policy (retrying/; applied by targets/http.py).
 
 - **Transient** (retried): 408, 409, every 5xx but 501 and 505 (they say the request can never
   work), a connection refused or reset before an answer, an attempt past `timeout_seconds`. Each
@@ -17,22 +17,35 @@ deadlines.py), counted from the first send: queueing behind the target's pace is
 
 from __future__ import annotations
 
-import random
+from agentv_ci.retrying import RetryPolicy, full_jitter, is_server_fault
 
 DEFAULT_MAX_RETRIES = 4  # five attempts: at 20 % transient faults, 0.2^5 = 0.03 % of tests still fail
 # The first retry waits up to 250 ms, the fourth up to 2 s (full jitter): the unluckiest of 1,000
 # tests at 20 % faults waits about 3 s in all, where 500 ms made it 4-6 s (bench/faults.py).
 DEFAULT_RETRY_INITIAL_DELAY_MS = 250.0
-NOT_RETRIED_5XX = frozenset({501, 505})  # Not Implemented, HTTP Version Not Supported
 RETRIED_4XX = frozenset({408, 409})  # Request Timeout, Conflict (a concurrent-request clash)
 NOW_S = 0.05  # a rate-limit wait shorter than this says "now": it spends a retry
 RATE_LIMIT_GIVE_UP_S = 600.0  # a request still rate limited this long after its first send fails
-RETRY_AFTER_CEILING_S = 120.0  # the longest retry-after waited for (a longer one waits this long)
 
 
 def is_transient(status: int) -> bool:
     """An HTTP status worth asking again (not a rate limit: those are the limiter's)."""
-    return status in RETRIED_4XX or (500 <= status <= 599 and status not in NOT_RETRIED_5XX)
+    return status in RETRIED_4XX or is_server_fault(status)
+
+
+def model_api_policy(max_retries: int, *, backoff_s: float, backoff_cap_s: float) -> RetryPolicy:
+    """The policy of one model-API target: its retries and backoff, full jitter, no wait budget
+    (the call's deadline bounds it)."""
+    return RetryPolicy(
+        max_retries=max_retries,
+        max_wait_s=None,
+        backoff_s=backoff_s,
+        backoff_cap_s=backoff_cap_s,
+        jitter=full_jitter,
+        retried=is_transient,
+        now_s=NOW_S,
+        rate_limited_give_up_s=RATE_LIMIT_GIVE_UP_S,
+    )
 
 
 def says_now(wait_s: float | None) -> bool:
@@ -42,8 +55,6 @@ def says_now(wait_s: float | None) -> bool:
 
 def backoff_delay(attempt: int, *, base_s: float, cap_s: float, retry_after: float | None) -> float:
     """Seconds to wait before retry number `attempt` (0-based). A server's retry-after is honoured
-    even above `cap_s` (retrying sooner only earns another refusal), up to `RETRY_AFTER_CEILING_S`;
+    even above `cap_s` (retrying sooner only earns another refusal), up to the policy's ceiling;
     one that says "now" gets the backoff instead."""
-    if retry_after is not None and not says_now(retry_after):
-        return min(retry_after, max(cap_s, RETRY_AFTER_CEILING_S))
-    return random.uniform(0, min(cap_s, base_s * (2**attempt)))
+    return model_api_policy(0, backoff_s=base_s, backoff_cap_s=cap_s).delay(attempt, retry_after)

@@ -1,5 +1,6 @@
 """A GitLab REST (v4) client: GitHub's client (github/api.py: bounded retries, rate limits, wall-clock
-deadlines, `Link` pagination, capped downloads) with GitLab's authentication and project paths.
+deadlines, `Link` pagination, capped downloads) with GitLab's authentication, project paths and
+rate-limit headers (`retrying.gitlab_rate_limit`: 429 with `Retry-After` or `RateLimit-Reset`).
 
 The token goes in `PRIVATE-TOKEN` (a project access token) or `JOB-TOKEN` (`CI_JOB_TOKEN`), only to
 the API's own origin: httpx strips `Authorization` on a redirect to another origin but not these
@@ -10,12 +11,15 @@ downloads to object storage). Failures are `GitHubApiError`s; `describe` words t
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Callable
 from typing import Literal
 from urllib.parse import quote
 
 import httpx
 
 from agentv_ci.github.api import GitHubApiError, GitHubClient
+from agentv_ci.retrying import RateLimitRule, RetryPolicy, gitlab_rate_limit
 
 __all__ = ["GitLabClient", "TokenKind", "describe"]
 
@@ -27,9 +31,20 @@ _TOKEN_HEADERS = ("private-token", "job-token")
 class GitLabClient(GitHubClient):
     """GitLab v4 for one project (`project_id`, numeric); `api_url` is `CI_API_V4_URL`."""
 
-    def __init__(self, token: str, project_id: str, *, api_url: str, kind: TokenKind = "private") -> None:
+    rate_limit: RateLimitRule = staticmethod(gitlab_rate_limit)
+
+    def __init__(
+        self,
+        token: str,
+        project_id: str,
+        *,
+        api_url: str,
+        kind: TokenKind = "private",
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.kind = kind
-        super().__init__(token, project_id, api_url=api_url)
+        super().__init__(token, project_id, api_url=api_url, retry=retry, sleep=sleep)
         self._http.event_hooks["request"].append(self._keep_token_home)
 
     def _check_target(self, token: str, repository: str) -> None:
