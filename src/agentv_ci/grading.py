@@ -79,11 +79,18 @@ def _directory_of(eval_path: Path) -> Path:
 
 def _runs_inline(spec: GraderSpec) -> bool:
     """True for graders that declare `inline = True` (pure computation, no I/O to overlap)."""
-    try:
-        cls = load_plugin_class(GRADERS_NAMESPACE, spec.type)
-    except ConfigError:
-        return True  # run_grader_spec reports the broken plugin as this grader's error
-    return bool(getattr(cls, "inline", False))
+    inline = _INLINE_TYPES.get(spec.type)
+    if inline is None:
+        try:
+            cls = load_plugin_class(GRADERS_NAMESPACE, spec.type)
+        except ConfigError:
+            return True  # run_grader_spec reports the broken plugin as this grader's error
+        inline = _INLINE_TYPES[spec.type] = bool(getattr(cls, "inline", False))
+    return inline
+
+
+# type -> whether its class runs inline; a class, once loaded, stays what it is for the process.
+_INLINE_TYPES: dict[str, bool] = {}
 
 
 def _skipped_graders_error(skipped: list[GraderResult]) -> str:

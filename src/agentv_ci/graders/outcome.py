@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from agentv_ci.model.result import AssertionResult, GraderResult, TargetResponse, TokenUsage
@@ -76,10 +77,13 @@ def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
     Secrets are masked in each string before it is quoted (a piece of one at a string's edge too)."""
     if SECRETS:
         value = SECRETS.redact_tree(value)
-    try:
-        text = json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        text = repr(value)
+    if isinstance(value, str):  # the common case, as json.dumps(value, ensure_ascii=False) quotes it
+        text = encode_basestring(value)
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, default=str)
+        except (TypeError, ValueError):
+            text = repr(value)
     return capped(text, limit)
 
 

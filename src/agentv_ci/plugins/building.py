@@ -24,7 +24,9 @@ __all__ = ["build_grader"]
 # Built graders, reused while their spec lives: suite-level graders are shared by every test, and
 # converting their config per answer dominated grading time. Each entry keeps its spec alive so the
 # id() key cannot be reused by another object. Oldest entries go first when it is full.
-_GRADER_CACHE: OrderedDict[tuple[int, Path], tuple[GraderSpec, GraderPlugin]] = OrderedDict()
+# Keyed on the id alone, the directory checked after: hashing and comparing a Path per answer cost
+# more than the rest of the lookup (the loader's directory is an equal Path, not the same object).
+_GRADER_CACHE: OrderedDict[int, tuple[GraderSpec, Path, GraderPlugin]] = OrderedDict()
 _GRADER_CACHE_SIZE = 4096
 # Built-in pure graders by content (type, name, weight, required, bar, negation, config, directory):
 # equal specs written in many tests build one instance. Only for graders that read their spec's
@@ -40,10 +42,14 @@ def build_grader(spec: GraderSpec, *, base_dir: Path) -> GraderPlugin:
 
     An instance may be reused for many answers, concurrently: graders keep no per-answer state.
     """
-    key = (id(spec), base_dir)
+    key = id(spec)
     cached = _GRADER_CACHE.get(key)
     if cached is not None and cached[0] is spec:
-        return cached[1]
+        if cached[1] is base_dir:
+            return cached[2]
+        if cached[1] == base_dir:  # an equal directory: keep this one, found by identity next time
+            _GRADER_CACHE[key] = (spec, base_dir, cached[2])
+            return cached[2]
     content = _content_key(spec, base_dir)
     grader = _BY_CONTENT.get(content) if content is not None else None
     if grader is None:
@@ -52,9 +58,9 @@ def build_grader(spec: GraderSpec, *, base_dir: Path) -> GraderPlugin:
             if len(_BY_CONTENT) >= _BY_CONTENT_SIZE:
                 _BY_CONTENT.popitem(last=False)
             _BY_CONTENT[content] = grader
-    if len(_GRADER_CACHE) >= _GRADER_CACHE_SIZE:
+    if key not in _GRADER_CACHE and len(_GRADER_CACHE) >= _GRADER_CACHE_SIZE:
         _GRADER_CACHE.popitem(last=False)
-    _GRADER_CACHE[key] = (spec, grader)
+    _GRADER_CACHE[key] = (spec, base_dir, grader)
     return grader
 
 
