@@ -10,7 +10,7 @@ the files the agent was to change). The target counts as read-only when its `san
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from agentv_ci.errors import ConfigError
@@ -79,11 +79,31 @@ def _reason(graders: Iterable[GraderSpec], *, has_workspace: bool) -> str | None
     return None
 
 
+class ReadOnlyCodex:
+    """Whether a target of a targets file runs Codex read-only, resolved once per (file, name) for
+    a `validate` call that asks it once per test. The files it is asked about must outlive it (the
+    key is their identity): they are held by `validate`'s target checker."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[int, str], bool] = {}
+
+    def __call__(self, name: str, config: TargetsConfig) -> bool:
+        key = (id(config), name)
+        known = self._known.get(key)
+        if known is None:
+            known = self._known[key] = _read_only_codex(name, config)
+        return known
+
+
 def read_only_edit_warnings(
-    test: Test, suite: Suite, names: Iterable[str], config: TargetsConfig
+    test: Test,
+    suite: Suite,
+    names: Iterable[str],
+    config: TargetsConfig,
+    read_only_codex: Callable[[str, TargetsConfig], bool] = _read_only_codex,
 ) -> list[Diagnostic]:
     """W112 for each read-only Codex target of `names` that runs `test`, when its graders expect edits."""
-    read_only = [name for name in names if _read_only_codex(name, config)]
+    read_only = [name for name in names if read_only_codex(name, config)]
     if not read_only:
         return []
     has_workspace = test.workspace is not None or suite.workspace is not None

@@ -307,7 +307,9 @@ class TargetChecker:
 
     def config_of(self, suite: Suite) -> TargetsConfig | None:
         """The targets file `suite` reads (None: it cannot be read, reported once elsewhere)."""
-        config = self._config_for(Path(suite.path))
+        config = self._by_eval.get(suite.path)  # asked once per test: no Path built each time
+        if config is None:
+            config = self._by_eval[suite.path] = self._config_for(Path(suite.path))
         return None if isinstance(config, Diagnostic) else config
 
     def note(self, suite: Suite, test: Test, used: dict[str, SourceLocation | None]) -> None:

@@ -63,7 +63,7 @@ def validate_paths(
     from agentv_ci.loading.suite_names import SuiteNames
     from agentv_ci.validation.named_files import eval_files_reading, split_named_paths
     from agentv_ci.validation.quarantine_check import check_quarantine_files, is_quarantine_file
-    from agentv_ci.validation.sandbox_check import read_only_edit_warnings
+    from agentv_ci.validation.sandbox_check import ReadOnlyCodex, read_only_edit_warnings
     from agentv_ci.validation.targets_check import TargetChecker, check_targets_file
 
     quarantines, quarantine_problems = check_quarantine_files(paths, repo_root)
@@ -83,6 +83,7 @@ def validate_paths(
     targets = TargetChecker(targets_file=targets_file, env=env, cli_targets=cli_targets)
     matrix = MatrixCount()  # tests x targets of all the files, as `run` counts them
     suite_names = SuiteNames()  # one eval file per suite name (E116), as `run` checks them
+    read_only_codex = ReadOnlyCodex()  # each target resolved once, not once per test
     for path in files:
         # Tests are checked one at a time and not held (a dataset of any size costs no memory).
         used: dict[str, SourceLocation | None] = {}
@@ -93,15 +94,15 @@ def validate_paths(
         ) -> None:
             built[0] += 1
             suite_names.note(suite, test)
-            over = matrix.add(len(targets_for(test, suite, cli_targets)))
+            names = targets_for(test, suite, cli_targets)
+            over = matrix.add(len(names))
             if over is not None:
                 diagnostics.append(at_test("E115", over, test, suite, MATRIX_HINT))
             if check_targets:
                 targets.note(suite, test, used)
                 config = targets.config_of(suite)
                 if config is not None:
-                    names = targets_for(test, suite, cli_targets)
-                    diagnostics.extend(read_only_edit_warnings(test, suite, names, config))
+                    diagnostics.extend(read_only_edit_warnings(test, suite, names, config, read_only_codex))
 
         result = load_suite(
             path, repo_root=repo_root, env=env, allow_outside=allow_outside, mode="check", on_test=visit
