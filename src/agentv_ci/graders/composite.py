@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, assert_never, get_args
 
 import msgspec
 
@@ -31,7 +31,7 @@ from agentv_ci.model.suite import GraderSpec
 from agentv_ci.plugins import GradingContext
 from agentv_ci.scoring import js_sum
 
-AGGREGATORS = (
+Aggregator = Literal[
     "weighted_average",
     "threshold",
     "code-grader",
@@ -40,8 +40,9 @@ AGGREGATORS = (
     "maximum",
     "safety_gate",
     "all_or_nothing",
-)
-_ALIASES = {
+]
+AGGREGATORS: tuple[Aggregator, ...] = get_args(Aggregator)
+_ALIASES: dict[str, Aggregator] = {
     "code_grader": "code-grader",
     "code_judge": "code-grader",
     "code-judge": "code-grader",
@@ -58,6 +59,17 @@ Decide the final score and verdict based on all grader results.
 Return a JSON object with: score (0.0-1.0), verdict (pass/fail), and reasoning."""
 
 SCRIPT_TIMEOUT_S = 300.0
+
+
+def _aggregator_kind(written: object) -> Aggregator | None:
+    """The aggregator `written` names (aliases resolved), None when it names none."""
+    name = str(written)
+    if name in _ALIASES:
+        return _ALIASES[name]
+    for kind in AGGREGATORS:  # a loop, not `in`: it narrows the text to the Literal for mypy
+        if name == kind:
+            return kind
+    return None
 
 
 class CompositeConfig(msgspec.Struct):
@@ -114,17 +126,18 @@ class Composite:
         if len(set(names)) != len(names):
             raise ConfigError(f"{what}: member names must be unique, got {names}", location=where)
         self.aggregator: dict[str, Any] | None = None
+        self.kind: Aggregator = "weighted_average"  # read only when `aggregator` is set
         if config.aggregator is not None:
             raw = config.aggregator if isinstance(config.aggregator, dict) else {"type": config.aggregator}
-            kind = _ALIASES.get(str(raw.get("type")), str(raw.get("type")))
             agg_where = spec.config_locations.get("aggregator", spec.location)
-            if kind not in AGGREGATORS:
+            kind = _aggregator_kind(raw.get("type"))
+            if kind is None:
                 raise ConfigError(
                     f"{what}: unknown aggregator {raw.get('type')!r}",
                     location=agg_where,
                     hint=f"use one of {', '.join(AGGREGATORS)}",
                 )
-            self.aggregator = {**raw, "type": kind}
+            self.aggregator, self.kind = {**raw, "type": kind}, kind
             if kind == "threshold" and not isinstance(raw.get("threshold"), int | float):
                 raise ConfigError(
                     f"{what}: the threshold aggregator needs `threshold` (0..1)", location=agg_where
@@ -163,7 +176,7 @@ class Composite:
         self, results: list[GraderResult], assertions: list[AssertionResult], ctx: GradingContext
     ) -> GraderResult:
         assert self.aggregator is not None
-        kind = self.aggregator["type"]
+        kind = self.kind
         active = [r for r in results if r.verdict != "skip"]
         details: dict[str, Any] = {"aggregator": kind}
         if not active and kind not in ("code-grader", "llm-grader"):
@@ -197,7 +210,9 @@ class Composite:
             return scored(self.spec, 1.0 if ok else 0.0, assertions, details=details)
         if kind == "code-grader":
             return await self._script(results, assertions, details, ctx)
-        return await self._judge(results, assertions, details, ctx)
+        if kind == "llm-grader":
+            return await self._judge(results, assertions, details, ctx)
+        assert_never(kind)  # mypy: every aggregator has its branch
 
     def _weighted(self, active: list[GraderResult]) -> float:
         weights = self.aggregator.get("weights") if self.aggregator else None
