@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Literal
+from typing import Literal, assert_type
 
 import msgspec
 
@@ -24,7 +24,7 @@ from agentv_ci.model.result import (
     TokenUsage,
     Verdict,
 )
-from agentv_ci.model.suite import Suite, Test
+from agentv_ci.model.suite import RepeatStrategy, Suite, Test
 from agentv_ci.statistics.student_t import t_critical_95
 
 __all__ = [
@@ -144,7 +144,7 @@ def _sum_usage(attempts: Sequence[TestResult]) -> TokenUsage | None:
     return TokenUsage(input=sum(u.input for u in usages), output=sum(u.output for u in usages))
 
 
-def aggregate_attempts(attempts: list[TestResult], strategy: str) -> TestResult:
+def aggregate_attempts(attempts: list[TestResult], strategy: RepeatStrategy) -> TestResult:
     """One result from repeated attempts of one test x target.
 
     - `pass_at_k`: the best attempt (highest score) stands; passes if any attempt passed.
@@ -199,7 +199,8 @@ def aggregate_attempts(attempts: list[TestResult], strategy: str) -> TestResult:
         summary.mean, summary.stddev, summary.ci95_lower, summary.ci95_upper = mean, stddev, lower, upper
         score = lower
         verdict = "pass" if meets(score, threshold) else "fail"
-    else:  # pass_at_k (default)
+    else:
+        assert_type(strategy, Literal["pass_at_k"])  # mypy: a new strategy needs its own branch
         base = max(scored, key=lambda a: (a.verdict == "pass", a.score))
         score = base.score
         verdict = "pass" if passed_attempts > 0 else "fail"

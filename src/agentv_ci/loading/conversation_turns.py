@@ -10,11 +10,11 @@ from agentv_ci.loading.interpolate import substitute_vars
 from agentv_ci.loading.keys import TURN_KEYS
 from agentv_ci.loading.messages import normalise_expected, normalise_input
 from agentv_ci.model.bounds import MAX_TURNS
-from agentv_ci.model.suite import GraderSpec, Turn
+from agentv_ci.model.suite import GraderSpec, OnTurnFailure, Turn, TurnAggregation
 
 CONVERSATION_ONLY = ("turns", "aggregation", "on_turn_failure", "window_size")
-AGGREGATIONS = ("mean", "min", "max")
-TURN_FAILURE = ("continue", "stop")
+AGGREGATIONS: tuple[TurnAggregation, ...] = ("mean", "min", "max")
+TURN_FAILURE: tuple[OnTurnFailure, ...] = ("continue", "stop")
 
 
 def build_turns(

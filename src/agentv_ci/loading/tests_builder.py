@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from agentv_ci.loading.context import LoadContext, Node, type_name
 from agentv_ci.loading.conversation_turns import (
@@ -24,9 +24,10 @@ from agentv_ci.loading.rubrics import normalise_rubrics
 from agentv_ci.loading.suite_defaults import SuiteDefaults, merge_metadata
 from agentv_ci.loading.workspace import merge_workspace, parse_workspace
 from agentv_ci.loading.workspace_resets import check_worktree_reset
-from agentv_ci.model.suite import ExecutionSpec, GraderSpec, Message, Test
+from agentv_ci.model.suite import ExecutionSpec, GraderSpec, Message, OnDependencyFailure, Test
 
-DEPENDENCY_FAILURE = ("skip", "fail", "run")
+DEPENDENCY_FAILURE: tuple[OnDependencyFailure, ...] = ("skip", "fail", "run")
+_Choice = TypeVar("_Choice", bound=str)  # one of a closed set (a Literal)
 _GRADING_KEYS = frozenset(
     (
         "criteria",
@@ -279,7 +280,7 @@ class TestBuilder:
             conversation_id=self._optional_str(raw, "conversation_id", node) if optional else None,
             workspace=merge_workspace(defaults.workspace, workspace),
             preprocessors=defaults.preprocessors,
-            mode=mode if isinstance(mode, str) else None,
+            mode="conversation" if mode == "conversation" else None,  # any other is E103 above
             turns=turns,
             aggregation=self._choice(raw, "aggregation", AGGREGATIONS, node) if optional else None,
             on_turn_failure=self._choice(raw, "on_turn_failure", TURN_FAILURE, node) if optional else None,
@@ -333,7 +334,9 @@ class TestBuilder:
             return None
         return value
 
-    def _choice(self, raw: dict[str, Any], key: str, allowed: tuple[str, ...], node: Node) -> str | None:
+    def _choice(
+        self, raw: dict[str, Any], key: str, allowed: tuple[_Choice, ...], node: Node
+    ) -> _Choice | None:
         value = raw.get(key)
         if value is None:
             return None
@@ -342,7 +345,7 @@ class TestBuilder:
                 "E103", f"{key} must be one of {', '.join(allowed)}, got {value!r}", node.child(key)
             )
             return None
-        return str(value)
+        return allowed[allowed.index(value)]  # the member itself: typed as the closed set
 
     def _window(self, raw: dict[str, Any], node: Node) -> int | None:
         value = raw.get("window_size")

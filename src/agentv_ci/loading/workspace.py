@@ -20,12 +20,21 @@ from agentv_ci.loading.hook_commands import check_hook_command
 from agentv_ci.loading.keys import WORKSPACE_HOOK_KEYS, WORKSPACE_HOOKS, WORKSPACE_KEYS, WORKSPACE_REPO_KEYS
 from agentv_ci.loading.paths import resolve_reference, safe_resolve
 from agentv_ci.model.bounds import MAX_WAIT_MS
-from agentv_ci.model.workspace import ImageRepo, WorkspaceHook, WorkspaceRepo, WorkspaceSpec
+from agentv_ci.model.workspace import (
+    ImageRepo,
+    WorkspaceHook,
+    WorkspaceIsolation,
+    WorkspaceMode,
+    WorkspaceRepo,
+    WorkspaceReset,
+    WorkspaceSpec,
+)
 
-ISOLATION = ("shared", "per_test")
-SCOPES = {"suite": "shared", "attempt": "per_test"}  # AgentV v5's spelling of `isolation`
-MODES = ("pooled", "temp", "static")
-RESETS = ("none", "fast", "strict")
+ISOLATION: tuple[WorkspaceIsolation, ...] = ("shared", "per_test")
+# AgentV v5's spelling of `isolation`
+SCOPES: dict[str, WorkspaceIsolation] = {"suite": "shared", "attempt": "per_test"}
+MODES: tuple[WorkspaceMode, ...] = ("pooled", "temp", "static")
+RESETS: tuple[WorkspaceReset, ...] = ("none", "fast", "strict")
 REMOVED_KEYS = {  # AgentV 4.x refuses these (yaml-parser.ts), so do we
     "static_path": "use `path` with `mode: static`",
     "pool": "use `mode: pooled` or `mode: temp`",

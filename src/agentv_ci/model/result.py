@@ -19,6 +19,11 @@ from agentv_ci.model.suite import Message
 
 Verdict = Literal["pass", "fail", "skip"]
 ExecutionStatus = Literal["ok", "quality_failure", "execution_error", "not_run"]
+# Why `run --adaptive-repeats` stopped a test's attempts (the docstring of `AdaptiveStop`).
+AdaptiveStopReason = Literal[
+    "decided-pass", "decided-fail", "regression-decided", "max", "error", "budget", "cost-limit"
+]
+DependencyStatus = Literal["passed", "error", "failed"]  # AgentV's DependencyResult.status
 
 
 def _failing() -> Verdict:
@@ -75,7 +80,7 @@ class GraderResult(msgspec.Struct, omit_defaults=True):
     """One grader's verdict on one answer. Encodes as an AgentV `scores[]` item."""
 
     name: str
-    type: str
+    type: str  # an open set: plugin graders' entry-point names, and AgentV's in rows read back
     score: float
     verdict: Verdict
     weight: float = 1.0
@@ -93,6 +98,8 @@ class GraderResult(msgspec.Struct, omit_defaults=True):
 class AttemptSummary(msgspec.Struct, omit_defaults=True):
     """Aggregation of repeated attempts (AgentV `aggregation`)."""
 
+    # Not `RepeatStrategy`: rows are read back from AgentV's and other versions' results files, and a
+    # strategy this version does not know must not make a baseline unreadable. We write only those.
     strategy: str
     passed_attempts: int
     total_attempts: int
@@ -111,6 +118,7 @@ class AdaptiveStop(msgspec.Struct, frozen=True):
     test's `cost_limit_usd` spent)."""
 
     attempts: int
+    # Written as an `AdaptiveStopReason`; read back as any text, as `AttemptSummary.strategy`.
     stopped: str
 
 
@@ -123,7 +131,7 @@ class DependencyResult(msgspec.Struct, omit_defaults=True, kw_only=True):
     output: str
     workspace_path: str | None = None
     details: dict[str, Any] | None = None
-    status: str
+    status: DependencyStatus
 
 
 class TestResult(msgspec.Struct, omit_defaults=True, frozen=True):

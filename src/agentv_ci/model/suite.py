@@ -6,7 +6,7 @@ aliases resolved), so later stages read a `Test` as-is and never look at the raw
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -14,6 +14,15 @@ from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.workspace import TargetHooks, WorkspaceSpec
 
 JsonValue = Any
+
+# Closed sets the loader checks (E103 at file:line:col) before it builds a `Test`; msgspec never
+# decodes user input into them, so its own Literal error cannot reach a user.
+# How attempts combine (`repeat.strategy`); AgentV's `pass_any` is read as `pass_at_k`.
+RepeatStrategy = Literal["pass_at_k", "pass_all", "mean", "confidence_interval"]
+TestMode = Literal["conversation"]
+TurnAggregation = Literal["mean", "min", "max"]  # a live conversation's score from its turns'
+OnTurnFailure = Literal["continue", "stop"]
+OnDependencyFailure = Literal["skip", "fail", "run"]
 
 
 class ToolCall(msgspec.Struct, omit_defaults=True):
@@ -49,7 +58,7 @@ class GraderSpec(msgspec.Struct, omit_defaults=True):
     `config_locations` maps a top-level config key to where it was written, for diagnostics.
     """
 
-    type: str
+    type: str  # an open set: built-in kinds and plugin graders by entry-point name
     name: str
     weight: float = 1.0
     required: bool | float = False
@@ -65,7 +74,7 @@ class RepeatSpec(msgspec.Struct, omit_defaults=True):
     """How many times to run each test and how to combine the attempts."""
 
     count: int = 1
-    strategy: str = "pass_at_k"  # pass_at_k | pass_all | mean | confidence_interval
+    strategy: RepeatStrategy = "pass_at_k"
     cost_limit_usd: float | None = None
 
 
@@ -114,13 +123,13 @@ class Test(msgspec.Struct, omit_defaults=True):
     conversation_id: str | None = None
     workspace: WorkspaceSpec | None = None
     preprocessors: list[dict[str, JsonValue]] = []  # the suite's `preprocessors` (llm-graders read them)
-    mode: str | None = None  # "conversation" for live multi-turn
+    mode: TestMode | None = None  # live multi-turn
     turns: list[Turn] = []
-    aggregation: str | None = None
-    on_turn_failure: str | None = None
+    aggregation: TurnAggregation | None = None
+    on_turn_failure: OnTurnFailure | None = None
     window_size: int | None = None
     depends_on: list[str] = []
-    on_dependency_failure: str | None = None  # "skip" (None: AgentV's default), "fail" or "run"
+    on_dependency_failure: OnDependencyFailure | None = None  # None: AgentV's default, "skip"
     suite: str = ""
     location: SourceLocation | None = None
 

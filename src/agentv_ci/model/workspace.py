@@ -6,6 +6,8 @@ fields the runner acts on are kept, so a key the loader accepts either lands her
 
 from __future__ import annotations
 
+from typing import Literal
+
 import msgspec
 
 from agentv_ci.model.source import SourceLocation
@@ -13,12 +15,17 @@ from agentv_ci.model.source import SourceLocation
 HOOK_NAMES = ("before_all", "before_each", "after_each", "after_all")
 SETUP_HOOKS = frozenset({"before_all", "before_each"})
 
+# Closed sets the loader checks (E103) before it builds a spec (loading/workspace.py).
+WorkspaceReset = Literal["none", "fast", "strict"]
+WorkspaceIsolation = Literal["shared", "per_test"]
+WorkspaceMode = Literal["pooled", "temp", "static"]
+
 
 class WorkspaceHook(msgspec.Struct, frozen=True, omit_defaults=True):
     """One lifecycle hook: a `command` (argv list, or a string run by `sh -c`) and/or a `reset`."""
 
     command: list[str] | str | None = None
-    reset: str | None = None  # none | fast | strict
+    reset: WorkspaceReset | None = None
     cwd: str | None = None  # absolute; None = the workspace file's directory, else the eval file's
     timeout_ms: int | None = None
     env: dict[str, str] = {}
@@ -81,8 +88,8 @@ class WorkspaceSpec(msgspec.Struct, frozen=True, omit_defaults=True):
     repos: list[WorkspaceRepo] = []
     hooks: dict[str, WorkspaceHook] = {}
     hooks_enabled: bool = True
-    isolation: str = "shared"  # shared | per_test
-    mode: str | None = None  # pooled | temp | static (None: pooled when there are repos)
+    isolation: WorkspaceIsolation = "shared"
+    mode: WorkspaceMode | None = None  # None: pooled when there are repos
     path: str | None = None  # the directory of `mode: static` (absolute)
     env: dict[str, str] = {}  # variables for the hooks (agentv-ci extension)
     required_commands: list[str] = []  # `env.required_commands` preflight (AgentV)

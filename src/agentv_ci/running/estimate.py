@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from agentv_ci.errors import AgentvCiError, UsageError
 from agentv_ci.model.estimate import CostEstimate, EstimateLine, Span
 from agentv_ci.model.result import TargetResponse
-from agentv_ci.model.suite import GraderSpec, Message, Suite, Test
+from agentv_ci.model.suite import GraderSpec, Message, RepeatStrategy, Suite, Test
 from agentv_ci.prompting import reference_answer
 from agentv_ci.running.estimate_targets import TargetFacts, TargetFactsReader
 from agentv_ci.running.needs import matrix_alias
@@ -95,7 +95,13 @@ class CostEstimator:
         return line
 
     def add(
-        self, suite: Suite, test: Test, target: str, attempts: int, strategy: str, early: int | None = None
+        self,
+        suite: Suite,
+        test: Test,
+        target: str,
+        attempts: int,
+        strategy: RepeatStrategy,
+        early: int | None = None,
     ) -> None:
         """One job: `test` of `suite` against `target`, `attempts` times (`early`: the attempts it
         surely makes, for --adaptive-repeats: the low end)."""

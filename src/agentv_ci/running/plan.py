@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from agentv_ci.model.matrix import DEFAULT_TARGET, targets_for
-from agentv_ci.model.suite import Suite, Test
+from agentv_ci.model.suite import RepeatStrategy, Suite, Test
 from agentv_ci.running.sharding import shard_of
 
 __all__ = [
@@ -30,7 +30,7 @@ class Job:
     test: Test
     target: str
     attempts: int = 1
-    strategy: str = "pass_at_k"
+    strategy: RepeatStrategy = "pass_at_k"
     threshold: float = 0.8
     timeout_s: float | None = None
     cost_limit_usd: float | None = None
@@ -54,16 +54,16 @@ class PlanOptions:
 
 
 # Their verdict is "any" / "every" of a declared count: more attempts would change what it means.
-FIXED_COUNT_STRATEGIES = frozenset({"pass_at_k", "pass_all"})
+FIXED_COUNT_STRATEGIES: frozenset[RepeatStrategy] = frozenset({"pass_at_k", "pass_all"})
 
 
-def adaptive_strategy(declared: str | None, options: PlanOptions) -> tuple[str, bool]:
+def adaptive_strategy(declared: RepeatStrategy | None, options: PlanOptions) -> tuple[RepeatStrategy, bool]:
     """(strategy, adaptive) of a test with `declared` strategy (None: no `repeat`). Under
     --adaptive-repeats a test without one is judged on its attempts' mean (pass@k over a growing k
     would let a flaky test pass by retrying)."""
     if not options.adaptive_repeats:
         return declared or "pass_at_k", False
-    strategy = declared or "mean"
+    strategy: RepeatStrategy = declared or "mean"
     return strategy, strategy not in FIXED_COUNT_STRATEGIES
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from agentv_ci.model.matrix import MATRIX_HINT, MatrixCount
 from agentv_ci.model.result import TestResult
-from agentv_ci.model.suite import Suite, Test
+from agentv_ci.model.suite import RepeatStrategy, Suite, Test
 from agentv_ci.results.plan_check import NO_RESULT
 from agentv_ci.results.plan_file import (
     INTERRUPTED,
@@ -104,7 +104,9 @@ class PlanRecorder:
                 if self.estimator is not None:
                     self._estimate(suite, test, target, attempts, repeat.strategy if repeat else None)
 
-    def _estimate(self, suite: Suite, test: Test, target: str, attempts: int, declared: str | None) -> None:
+    def _estimate(
+        self, suite: Suite, test: Test, target: str, attempts: int, declared: RepeatStrategy | None
+    ) -> None:
         """Tell the cost estimate one job; under --adaptive-repeats an adaptive test may use up to
         MAX attempts (the high end, which --budget-usd is checked against), at least its own."""
         assert self.estimator is not None

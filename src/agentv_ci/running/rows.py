@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from agentv_ci.clock import now_millis
 from agentv_ci.model.result import TestResult
@@ -12,7 +13,7 @@ from agentv_ci.running.plan import Job
 def unfinished_result(
     job: Job,
     *,
-    status: str,
+    status: Literal["not_run", "execution_error"],
     error: str,
     stage: str | None,
     reason: str,

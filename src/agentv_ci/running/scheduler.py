@@ -17,7 +17,7 @@ import msgspec
 
 from agentv_ci.clock import now_millis
 from agentv_ci.errors import AgentvCiError, TargetError, TargetTimeout
-from agentv_ci.model.result import AdaptiveStop, TargetResponse, TestResult
+from agentv_ci.model.result import AdaptiveStop, AdaptiveStopReason, TargetResponse, TestResult
 from agentv_ci.model.suite import Message, Test
 from agentv_ci.plugins import GraderTargetCaller, TargetPlugin, TargetRequest
 from agentv_ci.prompting import render_input
@@ -357,7 +357,8 @@ class Runner:
         spent = 0.0
         fingerprint = self.definition_fingerprint(job)
         metered = self._metered()
-        wanted, stopped = rule.looks[0], "max"
+        wanted = rule.looks[0]
+        stopped: AdaptiveStopReason = "max"
         while len(attempts) < wanted:
             await self._turn()  # as run_job: a stop signal is heard between attempts
             if metered:

@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from agentv_ci.model.result import DependencyResult, TestResult
+from agentv_ci.model.result import DependencyResult, DependencyStatus, TestResult
 from agentv_ci.running.plan import Job
 from agentv_ci.running.rows import unfinished_result
 
@@ -54,7 +54,9 @@ def _failed(result: TestResult) -> bool:
 def dependency_result(result: TestResult) -> DependencyResult:
     """AgentV's `toDependencyResult`: score, output, grader details and status."""
     details = {s.name: {"score": s.score, "verdict": s.verdict} for s in result.scores}
-    status = "passed" if result.execution_status == "ok" else "error" if _failed(result) else "failed"
+    status: DependencyStatus = (
+        "passed" if result.execution_status == "ok" else "error" if _failed(result) else "failed"
+    )
     # AgentV's row for a test whose agent failed answers "Error occurred: <message>"
     output = result.output if result.output is not None else f"Error occurred: {result.error or ''}"
     return DependencyResult(score=result.score, output=output, details=details or None, status=status)
