@@ -66,9 +66,9 @@ def _case_name(result: TestResult) -> str:
     return clean_text(f"{result.test_id} [{result.target}]")
 
 
-def _case_properties(result: TestResult, repo_root: Path) -> dict[str, str]:
+def _case_properties(result: TestResult, path: str | None) -> dict[str, str]:
+    """`path`: the result's eval path relative to the repository (`repo_relative`)."""
     props = {"score": f"{result.score:.4f}", "threshold": f"{result.threshold:.4f}"}
-    path = repo_relative(result.eval_path, repo_root)
     if path:
         props["file"] = clean_text(path)
     if result.line is not None and result.line >= 0:
@@ -230,6 +230,7 @@ class _SuiteWriter:
         self.tests = self.failed = self.errored = self.skipped = 0
         self.eval_path: str | None = None
         self.eval_paths = 0  # distinct eval paths seen (stops counting at 2)
+        self._relative: tuple[str | None, str | None] = (None, None)  # the last eval path, made relative
         tool = f"{summary.tool} {summary.version}".strip()
         self._property("tool", tool)
         if summary.dry_run:
@@ -244,11 +245,12 @@ class _SuiteWriter:
             seen = self.seen[case_name] = self.seen.get(case_name, 0) + 1
             if seen > 1:  # never emit duplicate names (readers treat them as retries)
                 case_name = f"{case_name} #{seen}"
+        path = self._repo_relative(result.eval_path)
         prefix = f'      <property name="{_attr(case_name)}.'
         self.properties.write(
             "".join(
                 f'{prefix}{key}" value="{_attr(value)}" />\n'
-                for key, value in _case_properties(result, self.repo_root).items()
+                for key, value in _case_properties(result, path).items()
             )
         )
         waiver = self.waived.get((result.suite, result.test_id, result.target)) if self.waived else None
@@ -264,10 +266,15 @@ class _SuiteWriter:
         counts["failures"] += counted == "failure"
         counts["errors"] += outcome == "error"
         counts["time"] += _seconds(result)
-        path = repo_relative(result.eval_path, self.repo_root)
         if path and self.eval_paths < 2 and path != self.eval_path:
             self.eval_paths += 1
             self.eval_path = path
+
+    def _repo_relative(self, eval_path: str | None) -> str | None:
+        """`repo_relative` of `eval_path`, once for a run of rows with the same one (a suite's rows)."""
+        if eval_path != self._relative[0] or eval_path is None:
+            self._relative = (eval_path, repo_relative(eval_path, self.repo_root))
+        return self._relative[1]
 
     def write_to(self, out: IO[str] | _Spool) -> None:
         summary = self.summary

@@ -315,12 +315,7 @@ def _run_planned(
     )
     ordering = recording.ordering(loaded)  # depends_on: a left-out dependency is refused here (exit 2)
     stops = StopSignals()  # a dataset's second reading stops at once on SIGINT/SIGTERM
-    jobs: Iterator[Job] = (
-        job
-        for source in loaded
-        for job in iter_jobs(source.suite, stops.until_stopped(source.tests()), plan)
-        if job.key not in finished
-    )
+    jobs = _jobs_to_run(loaded, plan, stops, finished)
     previous: list[TestResult] = []
     if request.resume:
         from agentv_ci.running import resume
@@ -438,6 +433,18 @@ def _run_planned(
     if interrupted:
         raise RunInterrupted(outcome)
     return outcome
+
+
+def _jobs_to_run(
+    loaded: Sequence[LoadedSuite], plan: PlanOptions, stops: StopSignals, finished: set[tuple[str, str, str]]
+) -> Iterator[Job]:
+    """The jobs of `loaded`, planned as the workers take them; those with a finished row (`--resume`)
+    left out. A stop request ends them before the next test is taken."""
+    for source in loaded:
+        jobs = iter_jobs(source.suite, stops.until_stopped(source.tests()), plan)
+        if finished:  # only a resumed run has any: no key to build per job otherwise
+            jobs = (job for job in jobs if job.key not in finished)
+        yield from jobs
 
 
 def _nothing_selected(request: RunRequest, started_at: str) -> RunOutcome:
