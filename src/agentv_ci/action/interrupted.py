@@ -8,56 +8,27 @@ run", and the PR comment says so too if it can be updated in a few seconds. The 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from agentv_ci.action.baseline import Baseline
 from agentv_ci.action.interrupts import TimeUp, held_back, within
 from agentv_ci.action.publish import Publisher
 from agentv_ci.errors import ExitCode
-from agentv_ci.gating import GateDecision, GateOptions, decide
-from agentv_ci.model.result import RunSummary
+from agentv_ci.finishing import PostRun, PostRunRequest
 
-__all__ = ["COMMENT_SECONDS", "finish_interrupted", "interrupted_verdict"]
+__all__ = ["COMMENT_SECONDS", "finish_interrupted"]
 
 COMMENT_SECONDS = 5.0  # GitHub's runner follows SIGINT with SIGTERM, then kills, within ~10 s
 
 
-def interrupted_verdict(decision: GateDecision, stopped: str) -> GateDecision:
-    """`decision`, never a pass: an interrupted step whose results look complete (the signal came
-    after the last test, or while the baseline ran) is inconclusive, not green."""
-    if decision.exit_code != ExitCode.OK:
-        return decision
-    reason = f"interrupted: {stopped} did not finish"
-    return replace(
-        decision, passed=False, exit_code=ExitCode.INCONCLUSIVE, reasons=[*decision.reasons, reason]
-    )
-
-
 def finish_interrupted(
-    publisher: Publisher, summary: RunSummary, baseline: Baseline, options: GateOptions, stopped: str
+    publisher: Publisher, finishing: PostRun, request: PostRunRequest, baseline: Baseline
 ) -> int:
-    """Reports, step summary, outputs, then the comment within `COMMENT_SECONDS`; returns 130."""
-    from agentv_ci.github.step_summary import append_step_summary
-    from agentv_ci.reporting import write_reports
-    from agentv_ci.reporting.console import render_console
-
-    log, paths = publisher.log, publisher.paths
-    log.warn(f"interrupted: {stopped} did not finish; writing the reports of what did")
+    """Reports, step summary, outputs, then the comment within `COMMENT_SECONDS`; returns 130.
+    `request.interrupted` says what did not finish: the verdict is never a pass (finishing/gate.py)."""
+    log = publisher.log
+    log.warn(f"interrupted: {request.interrupted} did not finish; writing the reports of what did")
     with held_back() as again:  # the files are written whole, whatever comes meanwhile
-        decision = interrupted_verdict(decide(summary, options, baseline.summary), stopped)
-        write_reports(
-            summary,
-            junit=paths.junit,
-            sarif=paths.sarif,
-            markdown=paths.markdown,
-            repo_root=paths.workspace,
-            baseline=baseline.summary,
-            decision=decision,
-            sarif_category=publisher.inputs.sarif_category,
-            reports=publisher.extra_reports(),
-        )
-        append_step_summary(summary, decision, baseline=baseline.summary, repo_root=paths.workspace)
-        log.echo(render_console(summary, decision))
+        finished = finishing.finish(request)
+        summary, decision = finished.summary, finished.decision
         publisher.annotate(summary, decision)
         publisher.outputs(summary, decision, "")
     if again:

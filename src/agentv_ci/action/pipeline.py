@@ -27,9 +27,12 @@ from agentv_ci.action.publish import Publisher
 from agentv_ci.action.rerun_bill import RerunBill
 from agentv_ci.action.selecting import base_of, eval_paths, merge_base_of, select_evals
 from agentv_ci.errors import AgentvCiError, UsageError
+from agentv_ci.finishing import ComparedBaseline, GatePolicy, PostRun, PostRunRequest, ReportDestinations
+from agentv_ci.gating import GateOptions
 from agentv_ci.github.annotations import workflow_command
 from agentv_ci.github.event import WorkflowRun
 from agentv_ci.github.inputs import ActionInputs
+from agentv_ci.github.step_summary import append_step_summary
 from agentv_ci.model.baseline import BaselineSource
 from agentv_ci.model.result import RunSummary
 from agentv_ci.model.waivers import WaiverBook
@@ -57,6 +60,7 @@ class ActionRun:
         self._merge_base: str | None = None
         self.cache: CacheDirectory | None = None  # `cache: true`: the directory, checked and stamped
         self.waivers: WaiverBook | None = None  # the quarantine, from the pull request's base
+        self.finishing = PostRun(echo=log.echo, warn=log.warn, step_summary=append_step_summary)
 
     def prepare(self) -> None:
         token = self.inputs.github_token
@@ -170,13 +174,13 @@ class ActionRun:
             baseline = not_compared(inputs, "the run was interrupted before it")
             for text in baseline.warnings or ["the run was interrupted: no baseline is compared"]:
                 self.log.warning(text)
-        if baseline.source is not None:  # named in the log, the summary, the comment and summary.json
-            summary = self.record_baseline(summary, baseline.source)
+        # the baseline is named in the log, the summary, the comment and summary.json (finishing/)
         if stopped is not None:
             from agentv_ci.action.interrupted import finish_interrupted
 
             options = gate_options(inputs, has_baseline=True)
-            return finish_interrupted(self.publisher, summary, baseline, options, stopped)
+            post_request = self.post_run(summary, baseline, lambda _ran, _compared: options, stopped)
+            return finish_interrupted(self.publisher, self.finishing, post_request, baseline)
         return self.finish(summary, baseline)
 
     def baseline(
@@ -225,33 +229,37 @@ class ActionRun:
         bill.record(self.paths.output_dir, charged, rerun)
         return charged
 
-    def record_baseline(self, summary: RunSummary, source: BaselineSource) -> RunSummary:
-        from msgspec.structs import replace as with_fields
-
-        from agentv_ci.reporting.baseline_report import record_baseline
-
-        record_baseline(self.paths.output_dir, source)
-        return with_fields(summary, baseline=source)
+    def post_run(
+        self, summary: RunSummary, baseline: Baseline, gates: GatePolicy, stopped: str | None
+    ) -> PostRunRequest:
+        """The post-run service's request for this step: `baseline` as resolved above, recorded in
+        summary.json; the reports the inputs and the platform ask for."""
+        resolved = ComparedBaseline(baseline.summary, baseline.source)
+        return PostRunRequest(
+            summary=summary,
+            baseline=lambda _ran: resolved,
+            gates=gates,
+            reports=ReportDestinations(
+                junit=self.paths.junit,
+                sarif=self.paths.sarif,
+                markdown=self.paths.markdown,
+                plugins=tuple(self.publisher.extra_reports()),
+                sarif_category=self.inputs.sarif_category,
+            ),
+            repo_root=self.workspace,
+            run_dir=self.paths.output_dir,
+            interrupted=stopped,
+        )
 
     def finish(self, summary: RunSummary, baseline: Baseline) -> int:
         """Gates, reports, step summary, annotations, the comment and the outputs of a whole run."""
-        from agentv_ci.reporting.console import render_console
-        from agentv_ci.reporting.finish import gate_and_report
 
-        self.waivers = self.platform.flaky_history(summary.results, self.waivers)
-        options = gate_options_for(self.inputs, baseline, self.log)
-        decision = gate_and_report(
-            summary,
-            replace(options, waivers=self.waivers),
-            baseline=baseline.summary,
-            junit=self.paths.junit,
-            sarif=self.paths.sarif,
-            markdown=self.paths.markdown,
-            repo_root=self.workspace,
-            sarif_category=self.inputs.sarif_category,
-            reports=self.publisher.extra_reports(),
-        )
-        self.log.echo(render_console(summary, decision))
+        def gates(ran: RunSummary, _compared: ComparedBaseline) -> GateOptions:
+            self.waivers = self.platform.flaky_history(ran.results, self.waivers)
+            return replace(gate_options_for(self.inputs, baseline, self.log), waivers=self.waivers)
+
+        finished = self.finishing.finish(self.post_run(summary, baseline, gates, None))
+        summary, decision = finished.summary, finished.decision
         self.publisher.annotate(summary, decision)
         comment_url = self.publisher.comment(summary, decision, baseline)
         self.publisher.outputs(summary, decision, comment_url)

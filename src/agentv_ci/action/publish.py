@@ -12,6 +12,7 @@ from agentv_ci.action.log import ActionLog
 from agentv_ci.action.paths import ActionPaths, relative_to
 from agentv_ci.action.pr_record import write_pr_record
 from agentv_ci.errors import ExitCode
+from agentv_ci.finishing import ReportDestinations, write_run_reports
 from agentv_ci.gating import GateDecision
 from agentv_ci.github.event import WorkflowRun
 from agentv_ci.github.inputs import ActionInputs
@@ -55,9 +56,6 @@ class Publisher:
         """A mark at each failing test's file and line, where the platform shows them."""
         self.platform.annotate(summary, decision)
 
-    def append_step_summary(self, text: str) -> None:
-        self.platform.append_summary(text)
-
     def comment(
         self, summary: RunSummary, decision: GateDecision, baseline: Baseline, *, note: str | None = None
     ) -> str:
@@ -98,7 +96,6 @@ class Publisher:
         and the comment, and a green step. `merged`: shards that all selected nothing, merged by
         `results:` (their record is written already). The comment only updates an earlier one (so
         no stale verdict stays on the PR); a PR that never had one gets none."""
-        from agentv_ci.reporting import write_reports
         from agentv_ci.results.skipped_run import write_skipped_run
         from agentv_ci.running.sharding import parse_shard
 
@@ -110,15 +107,14 @@ class Publisher:
             shard = parse_shard(self.inputs.shard) if self.inputs.shard else None
             summary = write_skipped_run(paths.output_dir, note, shard=shard, dry_run=self.inputs.dry_run)
             write_pr_record(self.run, paths.output_dir)
-        write_reports(
-            summary,
+        destinations = ReportDestinations(
             junit=paths.junit,
             sarif=paths.sarif,
-            repo_root=self.workspace,
-            reports=self.platform.default_reports(paths.output_dir),
+            plugins=tuple(self.platform.default_reports(paths.output_dir)),
         )
+        write_run_reports(summary, destinations, repo_root=self.workspace)  # no gate: nothing ran
         paths.markdown.write_text(redact(f"## agentv-ci\n\n{note}\n"), encoding="utf-8")
-        self.append_step_summary(f"## agentv-ci\n\n{note}\n")
+        self.platform.append_summary(f"## agentv-ci\n\n{note}\n")
         comment_url = self.comment(summary, decision, Baseline(), note=note)
         self.outputs(summary, decision, comment_url, skipped=note)
         return int(ExitCode.OK)

@@ -1,15 +1,11 @@
 """`agentv-ci report`: redo reports and gates from a results file (ours or AgentV's index.jsonl)."""
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from agentv_ci.commands.common_options import History, MaxCostUsd, check_max_cost
-
-if TYPE_CHECKING:
-    from agentv_ci.model.baseline import BaselineSource
-    from agentv_ci.model.result import RunSummary
 
 _RATE = {"min": 0.0, "max": 1.0}
 
@@ -81,10 +77,10 @@ def report_command(
     import os
     import tempfile
 
-    from agentv_ci.gating import GateOptions, check_gate_flags, rejudge_result
+    from agentv_ci.commands.post_run_console import console_post_run
+    from agentv_ci.finishing import PostRunRequest, ReportDestinations, baseline_on_disk, history_gates
+    from agentv_ci.gating import GateOptions, rejudge_result
     from agentv_ci.reporting import parse_report_options
-    from agentv_ci.reporting.console import render_console
-    from agentv_ci.reporting.finish import gate_and_report
     from agentv_ci.results.streamed_run import load_run_streamed
     from agentv_ci.selection.quarantine_source import trusted_quarantine
 
@@ -104,16 +100,6 @@ def report_command(
         judge = functools.partial(rejudge_result, threshold=threshold) if threshold is not None else None
         summary = load_run_streamed(results, Path(spool), judge)
         root = repo_root or Path.cwd()
-        base, source = _baseline_of(summary, baseline, root)
-        check_gate_flags(max_regression, base is not None)
-        if source is not None:  # the baseline compared here, not the one the run recorded
-            from msgspec.structs import replace as with_fields
-
-            summary = with_fields(summary, baseline=source)
-        if flakiness is not None:
-            from agentv_ci.history.flaky_waivers import BASE_BRANCH, with_flaky_waivers
-
-            waivers = with_flaky_waivers(waivers, flakiness, summary.results, BASE_BRANCH)
         options = GateOptions(
             threshold=threshold,
             min_pass_rate=min_pass_rate,
@@ -123,33 +109,22 @@ def report_command(
             max_cost_usd=max_cost_usd,
             waivers=waivers,
         )
-        decision = gate_and_report(
-            summary,
-            options,
-            baseline=base,
-            junit=junit,
-            sarif=sarif,
-            markdown=markdown,
-            repo_root=root,
-            sarif_category=sarif_category,
-            reports=reports,
+        finished = console_post_run().finish(
+            PostRunRequest(
+                summary=summary,
+                # the baseline compared here, not the one the run recorded (summary.json is left as is)
+                baseline=lambda ran: baseline_on_disk(baseline, ran.results, root),
+                gates=history_gates(options, flakiness, regression_needs_baseline=True),
+                reports=ReportDestinations(
+                    junit=junit,
+                    sarif=sarif,
+                    markdown=markdown,
+                    plugins=tuple(reports),
+                    sarif_category=sarif_category,
+                ),
+                repo_root=root,
+            )
         )
-        typer.echo(render_console(summary, decision))
         # SystemExit, not typer.Exit: `cli.run_app` runs typer with standalone_mode=False, where typer
         # turns typer.Exit into a return value and the process would exit 0.
-        raise SystemExit(int(decision.exit_code))
-
-
-def _baseline_of(
-    summary: "RunSummary", baseline: Path | None, root: Path
-) -> "tuple[RunSummary | None, BaselineSource | None]":
-    """`--baseline`, else the committed sidecars of the eval files the rows came from (paths relative
-    to `root`), else none."""
-    from agentv_ci.model.baseline import BaselineSource
-    from agentv_ci.results.results_file import load_run
-    from agentv_ci.results.sidecars import load_sidecar_baseline
-
-    if baseline is not None:
-        return load_run(baseline), BaselineSource("path", name=str(baseline))
-    sidecars = load_sidecar_baseline(summary.results, root)
-    return (sidecars.summary, sidecars.source) if sidecars is not None else (None, None)
+        raise SystemExit(int(finished.exit_code))

@@ -10,6 +10,7 @@ from agentv_ci.commands.common_options import AllowOutsideRepo, History, MaxCost
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from agentv_ci.finishing import BaselineResolver
     from agentv_ci.history.flakiness import FlakinessReport
     from agentv_ci.model.estimate import CostEstimate
     from agentv_ci.model.result import RunSummary
@@ -196,11 +197,11 @@ def run_command(
     history: History = None,
 ) -> None:
     """Run eval files against their targets, grade the answers, gate the build and write reports."""
-    from agentv_ci.errors import ExitCode, LoadError, UsageError
+    from agentv_ci.commands.post_run_console import console_post_run
+    from agentv_ci.errors import ExitCode, UsageError
+    from agentv_ci.finishing import PostRunRequest, ReportDestinations, history_gates
     from agentv_ci.gating import GateOptions, check_gate_flags
     from agentv_ci.model.bounds import MAX_ATTEMPTS, check_run_flags
-    from agentv_ci.reporting.console import render_console
-    from agentv_ci.reporting.finish import gate_and_report
     from agentv_ci.results.results_file import load_run
     from agentv_ci.running.plan import PlanOptions
     from agentv_ci.running.recorded_usage import RecordedUsage
@@ -293,61 +294,35 @@ def run_command(
     except KeyboardInterrupt:
         typer.echo("interrupted; finished results are on disk", err=True)
         raise SystemExit(int(ExitCode.INTERRUPTED)) from None
-    summary = outcome.summary
-    source = None
-    if baseline is not None:
-        from agentv_ci.model.baseline import BaselineSource
-
-        source = BaselineSource("path", name=str(baseline))
-    else:  # each eval file's committed sidecar, where there is one
-        from agentv_ci.results.sidecars import load_sidecar_baseline
-
-        try:
-            sidecars = load_sidecar_baseline(summary.results, Path.cwd())
-        except LoadError as exc:  # --update-baseline replaces a broken sidecar; otherwise it is exit 2
-            if not update_baseline:
-                raise
-            typer.echo(f"warning: {exc.render()}", err=True)
-            sidecars = None
-        if sidecars is not None:
-            baseline_summary, source = sidecars.summary, sidecars.source
-    if source is not None:  # named in the console, the Markdown and summary.json
-        from msgspec.structs import replace as with_fields
-
-        from agentv_ci.reporting.baseline_report import record_baseline
-
-        summary = with_fields(summary, baseline=source)
-        record_baseline(outcome.output_dir, source)
+    finishing = console_post_run()
+    post_request = PostRunRequest(
+        summary=outcome.summary,
+        baseline=_run_baseline(baseline, baseline_summary, update_baseline=update_baseline),
+        gates=history_gates(
+            GateOptions(
+                threshold=threshold,
+                min_pass_rate=min_pass_rate,
+                min_mean_score=min_mean_score,
+                max_regression=max_regression,
+                fail_on_error=fail_on_error,
+                max_cost_usd=max_cost_usd,
+                waivers=waivers,
+            ),
+            flakiness,
+        ),
+        reports=ReportDestinations(
+            junit=junit, sarif=sarif, markdown=markdown, plugins=tuple(reports), sarif_category=sarif_category
+        ),
+        repo_root=Path.cwd(),
+        run_dir=outcome.output_dir,
+        warnings=tuple(outcome.warnings),
+    )
     if selection is not None and not selection.selected:
+        finishing.compare(post_request)  # the baseline asked for is still recorded in summary.json
         typer.echo(f"results: {outcome.output_dir / 'index.jsonl'} (empty)")
         raise SystemExit(int(ExitCode.OK))
-    if flakiness is not None:
-        from agentv_ci.history.flaky_waivers import BASE_BRANCH, with_flaky_waivers
-
-        waivers = with_flaky_waivers(waivers, flakiness, summary.results, BASE_BRANCH)
-    options = GateOptions(
-        threshold=threshold,
-        min_pass_rate=min_pass_rate,
-        min_mean_score=min_mean_score,
-        max_regression=max_regression,
-        fail_on_error=fail_on_error,
-        max_cost_usd=max_cost_usd,
-        waivers=waivers,
-    )
-    decision = gate_and_report(
-        summary,
-        options,
-        baseline=baseline_summary,
-        junit=junit,
-        sarif=sarif,
-        markdown=markdown,
-        repo_root=Path.cwd(),
-        sarif_category=sarif_category,
-        reports=reports,
-    )
-    for warning in outcome.warnings:
-        typer.echo(f"warning: {warning}", err=True)
-    typer.echo(render_console(summary, decision))
+    finished = finishing.finish(post_request)
+    summary, decision = finished.summary, finished.decision
     typer.echo(f"results: {outcome.output_dir / 'index.jsonl'}")
     updated = True
     if update_baseline:  # an interrupted run is refused (and says so)
@@ -361,6 +336,26 @@ def run_command(
     if no_fail:
         raise SystemExit(int(ExitCode.OK))
     raise SystemExit(int(decision.exit_code))
+
+
+def _run_baseline(
+    path: Path | None, loaded: "RunSummary | None", *, update_baseline: bool
+) -> "BaselineResolver":
+    """`--baseline` (read before the run), else each eval file's committed sidecar where there is one.
+    A broken sidecar is bad input (exit 2), except with --update-baseline, which replaces it."""
+    from agentv_ci.errors import LoadError
+    from agentv_ci.finishing import ComparedBaseline, baseline_on_disk
+
+    def resolve(summary: "RunSummary") -> ComparedBaseline:
+        try:
+            return baseline_on_disk(path, summary.results, Path.cwd(), loaded=loaded)
+        except LoadError as exc:
+            if not update_baseline:
+                raise
+            typer.echo(f"warning: {exc.render()}", err=True)
+            return ComparedBaseline()
+
+    return resolve
 
 
 def _adaptive_baseline(
