@@ -83,3 +83,11 @@ def test_workspace_choices_match_the_schema_and_the_loader() -> None:
     for hook in ("before_all", "before_each", "after_each", "after_all"):
         reset = workspace["hooks"]["properties"][hook]["anyOf"][2]["properties"]["reset"]["enum"]
         assert set(reset) == set(RESETS) == set(get_args(WorkspaceReset))
+
+
+def test_field_accuracy_aggregations_are_the_literal_and_the_documented_ones() -> None:
+    from agentv_ci.graders.field_accuracy import AGGREGATIONS as FIELD_AGGREGATIONS
+    from agentv_ci.graders.field_accuracy import FieldAggregation
+
+    assert get_args(FieldAggregation) == FIELD_AGGREGATIONS
+    assert " | ".join(FIELD_AGGREGATIONS) in (ROOT / "docs/graders.md").read_text()

@@ -12,7 +12,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, get_args
 
 import msgspec
 
@@ -31,7 +31,8 @@ from agentv_ci.plugins import GradingContext
 from agentv_ci.scoring import js_sum
 
 MATCHES = ("exact", "numeric_tolerance", "date", "contains", "regex")
-AGGREGATIONS = ("weighted_average", "all_or_nothing", "minimum")
+FieldAggregation = Literal["weighted_average", "all_or_nothing", "minimum"]
+AGGREGATIONS: tuple[FieldAggregation, ...] = get_args(FieldAggregation)
 
 
 class FieldAccuracyConfig(msgspec.Struct):
@@ -39,6 +40,7 @@ class FieldAccuracyConfig(msgspec.Struct):
     `aggregation`: weighted_average (default) | all_or_nothing | minimum."""
 
     fields: list[dict[str, Any]] = []
+    # Text, not `FieldAggregation`: our unknown-aggregation error, not msgspec's, must name it.
     aggregation: str = "weighted_average"
 
 
@@ -143,7 +145,7 @@ class FieldAccuracy:
                     except ValueError as exc:
                         raise ConfigError(f"{what}: field {field['path']!r}: {exc}", location=where) from None
         self.fields = config.fields
-        self.aggregation = config.aggregation
+        self.aggregation: FieldAggregation = AGGREGATIONS[AGGREGATIONS.index(config.aggregation)]
 
     async def grade(self, ctx: GradingContext) -> GraderResult:
         answer = answer_text(ctx.response)

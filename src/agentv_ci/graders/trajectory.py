@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, get_args
 
 import msgspec
 
@@ -25,14 +25,17 @@ from agentv_ci.model.result import AssertionResult, GraderResult
 from agentv_ci.model.suite import GraderSpec, ToolCall
 from agentv_ci.plugins import GradingContext
 
-MODES = ("any_order", "in_order", "exact", "superset", "subset")
-ARGS_MODES = ("exact", "superset", "subset", "ignore")
+TrajectoryMode = Literal["any_order", "in_order", "exact", "superset", "subset"]
+ArgsMode = Literal["exact", "superset", "subset", "ignore"]
+MODES: tuple[TrajectoryMode, ...] = get_args(TrajectoryMode)
+ARGS_MODES: tuple[ArgsMode, ...] = get_args(ArgsMode)
 
 
 class ToolTrajectoryConfig(msgspec.Struct):
     """`mode`, `expected` (list of `{tool, args?, max_duration_ms?, args_match?}`), `minimums`
     (`{tool: min count}`), `args_match` (default for every item)."""
 
+    # Text, not the Literals: our unknown-mode errors, not msgspec's, must name them.
     mode: str = "any_order"
     expected: list[Any] | None = None
     minimums: dict[str, int] | None = None
@@ -44,10 +47,10 @@ class Expected:
     tool: str
     args: Any  # None = unconstrained, "any" = unconstrained, dict = constrained
     max_duration_ms: float | None
-    args_match: str | list[str]
+    args_match: ArgsMode | list[str]
 
 
-def args_match(expected: Any, actual: Any, mode: str | list[str]) -> bool:
+def args_match(expected: Any, actual: Any, mode: ArgsMode | list[str]) -> bool:
     if expected is None or expected == "any" or mode == "ignore":
         return True
     if not isinstance(actual, dict):
@@ -128,24 +131,24 @@ class ToolTrajectory:
                 location=spec.location,
                 hint="list the calls under `expected:` (or counts under `minimums:` for any_order)",
             )
-        self.mode = config.mode
+        self.mode: TrajectoryMode = MODES[MODES.index(config.mode)]
         default_match = self._match_mode(config.args_match, what, spec)
         self.expected = [self._item(raw, default_match, what, spec) for raw in config.expected or []]
         self.minimums = dict(config.minimums or {})
 
     @staticmethod
-    def _match_mode(raw: Any, what: str, spec: GraderSpec) -> str | list[str]:
+    def _match_mode(raw: Any, what: str, spec: GraderSpec) -> ArgsMode | list[str]:
         if raw is None:
             return "exact"
         if isinstance(raw, list) and all(isinstance(f, str) for f in raw):
             return list(raw)
         if raw in ARGS_MODES:
-            return str(raw)
+            return ARGS_MODES[ARGS_MODES.index(raw)]
         choices = ", ".join(ARGS_MODES)
         message = f"{what}: args_match must be one of {choices} or a list of field paths"
         raise ConfigError(message, location=spec.location)
 
-    def _item(self, raw: Any, default_match: str | list[str], what: str, spec: GraderSpec) -> Expected:
+    def _item(self, raw: Any, default_match: ArgsMode | list[str], what: str, spec: GraderSpec) -> Expected:
         if isinstance(raw, str):
             raw = {"tool": raw}
         if not isinstance(raw, dict) or not isinstance(raw.get("tool"), str):
