@@ -69,7 +69,7 @@ class TargetDefinition:
     """One entry of targets.yaml after interpolation."""
 
     name: str
-    provider: str | None
+    provider: str | None  # an open set: built-in providers and plugin targets by entry-point name
     fields: dict[str, Any]  # provider fields (runner keys removed)
     location: SourceLocation
     key_locations: dict[str, SourceLocation] = field(default_factory=dict)
