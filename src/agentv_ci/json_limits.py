@@ -49,7 +49,10 @@ def too_deep(data: bytes, limit: int = MAX_JSON_DEPTH) -> int | None:
 # 2**53 exactly: a larger one in a dataset, an eval file or a results file is refused where it stands.
 MIN_INT = -(2**63)
 MAX_INT = 2**64 - 1
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+# Each digit byte -> b"0", every other byte -> b" ": a run of 19 digits is then a plain substring search
+# (two C passes; a regex for it tries each position and cost ~2.5 µs a dataset line).
+_DIGITS_AS_ZERO = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+_LONG_RUN = b"0" * 19
 
 
 def oversized_int(value: object) -> int | None:
@@ -69,7 +72,7 @@ def oversized_int(value: object) -> int | None:
 
 def may_hold_oversized_int(data: bytes) -> bool:
     """False when JSON text `data` surely holds no integer past 64 bits (no run of 19 digits)."""
-    return _LONG_DIGITS.search(data) is not None
+    return _LONG_RUN in data.translate(_DIGITS_AS_ZERO)
 
 
 def describe_int(value: int) -> str:

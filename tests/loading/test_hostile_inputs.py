@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from agentv_ci.json_limits import deep_json_offset
+from agentv_ci.json_limits import deep_json_offset, may_hold_oversized_int
 from agentv_ci.loading import documents, jsonl
 from agentv_ci.loading.suite_loader import load_suite
 
@@ -97,3 +100,19 @@ def test_jsonl_size_caps_for_the_file_and_for_one_line(
 )
 def test_deep_json_offset_counts_structure_only(text: bytes, expected: int | None) -> None:
     assert deep_json_offset(text, 5) == expected
+
+
+@given(
+    st.binary(max_size=80) | st.lists(st.sampled_from([b"1", b"9", b"0", b"a", b"-", b"\xff"])).map(b"".join)
+)
+def test_may_hold_oversized_int_is_true_exactly_on_a_run_of_19_digits(data: bytes) -> None:
+    # The fast check must agree with the plain definition: a false "no" would let a >64-bit
+    # integer through as a number.
+    assert may_hold_oversized_int(data) is (re.search(rb"[0-9]{19}", data) is not None)
+
+
+def test_may_hold_oversized_int_at_the_edges() -> None:
+    assert may_hold_oversized_int(b'{"n": 1234567890123456789}')
+    assert not may_hold_oversized_int(b'{"n": 123456789012345678}')
+    assert may_hold_oversized_int(b"0" * 19)
+    assert not may_hold_oversized_int(b"1" * 18 + b"x" + b"2" * 18)
