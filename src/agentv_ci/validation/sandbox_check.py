@@ -86,6 +86,16 @@ class ReadOnlyCodex:
 
     def __init__(self) -> None:
         self._known: dict[tuple[int, str], bool] = {}
+        self._without_codex: dict[int, bool] = {}
+
+    def none_in(self, config: TargetsConfig) -> bool:
+        """True when `config` declares no Codex target: no name can resolve to one (the common case,
+        answered without looking at the test's targets)."""
+        known = self._without_codex.get(id(config))
+        if known is None:
+            providers = {definition.provider or "" for definition in config.targets.values()}
+            known = self._without_codex[id(config)] = not providers & CODEX_PROVIDERS
+        return known
 
     def __call__(self, name: str, config: TargetsConfig) -> bool:
         key = (id(config), name)

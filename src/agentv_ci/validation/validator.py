@@ -101,7 +101,7 @@ def validate_paths(
             if check_targets:
                 targets.note(suite, test, used)
                 config = targets.config_of(suite)
-                if config is not None:
+                if config is not None and not read_only_codex.none_in(config):
                     diagnostics.extend(read_only_edit_warnings(test, suite, names, config, read_only_codex))
 
         result = load_suite(
