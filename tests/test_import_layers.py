@@ -52,6 +52,22 @@ def _imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
             yield from _imports(node)
 
 
+def import_targets(node: ast.Import | ast.ImportFrom, here: list[str], modules: dict[str, Path]) -> set[str]:
+    """The dotted modules one import statement loads (`here`: the importer's package, as parts);
+    `from a import b` names the module `a.b` when there is one, else `a`."""
+    if isinstance(node, ast.Import):
+        return {alias.name for alias in node.names}
+    base = node.module or ""
+    if node.level:
+        anchor = here[: len(here) - node.level + 1]
+        base = ".".join([*anchor, *([node.module] if node.module else [])])
+    targets: set[str] = set()
+    for alias in node.names:
+        submodule = f"{base}.{alias.name}"
+        targets.add(submodule if submodule in modules else base)
+    return targets
+
+
 def import_graph(src: Path, package: str) -> dict[str, set[str]]:
     """Module -> the modules of `package` it imports. Importing `a.b.c` also runs `a/__init__` and
     `a/b/__init__`, so those count too (except the importer's own parents, already running)."""
@@ -63,16 +79,7 @@ def import_graph(src: Path, package: str) -> dict[str, set[str]]:
         own_parents = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 2)}
         targets: set[str] = set()
         for node in _imports(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-            if isinstance(node, ast.Import):
-                targets.update(alias.name for alias in node.names)
-                continue
-            base = node.module or ""
-            if node.level:
-                anchor = here[: len(here) - node.level + 1]
-                base = ".".join([*anchor, *([node.module] if node.module else [])])
-            for alias in node.names:
-                submodule = f"{base}.{alias.name}"
-                targets.add(submodule if submodule in modules else base)
+            targets |= import_targets(node, here, modules)
         edges: set[str] = set()
         for target in targets:
             parts = target.split(".")
