@@ -28,7 +28,7 @@ from agentv_ci.github.event import WorkflowRun
 from agentv_ci.github.inputs import ActionInputs
 from agentv_ci.model.baseline import BaselineSource
 from agentv_ci.model.result import RunSummary, TestResult
-from agentv_ci.running.session import RunRequest
+from agentv_ci.running.session import RunRequest, execute_run
 
 _NONE_USED = "; no baseline used"
 
@@ -82,7 +82,7 @@ def rerun_at_ref(
 ) -> tuple[RunSummary, list[str], str]:
     """Run the same evals, with the same options, in a worktree at `ref`. Evals that do not exist
     there are left out (they show as `new`). Returns the summary, any warning and the commit run."""
-    from agentv_ci.running.session import execute_run
+    # lazy: git change selection loaded only when `rerun_at_ref` runs
     from agentv_ci.selection import checkout_worktree
     from agentv_ci.selection.git import commit_of
 
@@ -135,6 +135,7 @@ def resolve_baseline(
     """The baseline the inputs ask for; when they ask for none, the committed sidecars of the eval
     files `results` came from (if any). `from_artifact`: the platform's `baseline: auto` (GitHub's
     results artifacts by default). Raises `UsageError` only for contradictory inputs."""
+    # lazy: the results store (msgspec) loaded only when `resolve_baseline` runs
     from agentv_ci.results.results_file import load_run
 
     if inputs.baseline and inputs.baseline_ref:
@@ -167,6 +168,7 @@ def resolve_baseline(
 
 def _sidecars(results: Iterable[TestResult], workspace: Path) -> Baseline | None:
     """The committed sidecars of the eval files `results` came from, or None when none has one."""
+    # lazy: `results.sidecars` loaded only when `_sidecars` runs
     from agentv_ci.results.sidecars import load_sidecar_baseline
 
     sidecars = load_sidecar_baseline(results, workspace)
@@ -190,6 +192,7 @@ def _sidecars_instead(missing: Baseline, results: Iterable[TestResult], workspac
 
 def artifact_baseline(inputs: ActionInputs, run: WorkflowRun) -> Baseline:
     """`baseline: auto` on GitHub: the base branch's newest complete results artifact, or none."""
+    # lazy: the GitHub API client (httpx) loaded only when `artifact_baseline` runs
     from agentv_ci.github.api import GitHubApiError, GitHubClient
     from agentv_ci.github.artifacts import DEFAULT_ARTIFACT_NAME, download_baseline
 

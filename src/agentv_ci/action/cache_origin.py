@@ -58,6 +58,7 @@ def origin_of(run: WorkflowRun, workspace: Path, *, trust_fork_code: bool, paths
         # Only a head positively in this repository is not a fork's (a missing head repository is).
         return CacheOrigin(repository, not pr.same_repository, f"a run of {whose}")
     if run.event_name in SECRET_EVENTS_OUTSIDERS_TRIGGER and trust_fork_code:
+        # lazy: `action.fork_code` loaded only when `origin_of` runs
         from agentv_ci.action.fork_code import refuse_fork_code_with_secrets
 
         try:

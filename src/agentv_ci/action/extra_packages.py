@@ -42,6 +42,7 @@ def install_extra_packages(items: list[str], log: ActionLog) -> None:
     installed = [line for line in done.stdout.splitlines() if line.startswith("Successfully installed")]
     log.echo(installed[-1] if installed else "extra packages already installed")
     importlib.invalidate_caches()
+    # lazy: the plugin registry (entry points) loaded only when `install_extra_packages` runs
     from agentv_ci.plugins.registry import read_installed_again
 
     read_installed_again()  # the new packages' plugins are seen (an earlier check listed some kinds)

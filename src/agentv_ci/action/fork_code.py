@@ -110,6 +110,7 @@ def _refusal(run: WorkflowRun, why: str) -> UsageError:
 def _untracked_eval_file(workspace: Path, top: str, paths: Sequence[Path]) -> Path | None:
     """The first eval file under `paths` that is not a file committed in the checkout at `top` (an
     untracked copy, another clone inside it, a symlink out of it)."""
+    # lazy: `loading.discovery` loaded only when `_untracked_eval_file` runs
     from agentv_ci.loading.discovery import find_eval_files
 
     listed = _git(workspace, "-c", "core.quotepath=off", "ls-files", "-z", "--full-name", ":/")

@@ -33,6 +33,7 @@ def with_history(
     """`book` with the flaky waivers of the base branch's last `inputs.history` runs."""
     if inputs.history is None:
         return book
+    # lazy: the GitHub API client (httpx) loaded only when `with_history` runs
     from agentv_ci.github.api import GitHubApiError, GitHubClient
     from agentv_ci.github.artifacts import DEFAULT_ARTIFACT_NAME, ArtifactLimits, download_runs
 

@@ -9,9 +9,18 @@ from typing import TYPE_CHECKING
 from agentv_ci.action.baseline import Baseline
 from agentv_ci.action.log import ActionLog
 from agentv_ci.action.selecting import PrSelection, targets_file_of
+from agentv_ci.errors import AgentvCiError, UsageError
 from agentv_ci.gating import GateOptions, check_gate_flags
 from agentv_ci.github.inputs import ActionInputs
+from agentv_ci.model.bounds import MAX_ATTEMPTS
+from agentv_ci.model.estimate_text import estimate_table
+from agentv_ci.results.results_file import load_run
+from agentv_ci.running.adaptive import baseline_counts
+from agentv_ci.running.plan import PlanOptions
+from agentv_ci.running.recorded_usage import RecordedUsage
 from agentv_ci.running.session import RunRequest
+from agentv_ci.running.sharding import parse_shard
+from agentv_ci.text_safety import neutralise_workflow_commands, printable
 
 if TYPE_CHECKING:
     from agentv_ci.model.estimate import CostEstimate
@@ -30,8 +39,6 @@ def run_request(
     """The run of the selected evals into `output_dir` (relative input paths inside `workspace`); the
     cost estimate goes to `log` before anything runs. `secrets_withheld` (a fork's pull request): tests
     needing a missing API key are not run instead of refusing the run."""
-    from agentv_ci.running.plan import PlanOptions
-    from agentv_ci.running.sharding import parse_shard
 
     def inside(text: str) -> Path:
         return Path(text) if Path(text).is_absolute() else workspace / text
@@ -66,8 +73,6 @@ def run_request(
 def _estimate_lines(inputs: ActionInputs, estimate: CostEstimate) -> list[str]:
     """The run's estimate table; with `baseline_ref`, a line saying the re-run comes on the same bill
     (its own estimate is printed when it starts: action/rerun_bill.py)."""
-    from agentv_ci.model.estimate_text import estimate_table
-    from agentv_ci.text_safety import neutralise_workflow_commands, printable
 
     lines = estimate_table(estimate)
     if inputs.baseline_ref:
@@ -80,8 +85,6 @@ def _estimate_lines(inputs: ActionInputs, estimate: CostEstimate) -> list[str]:
 
 
 def _adaptive_repeats(inputs: ActionInputs) -> int | None:
-    from agentv_ci.errors import UsageError
-    from agentv_ci.model.bounds import MAX_ATTEMPTS
 
     if inputs.adaptive_repeats is not None and inputs.adaptive_repeats > MAX_ATTEMPTS:
         raise UsageError(
@@ -95,9 +98,6 @@ def _baseline_counts(inputs: ActionInputs, workspace: Path) -> dict[tuple[str, s
     after the run, so its comparisons are not looked at while running)."""
     if not inputs.baseline or inputs.baseline == "auto":
         return {}
-    from agentv_ci.errors import AgentvCiError
-    from agentv_ci.results.results_file import load_run
-    from agentv_ci.running.adaptive import baseline_counts
 
     path = Path(inputs.baseline) if Path(inputs.baseline).is_absolute() else workspace / inputs.baseline
     try:
@@ -111,9 +111,6 @@ def _recorded_usage(inputs: ActionInputs, workspace: Path) -> RecordedUsage | No
     be read here is reported by the baseline step after the run)."""
     if not inputs.baseline or inputs.baseline == "auto":
         return None
-    from agentv_ci.errors import AgentvCiError
-    from agentv_ci.results.results_file import load_run
-    from agentv_ci.running.recorded_usage import RecordedUsage
 
     path = Path(inputs.baseline) if Path(inputs.baseline).is_absolute() else workspace / inputs.baseline
     try:

@@ -26,9 +26,9 @@ from agentv_ci.action.pr_record import expand_results, is_glob, write_pr_record
 from agentv_ci.action.publish import Publisher
 from agentv_ci.action.rerun_bill import RerunBill
 from agentv_ci.action.selecting import base_of, eval_paths, merge_base_of, select_evals
-from agentv_ci.errors import AgentvCiError, UsageError
+from agentv_ci.errors import AgentvCiError, ConfigError, UsageError
 from agentv_ci.finishing import ComparedBaseline, GatePolicy, PostRun, PostRunRequest, ReportDestinations
-from agentv_ci.gating import GateOptions
+from agentv_ci.gating import GateOptions, rejudge
 from agentv_ci.github.annotations import workflow_command
 from agentv_ci.github.event import WorkflowRun
 from agentv_ci.github.inputs import ActionInputs
@@ -37,7 +37,8 @@ from agentv_ci.model.baseline import BaselineSource
 from agentv_ci.model.result import RunSummary
 from agentv_ci.model.waivers import WaiverBook
 from agentv_ci.platforms.contract import Platform
-from agentv_ci.running.session import RunRequest
+from agentv_ci.reporting import reporter_class
+from agentv_ci.running.session import RunInterrupted, RunRequest, execute_run
 from agentv_ci.security.child_env import pass_through
 from agentv_ci.security.redaction import register_secret
 from agentv_ci.security.streams import print_workflow_command
@@ -76,6 +77,7 @@ class ActionRun:
         if self.inputs.html_report:
             self.check_html_reporter()
         if self.log.in_actions:
+            # lazy: git change selection loaded only when `prepare` runs
             from agentv_ci.selection import mark_safe_directory
 
             mark_safe_directory(self.workspace)
@@ -84,8 +86,6 @@ class ActionRun:
     def check_html_reporter(self) -> None:
         """`html_report: true` needs the HTML reporter plugin: bad input before anything runs, not a
         missing page after the money is spent; a page left by an earlier step is removed."""
-        from agentv_ci.errors import ConfigError
-        from agentv_ci.reporting import reporter_class
 
         try:
             reporter_class("html")
@@ -101,6 +101,7 @@ class ActionRun:
         """The quarantine from the pull request's base, before anything runs (an invalid file is bad
         input; the PR's own entries have no effect). After the fork-code refusal: a fork's run is
         refused for what it is, not for a base commit it has not fetched."""
+        # lazy: git change selection loaded only when `read_quarantine` runs
         from agentv_ci.selection.quarantine_source import trusted_quarantine
 
         self.waivers = trusted_quarantine(self.workspace, base_of(self.inputs, self.run) or None, self.env)
@@ -112,7 +113,7 @@ class ActionRun:
 
     def load_results(self) -> RunSummary:
         """`results:` inputs merged into the output directory (one input is copied the same way)."""
-        from agentv_ci.gating import rejudge
+        # lazy: `running.merging` loaded only when `load_results` runs
         from agentv_ci.running.merging import merge_runs
 
         for text in self.inputs.results:
@@ -125,7 +126,6 @@ class ActionRun:
     def execute(self) -> int:
         """The whole step; returns the exit code."""
         self.prepare()
-        from agentv_ci.running.session import RunInterrupted, execute_run
 
         inputs = self.inputs
         request: RunRequest | None = None
@@ -176,6 +176,7 @@ class ActionRun:
                 self.log.warning(text)
         # the baseline is named in the log, the summary, the comment and summary.json (finishing/)
         if stopped is not None:
+            # lazy: `action.interrupted` loaded only when `execute` runs
             from agentv_ci.action.interrupted import finish_interrupted
 
             options = gate_options(inputs, has_baseline=True)
@@ -280,6 +281,7 @@ class ActionRun:
 
 def run_action(env: Mapping[str, str] | None = None) -> int:
     """Run the GitHub Action step (see `run_step`)."""
+    # lazy: `platforms.github` loaded only when `run_action` runs
     from agentv_ci.platforms.github import GitHubPlatform
 
     environment = os.environ if env is None else env
@@ -291,6 +293,7 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     def failed(exc: AgentvCiError) -> None:
         if in_actions:  # an annotation on the run page; the error boundary prints the rest
             print_workflow_command(workflow_command("error", exc.message, title="agentv-ci"))
+        # lazy: the step outputs writer loaded only when `failed` runs
         from agentv_ci.github.outputs import write_outputs
 
         write_outputs({"verdict": "error"}, env=environment)
@@ -308,6 +311,7 @@ def run_step(
     boundary prints them and exits 2/3) after `failed` (the platform's error mark and `verdict=error`)
     and the files written so far handed to the workspace owner. SIGTERM stops the step as SIGINT
     does (exit 130)."""
+    # lazy: `action.interrupts` loaded only when `run_step` runs
     from agentv_ci.action.interrupts import sigterm_interrupts
 
     with sigterm_interrupts():

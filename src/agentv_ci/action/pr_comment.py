@@ -40,6 +40,7 @@ def post_comment(
     `html_report`: the step wrote the HTML report, so the comment links the run's artifacts. A `note`
     (nothing ran) only updates an earlier comment: it replaces a stale verdict, and a PR that never
     had a comment is not given one to say nothing happened."""
+    # lazy: the PR comment client (httpx) loaded only when `post_comment` runs
     from agentv_ci.github.comment import (
         comment_marker,
         marker_key,

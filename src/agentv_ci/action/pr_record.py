@@ -68,6 +68,7 @@ def trusted_pr_number(
         return None, "PR comment skipped: a PR recorded in results is only trusted in a workflow_run"
     if not token or not run.repository:
         return number, None  # post_sticky_comment explains the missing token
+    # lazy: the GitHub API client (httpx) loaded only when `trusted_pr_number` runs
     from agentv_ci.github.api import GitHubApiError, GitHubClient
 
     try:

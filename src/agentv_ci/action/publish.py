@@ -18,6 +18,7 @@ from agentv_ci.github.event import WorkflowRun
 from agentv_ci.github.inputs import ActionInputs
 from agentv_ci.model.result import RunSummary
 from agentv_ci.platforms.contract import Platform
+from agentv_ci.running.sharding import parse_shard
 from agentv_ci.security.redaction import redact
 
 
@@ -68,6 +69,7 @@ class Publisher:
         self, summary: RunSummary, decision: GateDecision, comment_url: str, *, skipped: str | None = None
     ) -> None:
         """The step outputs of a run; `skipped`: why nothing ran (`verdict=skipped`)."""
+        # lazy: the step outputs writer loaded only when `outputs` runs
         from agentv_ci.github.outputs import run_outputs
 
         values = run_outputs(
@@ -96,8 +98,8 @@ class Publisher:
         and the comment, and a green step. `merged`: shards that all selected nothing, merged by
         `results:` (their record is written already). The comment only updates an earlier one (so
         no stale verdict stays on the PR); a PR that never had one gets none."""
+        # lazy: `results.skipped_run` loaded only when `finish_without_evals` runs
         from agentv_ci.results.skipped_run import write_skipped_run
-        from agentv_ci.running.sharding import parse_shard
 
         paths = self.paths
         self.log.echo(note)

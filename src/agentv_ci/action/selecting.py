@@ -13,6 +13,7 @@ from agentv_ci.action.log import ActionLog
 from agentv_ci.action.paths import relative_to
 from agentv_ci.github.event import WorkflowRun
 from agentv_ci.github.inputs import ActionInputs
+from agentv_ci.text_safety import printable
 
 
 @dataclass
@@ -69,6 +70,7 @@ def merge_base_of(inputs: ActionInputs, run: WorkflowRun, workspace: Path) -> st
     base = base_of(inputs, run)
     if not base:
         return None
+    # lazy: git change selection loaded only when `merge_base_of` runs
     from agentv_ci.selection import changed_files
 
     return changed_files(workspace, base, "HEAD").merge_base
@@ -86,9 +88,9 @@ def select_changed(
     echo: Callable[[str], None],
     notice: Callable[[str], None],
 ) -> PrSelection:
+    # lazy: git change selection loaded only when `select_changed` runs
     from agentv_ci.selection import changed_files, select_changed_evals
     from agentv_ci.selection.render import selected_line, unselecting_lines, unselecting_sentence
-    from agentv_ci.text_safety import printable
 
     changes = changed_files(workspace, base, "HEAD")
     selection = select_changed_evals(
