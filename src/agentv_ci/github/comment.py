@@ -30,6 +30,7 @@ from agentv_ci.github.api import DEFAULT_API_URL, GitHubApiError, GitHubClient, 
 from agentv_ci.model.result import RunSummary
 from agentv_ci.reporting.markdown import comparison_for, render_markdown, utf8_size
 from agentv_ci.security.redaction import redact
+from agentv_ci.text_safety import escape_markdown_inline
 
 __all__ = [
     "ACTIONS_BOT",
@@ -138,7 +139,6 @@ def render_comment(
 def render_note_comment(note: str, *, run_url: str | None, marker: str) -> str:
     """A comment that carries one sentence instead of results (e.g. no eval is affected by the PR).
     It replaces an earlier results comment, so a stale verdict never stays on the PR."""
-    from agentv_ci.text_safety import escape_markdown_inline
 
     link = _run_link(run_url)
     parts = ["### agentv-ci", escape_markdown_inline(note[:2000]), *([link] if link else []), marker]

@@ -329,6 +329,7 @@ def _env_name(name: str) -> str:
 def read_inputs(env: Mapping[str, str]) -> ActionInputs:
     """Parse every `INPUT_*`. An input the Action does not have (a typo such as `treshold`, or `args`)
     is bad input with a suggestion: GitHub itself only warns and the setting would be lost."""
+    # lazy: `loading.context` loaded only when `read_inputs` runs
     from agentv_ci.loading.context import did_you_mean
 
     known = {_env_name(name): name for name in INPUTS}

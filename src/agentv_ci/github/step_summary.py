@@ -27,6 +27,7 @@ def append_step_summary(
     target = (env if env is not None else os.environ).get("GITHUB_STEP_SUMMARY")
     if not target:
         return None
+    # lazy: the Markdown reporter loaded only when `append_step_summary` runs
     from agentv_ci.reporting.markdown import render_markdown_for
 
     text = render_markdown_for(summary, decision, baseline, repo_root=repo_root)
