@@ -140,6 +140,7 @@ def answer_text(response: TargetResponse) -> str:
     """The final answer graders read: `response.text`, else the last assistant message's text."""
     if response.text:
         return response.text
+    # lazy: `prompting` loaded only when `answer_text` runs
     from agentv_ci.prompting import final_answer
 
     return final_answer(response.messages)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import mimetypes
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -110,7 +111,6 @@ async def _file_text(
 def resolve_commands(entries: Any, base_dir: Path) -> list[dict[str, Any]]:
     """A grader's own `preprocessors` with each command's script (its last argument, when it names a
     file) made absolute against the eval file's directory, as the loader does for the suite's."""
-    import shlex
 
     resolved: list[dict[str, Any]] = []
     for entry in entries if isinstance(entries, list) else []:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -27,7 +28,6 @@ def _text(value: Any) -> str:
         return ""
     if isinstance(value, str):
         return value
-    import json
 
     return json.dumps(value, ensure_ascii=False, default=str)
 

@@ -25,6 +25,8 @@ import json
 import secrets
 from typing import Any
 
+import msgspec
+
 from agentv_ci.errors import AgentvCiError
 from agentv_ci.model.result import TargetResponse, TokenUsage
 from agentv_ci.model.suite import Message
@@ -154,6 +156,7 @@ class TargetProxy:
 
     # ------------------------------------------------------------------ endpoints
     async def _info(self) -> dict[str, Any]:
+        # lazy: the grader target client (httpx) loaded only when `_info` runs
         from agentv_ci.targets.grader_caller import GraderCaller
 
         name, available = "", []
@@ -220,6 +223,7 @@ class TargetProxy:
         return self._answer(response)
 
     def _check_target(self, name: str) -> None:
+        # lazy: the grader target client (httpx) loaded only when `_check_target` runs
         from agentv_ci.targets.grader_caller import GraderCaller
 
         if isinstance(self.caller, GraderCaller) and name not in self.caller.targets.targets:
@@ -227,7 +231,6 @@ class TargetProxy:
             raise _HttpError(400, f"Unknown target '{name}'. Available: {known}")
 
     def _answer(self, response: TargetResponse) -> dict[str, Any]:
-        import msgspec
 
         if response.token_usage is not None:
             self.usage.input += response.token_usage.input
