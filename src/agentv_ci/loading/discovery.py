@@ -7,6 +7,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from agentv_ci.errors import LoadError, UsageError
 from agentv_ci.loading.paths import safe_resolve
 
 SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "venv", ".agentv", "__pycache__", ".tox"})
@@ -42,7 +43,7 @@ def _walk(directory: Path) -> list[Path]:
 
 def case_references(eval_file: Path) -> set[Path]:
     """JSONL files an eval file pulls in as raw cases (`tests: x.jsonl`, list strings, `type: tests`)."""
-    from agentv_ci.errors import LoadError
+    # lazy: `loading.yaml_source` loaded only when `case_references` runs
     from agentv_ci.loading.yaml_source import parse_yaml
 
     try:
@@ -130,7 +131,6 @@ def _expand_globs(paths: Sequence[Path]) -> list[Path]:
 def check_paths_exist(paths: Sequence[Path]) -> None:
     """`UsageError` for the first command-line path that does not exist (a quoted glob that matches
     files counts as existing). `validate` and `run` both call it, so they word a typo the same way."""
-    from agentv_ci.errors import UsageError
 
     for raw in paths:
         text = str(raw)

@@ -6,7 +6,9 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from agentv_ci.errors import ConfigError
+import msgspec
+
+from agentv_ci.errors import AgentvCiError, ConfigError
 from agentv_ci.loading.context import LoadContext, Node, did_you_mean, type_name
 from agentv_ci.loading.keys import GRADER_COMMON
 from agentv_ci.loading.paths import resolve_reference, safe_resolve
@@ -39,6 +41,7 @@ def _check_value(spec: GraderSpec, raw: dict[str, Any], node: Node, ctx: LoadCon
                     "E103", f"unknown regex flag(s) {''.join(bad)!r}", node.child("flags"), hint="use i, m, s"
                 )
             if not bad:
+                # lazy: the JS regex translator loaded only when `_check_value` runs
                 from agentv_ci.js_semantics.js_regex import compile_js_regex
 
                 try:  # with the grader's JavaScript semantics: (?<name>...), [^] are valid there
@@ -108,6 +111,7 @@ def check_prompt(prompt: Any, node: Node, ctx: LoadContext, *, legacy: bool = Fa
 @lru_cache(maxsize=256)
 def _third_party(type_name_: str) -> bool:
     """A grader type registered by another distribution than agentv-ci (known without importing it)."""
+    # lazy: the plugin registry (entry points) loaded only when `_third_party` runs
     from agentv_ci.plugins import GRADERS_NAMESPACE, list_plugins
 
     infos = [p for p in list_plugins(GRADERS_NAMESPACE) if p.name == type_name_]
@@ -144,6 +148,7 @@ def check_builtin(spec: GraderSpec, raw: dict[str, Any], node: Node, ctx: LoadCo
         legacy = spec.written_type in LEGACY_JUDGE_TYPES
         check_prompt(spec.config.get("prompt"), node.child("prompt"), ctx, legacy=legacy)
         if "preprocessors" in raw:
+            # lazy: `loading.preprocessors` loaded only when `check_builtin` runs
             from agentv_ci.loading.preprocessors import parse_preprocessors
 
             parse_preprocessors(raw["preprocessors"], node.child("preprocessors"), ctx)
@@ -155,6 +160,7 @@ def check_builtin(spec: GraderSpec, raw: dict[str, Any], node: Node, ctx: LoadCo
 def _plugin_config(type_name_: str) -> tuple[Any, Any, ConfigError | None]:
     """(plugin class, its ConfigKeys, problem) for a grader type; a problem only for third-party
     plugins (a built-in that cannot be imported yet is skipped)."""
+    # lazy: the plugin registry and jsonschema, only when a plugin grader's config is checked
     from agentv_ci.plugins import GRADERS_NAMESPACE, list_plugins, load_plugin_class
     from agentv_ci.plugins.config import config_keys
 
@@ -173,6 +179,7 @@ def _plugin_config(type_name_: str) -> tuple[Any, Any, ConfigError | None]:
 def check_plugin_config(spec: GraderSpec, node: Node, ctx: LoadContext) -> None:
     """Unknown keys (W105 with a did-you-mean; E202 when the plugin's config is closed) and every
     problem the plugin's `Config` struct or `config_schema` finds (E202, at the key)."""
+    # lazy: plugin config checks (jsonschema) loaded only when `check_plugin_config` runs
     from agentv_ci.plugins.config import config_issues
 
     cls, keys, problem = _plugin_config(spec.type)
@@ -245,7 +252,6 @@ def _unkeyed_fields(spec_type: type[Any]) -> tuple[int, int]:
 def _build_key(spec: GraderSpec, base_dir: Any) -> bytes | None:
     """Everything a build can depend on except where the spec was written (its locations), as
     msgpack bytes (which keep 1, 1.0, True, "1" and b"1" apart), or None when not encodable."""
-    import msgspec
 
     values = list(msgspec.structs.astuple(spec))
     location, config_locations = _unkeyed_fields(type(spec))
@@ -264,7 +270,7 @@ _Outcome = tuple[()] | tuple[str, str, str | None, str | None]
 
 def _build_outcome(spec: GraderSpec, node: Node) -> tuple[_Outcome, SourceLocation | None]:
     """Build the grader; the outcome plus the location to report it at for this spec."""
-    from agentv_ci.errors import AgentvCiError
+    # lazy: the plugin registry (entry points) loaded only when `_build_outcome` runs
     from agentv_ci.plugins import build_grader
 
     try:

@@ -9,6 +9,7 @@ from typing import Any
 
 import msgspec
 
+from agentv_ci.errors import ConfigError
 from agentv_ci.loading.context import LoadContext, Node, did_you_mean, type_name
 from agentv_ci.loading.documents import read_document
 from agentv_ci.loading.grader_checks import check_builtin, check_grader_builds, check_plugin_config
@@ -25,6 +26,7 @@ MEMBER_ALIASES = ("assertions", "assert", "evaluators")
 
 @lru_cache(maxsize=1)
 def known_grader_types() -> frozenset[str]:
+    # lazy: the plugin registry (entry points) loaded only when `known_grader_types` runs
     from agentv_ci.plugins import GRADERS_NAMESPACE, list_plugins
 
     return frozenset(p.name for p in list_plugins(GRADERS_NAMESPACE))
@@ -32,7 +34,7 @@ def known_grader_types() -> frozenset[str]:
 
 def _registered_directly(kind: str) -> bool:
     """A grader registered with `plugins.register_for_tests` (no entry point)."""
-    from agentv_ci.errors import ConfigError
+    # lazy: the plugin registry (entry points) loaded only when `_registered_directly` runs
     from agentv_ci.plugins import GRADERS_NAMESPACE, load_plugin_class
 
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Mapping
@@ -148,7 +149,6 @@ def substitute_vars(value: Any, variables: Mapping[str, Any]) -> Any:
                 return match.group(0)
             if isinstance(found, str):
                 return found
-            import json
 
             return json.dumps(found, ensure_ascii=False)
 
