@@ -11,6 +11,8 @@ from typing import Annotated
 
 import msgspec
 
+from agentv_ci.errors import UsageError
+
 MAX_ATTEMPTS = 100  # attempts of one test x target: `repeat`/`trials`/`runs` `count`, --repeat
 MAX_TURNS = 100  # turns of one live conversation (`mode: conversation`)
 MAX_TARGETS = 50  # targets one test runs against: `execution.targets`, --target repeated
@@ -59,7 +61,6 @@ def check_run_flags(
 ) -> None:
     """`UsageError` naming the bound when a flag (or the Action input of that name) asks for more
     work than its bound allows: checked before anything is loaded or run."""
-    from agentv_ci.errors import UsageError
 
     if repeat is not None and not 1 <= repeat <= MAX_ATTEMPTS:
         raise UsageError(
