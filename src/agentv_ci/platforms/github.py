@@ -11,12 +11,14 @@ from agentv_ci.action.baseline import Baseline, artifact_baseline
 from agentv_ci.action.history import with_history
 from agentv_ci.action.log import ActionLog
 from agentv_ci.gating import GateDecision
+from agentv_ci.github import annotations as workflow_annotations
 from agentv_ci.github.event import read_workflow_run
 from agentv_ci.github.inputs import read_inputs
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.waivers import WaiverBook
 from agentv_ci.platforms.contract import StepBasis
 from agentv_ci.security.redaction import redact
+from agentv_ci.security.streams import print_workflow_command
 
 __all__ = ["GitHubPlatform"]
 
@@ -38,10 +40,7 @@ class GitHubPlatform(StepBasis):
         """An `::error`/`::warning` at each failing test's file and line (in GitHub Actions only)."""
         if not self.log.in_actions:
             return
-        from agentv_ci.github.annotations import annotations
-        from agentv_ci.security.streams import print_workflow_command
-
-        for line in annotations(summary, decision, repo_root=self.workspace):
+        for line in workflow_annotations.annotations(summary, decision, repo_root=self.workspace):
             print_workflow_command(line)
 
     def append_summary(self, text: str) -> None:
@@ -63,6 +62,7 @@ class GitHubPlatform(StepBasis):
         note: str | None,
         html_report: bool,
     ) -> str:
+        # lazy: `action.pr_comment` loaded only when `comment` runs
         from agentv_ci.action.pr_comment import post_comment, pr_to_comment
 
         number, why_not = pr_to_comment(self._inputs, self._run, self.workspace)
@@ -88,6 +88,7 @@ class GitHubPlatform(StepBasis):
         return url
 
     def write_outputs(self, values: Mapping[str, str]) -> bool:
+        # lazy: the step outputs writer loaded only when `write_outputs` runs
         from agentv_ci.github.outputs import write_outputs
 
         return write_outputs(values, env=self.env) is not None or not self.env.get("GITHUB_OUTPUT")

@@ -30,6 +30,7 @@ from agentv_ci.history.flaky_waivers import with_flaky_waivers
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.waivers import WaiverBook
 from agentv_ci.platforms.contract import StepBasis
+from agentv_ci.platforms.gitlab.artifacts import download_job_baseline
 from agentv_ci.platforms.gitlab.client import GitLabClient, TokenKind, describe
 from agentv_ci.platforms.gitlab.job import GitLabJob, read_gitlab_job
 from agentv_ci.platforms.gitlab.log import log_section
@@ -127,6 +128,7 @@ class GitLabPlatform(StepBasis):
         note: str | None,
         html_report: bool,
     ) -> str:
+        # lazy: the PR comment client (httpx), `platforms.gitlab.note` loaded only when `comment` runs
         from agentv_ci.github.comment import comment_marker, marker_key
         from agentv_ci.platforms.gitlab.note import render_mr_note, upsert_note
 
@@ -181,7 +183,6 @@ class GitLabPlatform(StepBasis):
         return True
 
     def artifact_baseline(self) -> Baseline:
-        from agentv_ci.platforms.gitlab.artifacts import download_job_baseline
 
         branch, job = self.job.base_branch, self._inputs.baseline_artifact or self.job.job_name
         if not branch or not job:

@@ -26,6 +26,7 @@ GITLAB_INPUTS = {name: spec for name, spec in INPUTS.items() if name != "github_
 
 
 def _flag_values(args: Sequence[str]) -> dict[str, str]:
+    # lazy: `loading.context` loaded only when `_flag_values` runs
     from agentv_ci.loading.context import did_you_mean
 
     values: dict[str, str] = {}
