@@ -15,9 +15,11 @@ reported as broken in `agentv-ci plugins` and in one warning on stderr per proce
 from __future__ import annotations
 
 import functools
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
+from agentv_ci import __version__
 from agentv_ci.errors import ConfigError
 from agentv_ci.plugins.checks import contract_problem
 from agentv_ci.plugins.contracts import KINDS
@@ -124,6 +126,7 @@ class _AllEntryPoints(Protocol):
 def _all_entry_points() -> _AllEntryPoints:
     """Every installed entry point, read once per process: `entry_points(group=...)` reads every
     distribution's entry_points.txt for each group it is asked, and a run asks for two or three."""
+    # lazy: importlib.metadata (entry points) loaded only when `_all_entry_points` runs
     from importlib.metadata import entry_points
 
     return entry_points()
@@ -171,7 +174,6 @@ def _warn_reserved(found: dict[str, list[PluginInfo]]) -> None:
     if not claimants:
         return
     import multiprocessing  # only now: ~2 ms that nearly every process would spend for nothing
-    import sys
 
     if multiprocessing.parent_process() is not None:
         return
@@ -203,7 +205,6 @@ def list_plugins(namespace: str) -> list[PluginInfo]:
 
 
 def _core_version() -> str:
-    from agentv_ci import __version__
 
     return __version__
 
@@ -244,6 +245,7 @@ def load_plugin_class(namespace: str, name: str) -> type[Any] | None:
 
 def _load_named(key: tuple[str, str], info: PluginInfo) -> Any:
     """The class of the one entry point registered as `key`, through stevedore."""
+    # lazy: stevedore loaded only when `_load_named` runs
     from stevedore import NamedExtensionManager
 
     namespace, name = key
@@ -267,6 +269,7 @@ def _load_named(key: tuple[str, str], info: PluginInfo) -> Any:
 
 def _load_one(key: tuple[str, str], info: PluginInfo) -> Any:
     """The class of exactly the entry point `info` (others registered under its name are not imported)."""
+    # lazy: importlib.metadata (entry points) loaded only when `_load_one` runs
     from importlib.metadata import EntryPoint
 
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
+from agentv_ci import __version__
 from agentv_ci.errors import ConfigError
 from agentv_ci.plugins.checks import declared_api_version, is_builtin
 from agentv_ci.plugins.config import config_style
@@ -15,6 +16,7 @@ from agentv_ci.plugins.registry import (
     loaded_failure,
     reserved_name_problem,
 )
+from agentv_ci.plugins.versions import PLUGIN_API_VERSION
 
 __all__ = ["PluginStatus", "PluginsReport", "plugins_report"]
 
@@ -75,8 +77,6 @@ def _status(info: PluginInfo) -> PluginStatus:
 
 def plugins_report() -> PluginsReport:
     """Every grader, target and reporter entry point, each imported and checked."""
-    from agentv_ci import __version__
-    from agentv_ci.plugins.versions import PLUGIN_API_VERSION
 
     statuses = [_status(info) for namespace in NAMESPACES.values() for info in list_plugins(namespace)]
     return PluginsReport(agentv_ci=__version__, plugin_api=PLUGIN_API_VERSION, plugins=statuses)

@@ -11,6 +11,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from agentv_ci import __version__
 from agentv_ci.errors import ConfigError, GraderError
 from agentv_ci.model.result import GraderResult, TargetResponse
 from agentv_ci.model.score_range import score_problem
@@ -25,7 +26,6 @@ __all__ = ["call_target", "check_plugin", "grade_answer", "make_grader"]
 def check_plugin(kind: PluginKind, cls: type[Any]) -> None:
     """Check `cls` against the contract of `kind` ("grader", "target" or "reporter") exactly as the
     runner does when it loads the plugin; raise `ConfigError` saying what is wrong."""
-    from agentv_ci import __version__
 
     if kind not in NAMESPACES:
         raise ValueError(f"kind must be one of {', '.join(NAMESPACES)}, got {kind!r}")
