@@ -7,6 +7,8 @@ it is named on stderr, the reports after it are still written, and the verdict i
 
 from __future__ import annotations
 
+import difflib
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,8 +44,8 @@ def parse_report_options(values: Sequence[str]) -> list[tuple[str, Path]]:
 
 def reporter_class(name: str) -> type[Any]:
     """The reporter plugin registered as `name`; `ConfigError` (with a did-you-mean) when none is."""
-    import difflib
 
+    # lazy: the plugin registry (entry points) loaded only when `reporter_class` runs
     from agentv_ci.plugins import REPORTERS_NAMESPACE, list_plugins, load_plugin_class
 
     cls = load_plugin_class(REPORTERS_NAMESPACE, name)
@@ -71,6 +73,7 @@ def write_report(
 ) -> None:
     """Write one report with the reporter plugin registered as `name`; the keywords reach it as the
     fields of its `ReportOptions`."""
+    # lazy: the plugin registry (entry points) loaded only when `write_report` runs
     from agentv_ci.plugins import ReportOptions
 
     cls = reporter_class(name)
@@ -78,12 +81,14 @@ def write_report(
         path, repo_root, baseline, decision=decision, selection=selection, sarif_category=sarif_category
     )
     path.parent.mkdir(parents=True, exist_ok=True)
+    # lazy: `results.gc_pause` loaded only when `write_report` runs
     from agentv_ci.results.gc_pause import paused_gc
 
     try:
         with paused_gc():
             cls().write(summary, options)
     except Exception as exc:
+        # lazy: the plugin registry (entry points) loaded only when `write_report` runs
         from agentv_ci.plugins.checks import is_builtin
 
         if is_builtin(cls):
@@ -126,12 +131,11 @@ def write_reports(
                 sarif_category=sarif_category or None,
             )
         except ReporterFailure as exc:  # named on stderr; the other reports are still written
-            import sys
-
             print(exc.render(), file=sys.stderr, flush=True)
 
 
 def _failure(cls: type[Any], path: Path, exc: Exception) -> ReporterFailure:
+    # lazy: the plugin registry (entry points) loaded only when `_failure` runs
     from agentv_ci.plugins.registry import describe_plugin, fault_text
 
     return ReporterFailure(

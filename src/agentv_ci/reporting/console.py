@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agentv_ci.model.estimate_text import budget_reached
+from agentv_ci.model.estimate_text import budget_reached, cost_line
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.reporting.details import failure_headline
 from agentv_ci.results.plan_check import PLAN_UNKNOWN
@@ -111,11 +111,11 @@ def render_console(summary: RunSummary, decision: GateDecision | None) -> str:
         lines.append(PLAN_UNKNOWN)
     if summary.cache is not None:
         lines.append(summary.cache.describe())
-    from agentv_ci.model.estimate_text import cost_line
 
     if (cost := cost_line(summary)) is not None:
         lines.append(cost)
     if summary.baseline is not None:
+        # lazy: `reporting.baseline_report` loaded only when `render_console` runs
         from agentv_ci.reporting.baseline_report import baseline_log_line
 
         lines.append(baseline_log_line(summary.baseline))

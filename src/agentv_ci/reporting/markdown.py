@@ -77,6 +77,7 @@ def _delta_cell(comparison: Comparison | None, suite: str) -> str:
     )
     if stats is None:
         return "-"
+    # lazy: `reporting.suite_deltas` loaded only when `_delta_cell` runs
     from agentv_ci.reporting.suite_deltas import delta_text
 
     return delta_text(stats)
@@ -117,6 +118,7 @@ def _table(summary: RunSummary, comparison: Comparison | None) -> list[str]:
 def _baseline_lines(summary: RunSummary, comparison: Comparison | None) -> list[str]:
     """`#### Changes vs baseline` and the line naming the baseline (or why there is none); nothing
     when no baseline was asked for and none is known."""
+    # lazy: `reporting.baseline_report` loaded only when `_baseline_lines` runs
     from agentv_ci.reporting.baseline_report import baseline_markdown_line
 
     source = summary.baseline
@@ -130,6 +132,7 @@ def _baseline_lines(summary: RunSummary, comparison: Comparison | None) -> list[
 
 def _left_out(comparison: Comparison) -> list[str]:
     """Per suite, the tests its delta leaves out (definition changed, new, removed), old and new scores."""
+    # lazy: `reporting.suite_deltas` loaded only when `_left_out` runs
     from agentv_ci.reporting.suite_deltas import left_out_of, left_out_text
 
     lines = []
@@ -374,6 +377,7 @@ def render_markdown_for(
     repo_root: Path | None = None,
 ) -> str:
     """`render_markdown` with default gates when nothing decided, and the diff the decision judged."""
+    # lazy: `gating` loaded only when `render_markdown_for` runs
     from agentv_ci.gating import GateOptions, decide
 
     decision = decision or decide(summary, GateOptions(), baseline)
@@ -385,6 +389,7 @@ def comparison_for(
     summary: RunSummary, decision: GateDecision, baseline: RunSummary | None
 ) -> Comparison | None:
     """The diff the gates judged (same threshold on both sides), else a fresh one against `baseline`."""
+    # lazy: `compare` loaded only when `comparison_for` runs
     from agentv_ci.compare import compare_runs
 
     if decision.comparison is not None:

@@ -22,6 +22,7 @@ from urllib.parse import quote
 import msgspec
 
 from agentv_ci import __version__
+from agentv_ci.model.codes import CODES
 from agentv_ci.model.result import GraderResult, RunSummary, TestResult
 from agentv_ci.plugins import ReportOptions
 from agentv_ci.reporting.details import (
@@ -290,8 +291,6 @@ def sarif_from_diagnostics(
         rule_id = f"agentv/{d.code}"
         level = "error" if d.severity == "error" else "warning"
         if rule_id not in rules:
-            from agentv_ci.model.codes import CODES
-
             title = CODES[d.code][1] if d.code in CODES else "eval file problem"
             rules[rule_id] = _rule(
                 rule_id,
