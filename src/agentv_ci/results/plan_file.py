@@ -28,6 +28,7 @@ from typing import Any
 
 import msgspec
 
+from agentv_ci import __version__
 from agentv_ci.errors import LoadError
 from agentv_ci.model.result import TestResult
 from agentv_ci.model.source import SourceLocation
@@ -114,7 +115,7 @@ class PlanWriter:
     no directory it created). `abort()` removes what was written."""
 
     def __init__(self, directory: Path, *, shard: tuple[int, int] | None, dry_run: bool) -> None:
-        from agentv_ci import __version__
+        # lazy: asyncio (through clock) loaded only when `PlanWriter.__init__` runs
         from agentv_ci.clock import now_seconds
 
         self.directory = directory

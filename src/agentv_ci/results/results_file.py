@@ -273,6 +273,7 @@ def summary_from_results(results: Iterable[TestResult], **facts: Any) -> RunSumm
 
 def write_summary_json(path: Path, summary: RunSummary) -> None:
     """Run facts and totals (not the rows: those live in index.jsonl) as `summary.json`."""
+    # lazy: `results.tally` loaded only when `write_summary_json` runs
     from agentv_ci.results.tally import tally_of
 
     facts = msgspec.to_builtins(msgspec.structs.replace(summary, results=[]))
@@ -293,6 +294,7 @@ def write_summary_json(path: Path, summary: RunSummary) -> None:
 def load_run(path: Path) -> RunSummary:
     """A `RunSummary` from a results file or run dir; run facts come from a sibling `summary.json`,
     and the rows are counted against a sibling `plan.jsonl` (reporting.plan_check)."""
+    # lazy: `results.plan_check`, `results.plan_file` loaded only when `load_run` runs
     from agentv_ci.results.plan_check import apply_plan
     from agentv_ci.results.plan_file import PLAN_NAME
 
