@@ -48,12 +48,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import msgspec
 
 from agentv_ci import __version__
+from agentv_ci.loading.command_paths import command_files
 from agentv_ci.model.suite import Message
-from agentv_ci.model.workspace import WorkspaceSpec
+from agentv_ci.model.workspace import SETUP_HOOKS, WorkspaceSpec
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.running.repository_digest import repository_digest
 from agentv_ci.security.redaction import is_secret_name
 from agentv_ci.targets.config import TargetDefinition, TargetsConfig
+from agentv_ci.targets.environment import find_repo_root
+from agentv_ci.targets.sources import TargetSources, sources_root, target_sources
 
 if TYPE_CHECKING:
     from agentv_ci.targets.grader_caller import JudgeAsk
@@ -244,8 +247,6 @@ class CacheKeys:
     def _code(definition: TargetDefinition, targets: TargetsConfig) -> TargetSources:
         """The target's code (targets/sources.py); outside a git repository the project directory
         stands for the repository."""
-        from agentv_ci.targets.environment import find_repo_root
-        from agentv_ci.targets.sources import sources_root, target_sources
 
         base_dir = targets.base_dir
         root = find_repo_root(base_dir.resolve())
@@ -326,8 +327,8 @@ class CacheKeys:
 
     def _watched_part(self) -> str | None:
         if self._watched is None:
+            # lazy: `running.watched_files` loaded only when `_watched_part` runs
             from agentv_ci.running.watched_files import watched_digest
-            from agentv_ci.targets.environment import find_repo_root
 
             root = find_repo_root(Path.cwd().absolute()) or Path.cwd().absolute()
             self._watched = (watched_digest(self._watch, root),)
@@ -336,7 +337,6 @@ class CacheKeys:
     def _eval_reads(self, target: TargetPart, eval_path: Path, reads: Sequence[str]) -> list[Any]:
         """The files the eval file reads (directories by every file below them), path + digest, less
         the target's own code part; once per eval file and target."""
-        from agentv_ci.targets.sources import TargetSources
 
         memo = (str(eval_path), target.name, target.keyed)
         if memo not in self._reads:
@@ -392,9 +392,6 @@ class CacheKeys:
     def _setup_code(self, spec: WorkspaceSpec, eval_dir: Path) -> list[Any]:
         """The files the setup hooks (`before_all`, `before_each`) run, path + digest (a directory
         they name by its tree's digest), in hook order; computed once per run for each workspace."""
-        from agentv_ci.loading.command_paths import command_files
-        from agentv_ci.model.workspace import SETUP_HOOKS
-        from agentv_ci.targets.environment import find_repo_root
 
         hooks = {name: hook for name, hook in spec.hooks.items() if name in SETUP_HOOKS and hook.command}
         if not hooks or not spec.hooks_enabled:

@@ -19,6 +19,7 @@ from agentv_ci.errors import TargetError
 from agentv_ci.model.result import AssertionResult, GraderResult, TargetResponse, TestResult, TokenUsage
 from agentv_ci.model.suite import Message, Test
 from agentv_ci.prompting import content_text
+from agentv_ci.scoring import meets
 
 Invoke = Callable[[Test, list[Message], int], Awaitable[TargetResponse]]
 Grade = Callable[[Test, TargetResponse], Awaitable[TestResult]]
@@ -52,7 +53,6 @@ def _sum_usage(usages: list[TokenUsage | None]) -> TokenUsage | None:
 
 async def run_conversation(test: Test, *, threshold: float, invoke: Invoke, grade: Grade) -> TestResult:
     """Run every turn of `test`; raises `TargetError` only if the very first call fails."""
-    from agentv_ci.scoring import meets
 
     base = list(test.input)
     turn_messages: list[list[Message]] = []

@@ -32,6 +32,7 @@ from agentv_ci.errors import AgentvCiError, UsageError
 from agentv_ci.model.estimate import CostEstimate, EstimateLine, Span
 from agentv_ci.model.result import TargetResponse
 from agentv_ci.model.suite import GraderSpec, Message, RepeatStrategy, Suite, Test
+from agentv_ci.plugins import build_grader
 from agentv_ci.prompting import reference_answer
 from agentv_ci.running.estimate_targets import TargetFacts, TargetFactsReader
 from agentv_ci.running.needs import matrix_alias
@@ -155,6 +156,7 @@ class CostEstimator:
         if not on:
             return None
         if self._probe is None:
+            # lazy: `running.estimate_cache` loaded only when `_cache_probe` runs
             from agentv_ci.running.estimate_cache import CacheProbe
 
             self._probe = CacheProbe(self.cache_dir, self.targets, self.cache_watch)
@@ -194,9 +196,9 @@ class CostEstimator:
 
     def _judge_prompt_tokens(self, spec: GraderSpec, test: Test, base_dir: Path) -> int:
         """Tokens of the judge's system prompt and prompt for this test, the answer left empty."""
+        # lazy: the LLM grader loaded only when `_judge_prompt_tokens` runs
         from agentv_ci.graders.llm import LlmGrader
         from agentv_ci.graders.llm_prompts import FREEFORM_SYSTEM, default_prompt, template_variables
-        from agentv_ci.plugins import build_grader
 
         empty = TargetResponse(text="")
         try:
@@ -277,6 +279,7 @@ class CostEstimator:
 
 
 def _model_graders(test: Test) -> list[GraderSpec]:
+    # lazy: the graders loaded only when `_model_graders` runs
     from agentv_ci.grading import graders_for
 
     specs = graders_for(test)
@@ -323,6 +326,7 @@ def settle_estimate(
     if on_estimate is not None:
         on_estimate(estimate)
     if budget_usd is not None and estimate.cost_usd.low > budget_usd:
+        # lazy: `model.estimate_text` loaded only when `settle_estimate` runs
         from agentv_ci.model.estimate_text import budget_refusal
 
         raise OverBudget(

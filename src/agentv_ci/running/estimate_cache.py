@@ -49,6 +49,7 @@ class CacheProbe:
         self, suite: Suite, test: Test, facts: TargetFacts, attempts: int
     ) -> list[TargetResponse | None]:
         """The cached answer of each attempt (None: a request will be sent)."""
+        # lazy: the graders, `running.workspace` loaded only when `answers` runs
         from agentv_ci.grading import relative_eval_path
         from agentv_ci.running.workspace import workspace_of
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from agentv_ci.errors import AgentvCiError
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.targets.config import TargetsConfig, load_targets
-from agentv_ci.targets.factory import CheckedTarget
+from agentv_ci.targets.factory import CheckedTarget, check_target
 from agentv_ci.targets.pricing import Price, lookup_price
 
 __all__ = ["TargetFacts", "TargetFactsReader"]
@@ -107,6 +107,7 @@ class TargetFactsReader:
             config = self.config(suite_path)
             name = eval_target
             if config is not None:
+                # lazy: the grader target client (httpx) loaded only when `grader_name` runs
                 from agentv_ci.targets.grader_caller import default_grader_target
 
                 name = default_grader_target(config, eval_target) or eval_target
@@ -115,7 +116,7 @@ class TargetFactsReader:
 
 
 def _read(config: TargetsConfig, name: str) -> TargetFacts:
-    from agentv_ci.targets.factory import check_target
+    # lazy: `targets.mock` loaded only when `_read` runs
     from agentv_ci.targets.mock import MockConfig
 
     try:

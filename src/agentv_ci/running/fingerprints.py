@@ -39,6 +39,7 @@ import msgspec
 from agentv_ci.errors import ConfigError
 from agentv_ci.model.suite import GraderSpec, Message, Test
 from agentv_ci.running.plan import Job
+from agentv_ci.scoring import effective_threshold
 from agentv_ci.targets.config import TargetsConfig
 
 __all__ = [
@@ -145,7 +146,6 @@ class DefinitionFingerprints:
     def of_job(self, job: Job, targets: TargetsConfig | None) -> str:
         """The job's test with the threshold its eval file gives it: a `--threshold` on the command
         line is how a run judges, not a new test (a baseline recorded without it stays comparable)."""
-        from agentv_ci.scoring import effective_threshold
 
         declared = effective_threshold(None, job.test, job.suite)
         return self._fingerprint(job.test, job.suite.path, declared, job.target, targets)

@@ -56,6 +56,7 @@ class HookRunner:
         self.run_id = run_id
 
     def context(self, path: Path, test: Test | None, test_id: str | None = None) -> HookContext:
+        # lazy: `running.hooks` loaded only when `context` runs
         from agentv_ci.running.hooks import HookContext
 
         return HookContext(
@@ -74,6 +75,7 @@ class HookRunner:
     async def target(
         self, name: str, hooks: TargetHooks | None, spec: WorkspaceSpec, eval_dir: Path, context: HookContext
     ) -> HookOutcome:
+        # lazy: `running.hooks` loaded only when `target` runs
         from agentv_ci.running.hooks import HookOutcome
 
         outcome = await self._run(hooks.hook(name) if hooks else None, name, spec, eval_dir, context)
@@ -83,6 +85,7 @@ class HookRunner:
     async def _run(
         hook: WorkspaceHook | None, name: str, spec: WorkspaceSpec, eval_dir: Path, context: HookContext
     ) -> HookOutcome:
+        # lazy: `running.hooks` loaded only when `_run` runs
         from agentv_ci.running.hooks import SETUP_TIMEOUT_MS, TEARDOWN_TIMEOUT_MS, HookOutcome, run_hook
 
         if hook is None or hook.command is None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import msgspec
 
 from agentv_ci.errors import UsageError
+from agentv_ci.model.estimate import merged_estimates
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.results.plan_file import PLAN_NAME, Plan, PlanWriter, read_plan
 from agentv_ci.text_safety import printable
@@ -33,6 +34,7 @@ def merge_runs(inputs: list[Path], output_dir: Path) -> MergeOutcome:
     Shards whose change-based selection chose nothing (their plan says `nothing_selected`) add no
     job: with real shards the merge is judged on those; when every input is one, the merged run is
     `skipped` too, unless a shard left no record at all (then it is incomplete: unknown)."""
+    # lazy: `results.plan_check`, the results store (msgspec) loaded only when `merge_runs` runs
     from agentv_ci.results.plan_check import apply_plan
     from agentv_ci.results.results_file import (
         ResultsWriter,
@@ -119,7 +121,6 @@ def _check_same_test(earlier: TestResult, later: TestResult) -> None:
 def _with_costs(summary: RunSummary, runs: list[RunSummary]) -> RunSummary:
     """The shards' estimates and spend added up; the spend only when every shard recorded its own
     (else the rows' costs stand for it, as for results without a summary.json)."""
-    from agentv_ci.model.estimate import merged_estimates
 
     estimate = merged_estimates([run.estimate for run in runs if run.estimate is not None])
     spends = [run.spent_usd for run in runs]

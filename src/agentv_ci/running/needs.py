@@ -74,6 +74,7 @@ class RunNeeds:
 
 def model_grader_targets(test: Test) -> list[str | None]:
     """The own `target` of each model grader of `test` (None: the eval target's grader target)."""
+    # lazy: the graders loaded only when `model_grader_targets` runs
     from agentv_ci.grading import graders_for
 
     specs = graders_for(test) if not test.turns else [*graders_for(test), *_turn_graders(test)]

@@ -9,6 +9,7 @@ from fnmatch import fnmatchcase
 from agentv_ci.model.matrix import DEFAULT_TARGET, targets_for
 from agentv_ci.model.suite import RepeatStrategy, Suite, Test
 from agentv_ci.running.sharding import shard_of
+from agentv_ci.scoring import effective_threshold
 
 __all__ = [
     "DEFAULT_TARGET",
@@ -88,7 +89,6 @@ def plan_jobs(suites: Iterable[Suite], options: PlanOptions) -> list[Job]:
 
 def iter_jobs(suite: Suite, tests: Iterable[Test], options: PlanOptions) -> Iterator[Job]:
     """The jobs of `suite`'s `tests` (a list, or tests read as they are taken), one test at a time."""
-    from agentv_ci.scoring import effective_threshold
 
     for test in tests:
         if not selected(test, suite, options):

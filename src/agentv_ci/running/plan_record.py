@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
+from agentv_ci.errors import InvalidEvalFiles, UsageError
 from agentv_ci.model.matrix import MATRIX_HINT, MatrixCount
 from agentv_ci.model.result import TestResult
 from agentv_ci.model.suite import RepeatStrategy, Suite, Test
@@ -61,6 +62,7 @@ class PlanRecorder:
     def _eval_path(self, suite_path: str) -> str:
         path = self._eval_paths.get(suite_path)
         if path is None:
+            # lazy: the graders loaded only when `_eval_path` runs
             from agentv_ci.grading import relative_eval_path
 
             path = self._eval_paths[suite_path] = relative_eval_path(Path(suite_path))
@@ -78,7 +80,7 @@ class PlanRecorder:
         targets = targets_for(test, suite, options.targets)
         over = self.matrix.add(len(targets))  # every test counts, as `validate` counts them
         if over is not None:
-            from agentv_ci.errors import InvalidEvalFiles
+            # lazy: diagnostic rendering, only when a planned test is refused
             from agentv_ci.validation.diagnostics import at_test
             from agentv_ci.validation.output_formats import render_relative
 
@@ -129,8 +131,6 @@ class PlanRecorder:
             previous = read_plan(self.writer.directory)
             if previous is not None:
                 if previous.shard != self.writer.shard:
-                    from agentv_ci.errors import UsageError
-
                     raise UsageError(
                         f"--resume continues the run in {self.writer.directory}, which was "
                         f"{_shard_text(previous.shard)}; this run is {_shard_text(self.writer.shard)}",

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
+
+from agentv_ci.errors import LoadError
 from agentv_ci.model.result import TestResult
 from agentv_ci.security.atomic_write import write_atomically
 
 
 def previous_results(output_dir: Path) -> list[TestResult]:
+    # lazy: the results store (msgspec) loaded only when `previous_results` runs
     from agentv_ci.results.results_file import read_results
 
     index = output_dir / "index.jsonl"
@@ -22,9 +26,8 @@ def finished_keys(output_dir: Path | None) -> set[tuple[str, str, str]]:
     """`--resume`: the (suite, test id, target) of the rows a resumed run keeps, read before the
     suites are loaded (so only the remaining tests are counted and prepared), without changing the
     file and skipping what cannot be read (`previous_results` reports it afterwards)."""
-    import msgspec
 
-    from agentv_ci.errors import LoadError
+    # lazy: the results store (msgspec) loaded only when `finished_keys` runs
     from agentv_ci.results.results_file import decode_row
 
     index = output_dir / "index.jsonl" if output_dir is not None else None
@@ -47,7 +50,6 @@ def finished_keys(output_dir: Path | None) -> set[tuple[str, str, str]]:
 def prepare_index_for_resume(index: Path) -> None:
     """Before resuming, drop `not_run` rows (those tests run now and get a real row) and a row torn by
     a kill mid-write (not JSON: that test runs again), so the file reads cleanly and appends cleanly."""
-    import msgspec
 
     if not index.is_file():
         return
@@ -88,7 +90,6 @@ def previous_spend(output_dir: Path, rows: int) -> tuple[float, int]:
     """`--resume`: (what the run being continued already paid, how many of its answers came with no
     known cost), from its summary.json. A run killed before writing one paid an unknown amount: its
     `rows` finished answers then count as unpriced, so a `max_cost_usd` gate cannot pass on a floor."""
-    import msgspec
 
     if rows == 0:
         return 0.0, 0

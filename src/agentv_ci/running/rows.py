@@ -25,6 +25,7 @@ def unfinished_result(
 ) -> TestResult:
     """A row for a job that produced no graded answer (execution error or not run). `instant`: no
     attempt started, so the row starts and ends at its timestamp."""
+    # lazy: the graders loaded only when `unfinished_result` runs
     from agentv_ci.grading import relative_eval_path
 
     test = job.test

@@ -17,6 +17,7 @@ import msgspec
 
 from agentv_ci.clock import now_millis
 from agentv_ci.errors import AgentvCiError, TargetError, TargetTimeout
+from agentv_ci.grading import grade_test, relative_eval_path
 from agentv_ci.model.result import AdaptiveStop, AdaptiveStopReason, TargetResponse, TestResult
 from agentv_ci.model.suite import Message, Test
 from agentv_ci.plugins import GraderTargetCaller, TargetPlugin, TargetRequest
@@ -36,8 +37,11 @@ from agentv_ci.running.target_configs import TargetConfigs, TargetKey, setup_of
 from agentv_ci.running.waves import Dependencies, JobSource, Ordering
 from agentv_ci.running.withheld_secrets import NEEDS_SECRET, WithheldSecrets
 from agentv_ci.running.workspace import HookError, Lease, WorkspaceManager
+from agentv_ci.scoring import aggregate_attempts
 from agentv_ci.targets.answer_cap import DEFAULT_MAX_ANSWER_BYTES, AnswerCap
 from agentv_ci.targets.config import TargetsConfig
+from agentv_ci.targets.factory import MissingApiKeyError, create_target
+from agentv_ci.targets.grader_caller import GraderCaller, make_grader_caller
 from agentv_ci.targets.limiter_registry import run_progress
 from agentv_ci.targets.plugin_faults import invoke_target
 from agentv_ci.targets.replay import ReplayRecorder
@@ -126,16 +130,12 @@ class Runner:
         """The eval path as results show it (relative to cwd when below it), computed once per suite."""
         path = self._eval_paths.get(suite_path)
         if path is None:
-            from agentv_ci.grading import relative_eval_path
-
             path = self._eval_paths[suite_path] = Path(relative_eval_path(Path(suite_path)))
         return path
 
     def prepare(self) -> None:
         """Load targets files and create every target (and the `--grader-target`) before any test runs:
         an unknown target or a missing API key is a `ConfigError` here."""
-        from agentv_ci.targets.factory import MissingApiKeyError, create_target
-        from agentv_ci.targets.grader_caller import GraderCaller, make_grader_caller
 
         if self._prepared:
             return
@@ -275,7 +275,6 @@ class Runner:
     async def run_job(self, job: Job, dependencies: Dependencies | None = None) -> TestResult | None:
         """All attempts of one job, combined by the job's strategy; None when the budget let none
         of them start."""
-        from agentv_ci.scoring import aggregate_attempts
 
         if self._unkeyed:  # a fork's PR: nothing to check otherwise
             unkeyed = self._not_run_without_secret(job)
@@ -349,7 +348,6 @@ class Runner:
     ) -> TestResult | None:
         """--adaptive-repeats: attempts in rounds until statistics/sequential.py says the test is
         decided (or MAX); the row records how many it used and why it stopped."""
-        from agentv_ci.scoring import aggregate_attempts
 
         rule = adaptive.rule(job.attempts)
         base = adaptive.baseline.get(job.key)
@@ -419,8 +417,6 @@ class Runner:
             if cache is not None and key is not None:
                 cache.put(key, response)
         if self.options.recorder is not None:  # cached answers too: the recording stays complete
-            from agentv_ci.grading import relative_eval_path
-
             self.options.recorder.record(
                 suite=request.test.suite or job.suite.name,
                 eval_path=relative_eval_path(request.eval_path),
@@ -434,7 +430,6 @@ class Runner:
     async def run_attempt(
         self, job: Job, attempt: int, fingerprint: str | None = None, dependencies: Dependencies | None = None
     ) -> TestResult:
-        from agentv_ci.grading import grade_test
 
         config = self.configs.for_job(job)
         target = self._targets[self.configs.key(config, job.target)]

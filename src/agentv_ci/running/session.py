@@ -19,21 +19,32 @@ from typing import TYPE_CHECKING, TextIO
 from agentv_ci.clock import now_seconds
 from agentv_ci.deadlines import default_test_timeout_s
 from agentv_ci.errors import ConfigError, InvalidEvalFiles, UsageError
+from agentv_ci.loading.discovery import check_paths_exist, find_eval_files
 from agentv_ci.model.bounds import check_run_flags
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.suite import Suite, Test
+from agentv_ci.results.plan_check import NOTHING_SELECTED
+from agentv_ci.running import resume
 from agentv_ci.running.adaptive import AdaptiveRepeats
 from agentv_ci.running.budget import Budget
+from agentv_ci.running.cache import open_cache
 from agentv_ci.running.estimate import CostEstimator, settle_estimate
 from agentv_ci.running.gc_tuning import fewer_gc_passes
 from agentv_ci.running.interrupts import StopSignals
 from agentv_ci.running.needs import RunNeeds
 from agentv_ci.running.plan import Job, PlanOptions, iter_jobs
 from agentv_ci.running.plan_record import PlanRecorder, record_not_run
-from agentv_ci.running.resume import KeyCheck, finished_keys, prepare_index_for_resume, previous_results
+from agentv_ci.running.resume import (
+    KeyCheck,
+    finished_keys,
+    prepare_index_for_resume,
+    previous_results,
+    previous_spend,
+)
 from agentv_ci.running.scheduler import Runner, RunnerOptions
 from agentv_ci.running.spooled_tests import SpooledTests
 from agentv_ci.targets.answer_cap import DEFAULT_MAX_ANSWER_BYTES
+from agentv_ci.targets.replay import ReplayRecorder
 
 if TYPE_CHECKING:
     from agentv_ci.loading.suite_reader import LoadMode
@@ -125,6 +136,7 @@ class LoadedSuite:
             return self.suite.tests
         if self.spool is not None:
             return self.spool
+        # lazy: the suite loader (YAML, msgspec) loaded only when `tests` runs
         from agentv_ci.loading.suite_loader import stream_suite_tests
 
         return stream_suite_tests(
@@ -170,7 +182,7 @@ def _load(
     mode: LoadMode,
     on_test: Callable[[Suite, Test], None] | None,
 ) -> list[LoadedSuite]:
-    from agentv_ci.loading.discovery import check_paths_exist, find_eval_files
+    # lazy: the suite loader (YAML, msgspec) and diagnostics, only when `_load` runs
     from agentv_ci.loading.suite_loader import load_suite
     from agentv_ci.loading.suite_names import SuiteNames
     from agentv_ci.validation.diagnostics import merge_repeated
@@ -235,7 +247,6 @@ def _budget_left(request: RunRequest, output_dir: Path, budget: Budget) -> float
     when there is none, or nothing is left (then the run stops at once: budget reached, exit 3)."""
     if budget.limit_usd is None or not request.resume:
         return budget.limit_usd
-    from agentv_ci.running.resume import previous_spend
 
     left = budget.limit_usd - previous_spend(output_dir, 1)[0]
     return left if left > 0 else None
@@ -294,12 +305,11 @@ def _run_planned(
     started: float,
     started_at: str,
 ) -> RunOutcome:
+    # lazy: the results store and progress, only when `_run_planned` runs
     from agentv_ci.results.results_file import ResultsWriter, write_summary_json
     from agentv_ci.results.stored_results import StoredResults
     from agentv_ci.results.tally import ResultsTally
-    from agentv_ci.running.cache import open_cache
     from agentv_ci.running.progress import Progress
-    from agentv_ci.targets.replay import ReplayRecorder
 
     plan, needs = request.plan, recording.needs
     # First reading: every test built and checked (bad input stops here, before anything runs) and
@@ -318,8 +328,6 @@ def _run_planned(
     jobs = _jobs_to_run(loaded, plan, stops, finished)
     previous: list[TestResult] = []
     if request.resume:
-        from agentv_ci.running import resume
-
         prepare_index_for_resume(output_dir / "index.jsonl")
         previous = previous_results(output_dir)  # strict: a row that is not a result stops the run
         budget.spent_before, budget.unpriced = resume.previous_spend(output_dir, len(previous))
@@ -386,6 +394,7 @@ def _run_planned(
             progress.finish()
             if recorder is not None:
                 recorder.close()
+    # lazy: `validation.output_formats` loaded only when `_run_planned` runs
     from agentv_ci.validation.output_formats import render_relative
 
     changed = False
@@ -450,7 +459,7 @@ def _jobs_to_run(
 def _nothing_selected(request: RunRequest, started_at: str) -> RunOutcome:
     """A change-based run that selected no eval: its record (results/skipped_run.py), so later
     steps (reports, the PR comment, artifact upload, merging shards) find a run."""
-    from agentv_ci.results.plan_check import NOTHING_SELECTED
+    # lazy: `results.skipped_run` loaded only when `_nothing_selected` runs
     from agentv_ci.results.skipped_run import write_skipped_run
 
     output_dir = request.output_dir or timestamp_dir()

@@ -58,6 +58,7 @@ def token_counter() -> TokenCounter:
 
 def _tiktoken() -> TokenCounter | None:
     try:
+        # lazy: tiktoken, an optional extra loaded only when `_tiktoken` runs
         import tiktoken  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         return None
