@@ -16,6 +16,7 @@ from types import TracebackType
 from typing import BinaryIO
 
 from agentv_ci.errors import AgentvCiError
+from agentv_ci.text_safety import printable
 
 __all__ = ["PendingFile", "SymlinkedDestination", "refuse_symlink", "write_atomically"]
 
@@ -39,7 +40,6 @@ class SymlinkedDestination(AgentvCiError):
         )
 
     def render(self) -> str:
-        from agentv_ci.text_safety import printable
 
         text = f"{printable(self.location)}: error[{self.code}]: {printable(self.message)}"
         return text + (f"\n  hint: {self.hint}" if self.hint else "")

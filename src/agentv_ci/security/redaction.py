@@ -22,8 +22,11 @@ hook the CLI installs) before anything could print it.
 
 from __future__ import annotations
 
+import html
+import json
 import re
 import threading
+import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -64,9 +67,6 @@ def _base64_fragments(raw: bytes) -> set[str]:
 
 def encodings(value: str) -> set[str]:
     """`value` and the forms it takes when URL-encoded, JSON- or XML-escaped, or base64-encoded."""
-    import html
-    import json
-    import urllib.parse
 
     forms = {
         value,
