@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 import msgspec
 
 from agentv_ci.deadlines import default_test_timeout_s, timed_out
-from agentv_ci.errors import TargetError, TargetTimeout
+from agentv_ci.errors import ConfigError, TargetError, TargetTimeout
 from agentv_ci.model.bounds import TimeoutSeconds
 from agentv_ci.model.result import TargetResponse, TokenUsage
 from agentv_ci.model.suite import Message
@@ -169,8 +169,6 @@ class CliTarget:
 
     def __init__(self, name: str, config: CliConfig, *, base_dir: Path) -> None:
         if not config.command:
-            from agentv_ci.errors import ConfigError
-
             raise ConfigError(
                 f"target {name!r} (cli) needs `command`",
                 hint='command: "python agent.py {PROMPT_FILE} {OUTPUT_FILE}"',

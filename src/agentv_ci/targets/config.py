@@ -7,12 +7,14 @@ nearest `.env` files); `use_target` makes an alias, followed at most 10 levels (
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from agentv_ci.errors import ConfigError, LoadError
+from agentv_ci.loading.yaml_source import parse_yaml
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.security.redaction import register_environment
 from agentv_ci.targets.environment import build_environment, find_repo_root, interpolate
@@ -150,7 +152,6 @@ class TargetsConfig:
         )
 
     def _unknown(self, name: str, *, via: list[str]) -> UnknownTargetError:
-        import difflib
 
         where = str(self.path) if self.path else "no targets.yaml was found"
         close = difflib.get_close_matches(name, self.names(), n=1)
@@ -247,7 +248,6 @@ def _inherit(config: TargetsConfig, chain: list[Path], env: Mapping[str, str]) -
 
 
 def parse_targets_file(path: Path, env: Mapping[str, str]) -> TargetsConfig:
-    from agentv_ci.loading.yaml_source import parse_yaml
 
     try:
         text = path.read_text(encoding="utf-8")

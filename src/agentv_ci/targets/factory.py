@@ -13,13 +13,20 @@ A target class may declare, besides its `Config`:
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentv_ci.errors import ConfigError
-from agentv_ci.plugins import TARGETS_NAMESPACE, TargetPlugin, convert_plugin_config, load_plugin_class
+from agentv_ci.plugins import (
+    TARGETS_NAMESPACE,
+    TargetPlugin,
+    convert_plugin_config,
+    list_plugins,
+    load_plugin_class,
+)
 from agentv_ci.plugins.config import config_keys
 from agentv_ci.security.redaction import SECRETS
 from agentv_ci.targets.config import TargetDefinition, TargetsConfig, UnsetVariableError
@@ -92,6 +99,7 @@ def create_target(name: str, targets: TargetsConfig, *, dry_run: bool = False) -
     Under `dry_run` the target is still resolved and built exactly so (only the API key may be
     missing), then wrapped: the dry run's mock answers in its place.
     """
+    # lazy: `targets.mock` loaded only when `create_target` runs
     from agentv_ci.targets.mock import MockConfig, MockTarget
 
     checked = check_target(name, targets, need_api_key=not dry_run)
@@ -103,6 +111,7 @@ def create_target(name: str, targets: TargetsConfig, *, dry_run: bool = False) -
         _check_cwd(checked, targets.base_dir)
     if not dry_run:
         return real
+    # lazy: `targets.dry_run` loaded only when `create_target` runs
     from agentv_ci.targets.dry_run import DryRunTarget
 
     return DryRunTarget(real, MockTarget(name, MockConfig(dry_run=True), base_dir=targets.base_dir))
@@ -156,9 +165,6 @@ class UnknownProviderError(ConfigError):
 
 
 def unknown_provider(definition: TargetDefinition) -> UnknownProviderError:
-    import difflib
-
-    from agentv_ci.plugins import list_plugins
 
     provider = definition.provider or ""
     installed = [p.name for p in list_plugins(TARGETS_NAMESPACE)]

@@ -37,6 +37,8 @@ if importlib.util.find_spec("sniffio") is None:
     # same outcome (httpcore then assumes asyncio, which is what we run on).
     sys.modules.setdefault("sniffio", None)  # type: ignore[arg-type]
 
+import hashlib
+
 from agentv_ci.clock import SYSTEM_CLOCK, Clock
 from agentv_ci.deadlines import default_test_timeout_s, timed_out
 from agentv_ci.errors import TargetError, TargetTimeout
@@ -91,7 +93,6 @@ def client_for(
 ) -> JsonHttpClient:
     """A `JsonHttpClient` configured from a target's settings; its own `headers` win over `auth_headers`.
     Targets with the same `base_url`, `model` and credentials share one rate limiter in a run."""
-    import hashlib
 
     credentials = hashlib.sha256(repr(sorted(auth_headers.items())).encode()).hexdigest()
     return JsonHttpClient(
