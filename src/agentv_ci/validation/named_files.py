@@ -61,6 +61,7 @@ def _eval_files_for(path: Path) -> list[Path]:
 def eval_files_reading(targets_file: Path) -> list[Path]:
     """The eval files under the directory `targets_file` serves (the parent of `.agentv/`, or its own
     directory) that read it, as `run` finds a targets file for each."""
+    # lazy: `targets.config` loaded only when `eval_files_reading` runs
     from agentv_ci.targets.config import find_targets_file
 
     directory = targets_file.parent

@@ -8,6 +8,7 @@ import msgspec
 
 from agentv_ci.loading.paths import display_path
 from agentv_ci.model.diagnostics import Diagnostic
+from agentv_ci.text_safety import neutralise_workflow_commands, printable
 from agentv_ci.validation.validator import ValidationReport
 
 
@@ -44,7 +45,7 @@ def render_json(report: ValidationReport) -> str:
 def github_commands(report: ValidationReport) -> list[str]:
     """GitHub workflow commands, one per diagnostic: `::error file=...,line=...,col=...,title=...::message`
     (print each with security.streams.print_workflow_command)."""
-    from agentv_ci.text_safety import neutralise_workflow_commands, printable
+    # lazy: `workflow_commands` loaded only when `github_commands` runs
     from agentv_ci.workflow_commands import escape_data, escape_property
 
     lines = []

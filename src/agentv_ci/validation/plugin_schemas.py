@@ -58,6 +58,7 @@ def _embed(plugin_schema: dict[str, Any], key: str) -> dict[str, Any]:
 def eval_schema_with_plugins(base: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """(`base` extended with every installed third-party grader's config schema, problems with
     plugins that could not be included)."""
+    # lazy: the plugin registry and jsonschema, only for the schema with plugins
     from agentv_ci.plugins import GRADERS_NAMESPACE, list_plugins, load_plugin_class
     from agentv_ci.plugins.config import config_json_schema
 

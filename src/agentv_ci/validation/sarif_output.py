@@ -12,6 +12,7 @@ from agentv_ci.validation.validator import ValidationReport
 
 
 def sarif_log(report: ValidationReport, base: Path | None = None) -> dict[str, Any]:
+    # lazy: `reporting.sarif` loaded only when `sarif_log` runs
     from agentv_ci.reporting.sarif import sarif_from_diagnostics
 
     return sarif_from_diagnostics(report.diagnostics, base or Path.cwd(), version=__version__)

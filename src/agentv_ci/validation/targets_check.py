@@ -23,12 +23,32 @@ from typing import Any
 import msgspec
 
 from agentv_ci.errors import ConfigError
+from agentv_ci.loading.context import did_you_mean
 from agentv_ci.model.codes import severity_of
 from agentv_ci.model.diagnostics import Diagnostic
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import Suite, Test
-from agentv_ci.targets.config import TargetsConfig, UnknownTargetError, UnsetVariableError, load_targets
-from agentv_ci.targets.factory import CheckedTarget, MissingFieldError, check_target
+from agentv_ci.plugins import TARGETS_NAMESPACE, list_plugins, load_plugin_class
+from agentv_ci.plugins.config import config_issues, config_keys, convert_plugin_config
+from agentv_ci.targets.config import (
+    PROVIDER_ALIASES,
+    RUNNER_KEYS,
+    TargetsConfig,
+    UnknownTargetError,
+    UnsetVariableError,
+    find_targets_file,
+    load_targets,
+    parse_targets_file,
+)
+from agentv_ci.targets.environment import build_environment
+from agentv_ci.targets.factory import (
+    CheckedTarget,
+    MissingFieldError,
+    check_target,
+    command_problems,
+    provider_fields,
+)
+from agentv_ci.targets.sources import SHELL_PROVIDERS, repository_root_of, target_sources
 
 __all__ = ["TargetChecker", "check_targets_file", "targets_files_of"]
 
@@ -43,7 +63,6 @@ def _diagnostic(code: str, message: str, loc: SourceLocation, hint: str | None =
 def targets_files_of(eval_files: Iterable[Path], *, explicit: Path | None = None) -> list[Path]:
     """The targets file each eval file reads (`explicit`, else the nearest one), each once, in
     first-use order."""
-    from agentv_ci.targets.config import find_targets_file
 
     by_directory: dict[Path, Path | None] = {}
     found: dict[Path, None] = {}
@@ -81,8 +100,6 @@ def check_targets_file(
 ) -> list[Diagnostic]:
     """Every problem of one targets file; with `used`, of the targets the suites use (and those
     they lead to) only: a targets file shared with AgentV may declare providers agentv-ci has not."""
-    from agentv_ci.targets.config import parse_targets_file
-    from agentv_ci.targets.environment import build_environment
 
     try:
         config = parse_targets_file(path, build_environment(path.parent, env=env))
@@ -111,7 +128,6 @@ def check_targets_file(
 def _whole_repository_key(definition: Any, targets_file: Path) -> list[Diagnostic]:
     """W113: a `cli` command that names no file of the repository (`make`, `npm run`, `python -c`) is
     keyed and selected on the whole repository; `sources:` says which files are its code."""
-    from agentv_ci.targets.sources import SHELL_PROVIDERS, repository_root_of, target_sources
 
     if definition.provider not in SHELL_PROVIDERS or definition.sources is not None:
         return []
@@ -143,11 +159,6 @@ def _whole_repository_key(definition: Any, targets_file: Path) -> list[Diagnosti
 
 
 def _check_definition(definition: Any) -> list[Diagnostic]:
-    from agentv_ci.loading.context import did_you_mean
-    from agentv_ci.plugins import TARGETS_NAMESPACE, list_plugins, load_plugin_class
-    from agentv_ci.plugins.config import config_issues, config_keys
-    from agentv_ci.targets.config import PROVIDER_ALIASES, RUNNER_KEYS
-    from agentv_ci.targets.factory import provider_fields
 
     provider: str = definition.provider
     at_provider = definition.key_locations.get("provider", definition.location)
@@ -204,8 +215,6 @@ def _check_definition(definition: Any) -> list[Diagnostic]:
 
 def _shell_problems(definition: Any, cls: Any, fields: dict[str, Any]) -> list[Diagnostic]:
     """E501: a command template that puts data where the shell could run it."""
-    from agentv_ci.plugins.config import convert_plugin_config
-    from agentv_ci.targets.factory import command_problems
 
     try:
         config = convert_plugin_config(cls, fields, what="target", location=definition.location)

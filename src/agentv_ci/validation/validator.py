@@ -58,6 +58,7 @@ def validate_paths(
     (or `cli_targets` in their place, as `run --target`); sorted, deduplicated, `--strict` applied.
     A targets file among `paths` is checked with the eval files that read it (`named_files`);
     `skip_non_eval` drops named files a directory scan would not pick up (the pre-commit hook)."""
+    # lazy: discovery, the suite loader (YAML, msgspec) and the file checks, only when `validate_paths` runs
     from agentv_ci.loading.discovery import find_eval_files
     from agentv_ci.loading.suite_loader import load_suite
     from agentv_ci.loading.suite_names import SuiteNames
@@ -114,6 +115,7 @@ def validate_paths(
                 diagnostics.extend(targets.check(result.suite, used))
     diagnostics.extend(suite_names.diagnostics())
     if check_targets:
+        # lazy: `validation.targets_check` loaded only when `validate_paths` runs
         from agentv_ci.validation.targets_check import targets_files_of
 
         for path in targets_files_of(files, explicit=targets_file):
