@@ -129,6 +129,7 @@ def _load_one(
     targets: TargetsFiles,
     code: TargetDependencies,
 ) -> EvalDependencies | None:
+    # lazy: the suite loader (YAML, msgspec) loaded only when `_load_one` runs
     from agentv_ci.loading.suite_loader import load_suite
 
     rel = paths.relative(str(path))
