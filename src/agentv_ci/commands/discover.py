@@ -1,5 +1,6 @@
 """`agentv-ci discover [PATHS] --base REF`: which evals a branch affects, and why (docs/selection.md)."""
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -23,7 +24,6 @@ def discover_command(
 ) -> None:
     """List the evals affected by the changes between the merge-base of BASE and HEAD, with reasons."""
     import json
-    import os
 
     from agentv_ci.selection.discover import base_ref, discover_changed_evals
     from agentv_ci.selection.render import render_selection

@@ -1,5 +1,7 @@
 """`agentv-ci report`: redo reports and gates from a results file (ours or AgentV's index.jsonl)."""
 
+import functools
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -73,8 +75,6 @@ def report_command(
     ] = None,
 ) -> None:
     """Rebuild JUnit/SARIF/Markdown and apply the gates to a finished run; exit per the gates."""
-    import functools
-    import os
     import tempfile
 
     from agentv_ci.commands.post_run_console import console_post_run

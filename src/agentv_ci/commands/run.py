@@ -1,5 +1,6 @@
 """`agentv-ci run PATHS...`: run every selected test against its target(s), grade, report, gate."""
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -387,7 +388,6 @@ def _estimate_printer(*, dry_run: bool, quiet: bool) -> "Callable[[CostEstimate]
 def _quarantine(base: str | None, changed: bool) -> "WaiverBook | None":
     """The trusted quarantine: from `--base` (or the base `--changed` selects against), else the
     work tree's file (selection/quarantine_source.py)."""
-    import os
 
     from agentv_ci.selection.discover import base_ref
     from agentv_ci.selection.quarantine_source import trusted_quarantine
@@ -415,7 +415,6 @@ def _changed_selection(
     target_names: tuple[str, ...],
 ) -> "Selection":
     """The evals under `paths` the changes affect; prints what was selected (or that nothing was)."""
-    import os
 
     from agentv_ci.selection.discover import base_ref, discover_changed_evals
     from agentv_ci.selection.render import headline, selected_line, unselecting_lines

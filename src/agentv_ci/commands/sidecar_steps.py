@@ -7,8 +7,10 @@ from pathlib import Path
 
 import typer
 
-from agentv_ci.gating import GateDecision
+from agentv_ci.errors import UsageError
+from agentv_ci.gating import GateDecision, regression_reasons
 from agentv_ci.model.result import RunSummary
+from agentv_ci.text_safety import printable
 
 __all__ = ["check_update_flags", "sidecars_exist", "update_sidecars"]
 
@@ -17,7 +19,6 @@ def check_update_flags(
     dry_run: bool, shard: str | None, test_id: list[str] | None, tag: list[str] | None
 ) -> None:
     """`--update-baseline` writes whole sidecars: a dry run or a part of an eval file cannot."""
-    from agentv_ci.errors import UsageError
 
     if dry_run:
         raise UsageError(
@@ -43,9 +44,7 @@ def sidecars_exist(paths: list[Path]) -> bool:
 
 def update_sidecars(summary: RunSummary, decision: GateDecision, max_regression: float | None) -> bool:
     """Write the sidecars of a complete run (prints the files), or say why not; False when refused."""
-    from agentv_ci.gating import regression_reasons
     from agentv_ci.results.sidecar_writer import update_refusal, write_sidecars
-    from agentv_ci.text_safety import printable
 
     regressed = bool(
         max_regression is not None
