@@ -7,6 +7,7 @@ imports what it needs, so `agentv-ci --help` stays fast.
 import os
 import signal
 import sys
+import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
@@ -86,7 +87,6 @@ app.command(
 
 def _save_traceback() -> str:
     import tempfile  # only on a crash: `--help` and every command start without them
-    import traceback
 
     from agentv_ci.security.redaction import redact
 

@@ -41,11 +41,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from agentv_ci.compare import NOISE_FLOOR, Comparison, incomparable_reasons
+from msgspec.structs import replace
+
+from agentv_ci.compare import NOISE_FLOOR, Comparison, compare_runs, incomparable_reasons
 from agentv_ci.errors import ExitCode, UsageError
-from agentv_ci.model.estimate_text import budget_reached
+from agentv_ci.model.estimate_text import budget_reached, usd
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.waivers import Waiver, WaiverBook
+from agentv_ci.results.gc_pause import paused_gc
 from agentv_ci.results.tally import NAMED, FirstFew, tally_of
 from agentv_ci.results.totals import Totals
 
@@ -182,14 +185,12 @@ def rejudge(summary: RunSummary, threshold: float | None) -> RunSummary:
     with `--threshold`."""
     if threshold is None:
         return summary
-    from msgspec.structs import replace
 
     return replace(summary, results=[rejudge_result(r, threshold) for r in summary.results])
 
 
 def rejudge_result(result: TestResult, threshold: float) -> TestResult:
     """One result re-judged against `threshold` (see `rejudge`)."""
-    from msgspec.structs import replace
 
     if result.execution_status not in ("ok", "quality_failure") or result.verdict == "skip":
         return result
@@ -234,7 +235,6 @@ def _rate_gates(groups: list[Totals], options: GateOptions) -> list[str]:
 def cost_gate(summary: RunSummary, overall: Totals, limit: float) -> tuple[list[str], list[str]]:
     """(gate failures, inconclusive reasons) of `max_cost_usd`: the run's actual cost over `limit`
     fails; a cost not fully known (answers without a price) cannot pass."""
-    from agentv_ci.model.estimate_text import usd
 
     cost = summary.spent_usd if summary.spent_usd is not None else overall.cost_usd
     if cost is not None and cost > limit:
@@ -304,13 +304,13 @@ def _p_text(p: float) -> str:
 
 def decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | None = None) -> GateDecision:
     """Apply every gate to `summary` (and `baseline` when given) and pick the exit code."""
-    from agentv_ci.results.gc_pause import paused_gc
 
     with paused_gc():
         return _decide(summary, options, baseline)
 
 
 def _incomplete(summary: RunSummary) -> str:
+    # lazy: `results.plan_check` loaded only when `_incomplete` runs
     from agentv_ci.results.plan_check import incomplete_reason
 
     return incomplete_reason(summary, summary.not_run)
@@ -342,8 +342,6 @@ def _decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | No
     quality.extend(_rate_gates([*suites, overall] if len(suites) > 1 else [overall], options))
     comparison = None
     if baseline is not None:
-        from agentv_ci.compare import compare_runs
-
         # both sides judged by the same bar: a --threshold change alone is not a fix or a break
         base = rejudge(baseline, options.threshold)
         comparison = compare_runs(base.results, rejudge(summary, options.threshold).results)
@@ -366,13 +364,12 @@ def _decide(summary: RunSummary, options: GateOptions, baseline: RunSummary | No
     incomplete = summary.planned is not None and not summary.budget_exhausted
     incomplete = incomplete and (unexplained > 0 or bool(summary.missing_shards))  # a shard without a record
     if incomplete:  # planned tests without a finished row: killed, interrupted, a shard missing
+        # lazy: `results.plan_check` loaded only when `_decide` runs
         from agentv_ci.results.plan_check import incomplete_reason
 
         inconclusive.append(incomplete_reason(summary, unexplained))
         unlisted = not_run - overall.not_run  # a missing shard's tests: planned, no row to count
         if unlisted > 0:
-            from msgspec.structs import replace
-
             overall = replace(overall, tests=overall.tests + unlisted, not_run=not_run)
     if overall.conclusive == 0:
         inconclusive.append(

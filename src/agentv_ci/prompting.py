@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from agentv_ci.model.suite import Message
 
 
@@ -73,8 +75,6 @@ def reference_answer(expected: list[Message]) -> str:
         return ""
     last = expected[-1]
     if last.content is None and last.tool_calls:
-        import msgspec
-
         return _json_text(msgspec.to_builtins(last.tool_calls))
     if isinstance(last.content, str):
         return last.content
