@@ -6,14 +6,14 @@ import sys
 
 
 def main() -> None:
-    # lazy: the run machinery loaded only when `main` runs
+    # lazy: nothing is imported before the GC threshold is raised (below)
     from agentv_ci.running.gc_tuning import fewer_gc_passes
 
     # Start-up builds ~100k long-lived objects (modules, classes, functions, the loaded suites): at the
     # default gen-0 threshold the cyclic GC scans them some 80 times before the first model request
     # (~5 ms of the ~0.18 s to it). The whole command runs with the threshold a run uses anyway.
     with fewer_gc_passes():
-        # lazy: typer and the command tree loaded only when `main` runs
+        # lazy: the CLI's start-up imports run under the raised GC threshold
         from agentv_ci.cli import run_app
 
         run_app()
@@ -25,7 +25,7 @@ def action_main() -> None:
     GitHub passes a workflow's `with: args:` as the container's arguments; they are refused with a
     clear message instead of being run as flags.
     """
-    # lazy: typer and the command tree loaded only when `action_main` runs
+    # lazy: typer and the command tree, only when the Action's entry point runs
     from agentv_ci.cli import run_app
 
     run_app(["action", *sys.argv[1:]])

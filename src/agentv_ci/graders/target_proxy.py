@@ -156,7 +156,7 @@ class TargetProxy:
 
     # ------------------------------------------------------------------ endpoints
     async def _info(self) -> dict[str, Any]:
-        # lazy: the grader target client (httpx) loaded only when `_info` runs
+        # lazy: the grader target client (asyncio, msgspec) loaded only when `_info` runs
         from agentv_ci.targets.grader_caller import GraderCaller
 
         name, available = "", []
@@ -223,7 +223,7 @@ class TargetProxy:
         return self._answer(response)
 
     def _check_target(self, name: str) -> None:
-        # lazy: the grader target client (httpx) loaded only when `_check_target` runs
+        # lazy: the grader target client (asyncio, msgspec) loaded only when `_check_target` runs
         from agentv_ci.targets.grader_caller import GraderCaller
 
         if isinstance(self.caller, GraderCaller) and name not in self.caller.targets.targets:

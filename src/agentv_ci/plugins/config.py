@@ -193,7 +193,7 @@ def config_json_schema(cls: Any) -> dict[str, Any] | None:
 
 def schema_problem(schema: dict[str, Any]) -> str | None:
     """Why `schema` is not a usable JSON Schema for a config (None when it is)."""
-    # lazy: jsonschema (~30 ms) loaded only when `schema_problem` runs
+    # lazy: jsonschema loaded only when `schema_problem` runs
     from jsonschema import Draft202012Validator, SchemaError, validators
 
     validator_cls = validators.validator_for(schema, default=Draft202012Validator)
@@ -215,7 +215,7 @@ def _validator(cls: type[Any]) -> Validator:
     """A validator per plugin class, built once (building one re-checks the schema: slow)."""
     validator = _VALIDATORS.get(cls)
     if validator is None:
-        # lazy: jsonschema (~30 ms) loaded only when `_validator` runs
+        # lazy: jsonschema loaded only when `_validator` runs
         from jsonschema import Draft202012Validator, validators
 
         schema = cls.config_schema  # type: ignore[attr-defined]

@@ -107,7 +107,7 @@ class TargetFactsReader:
             config = self.config(suite_path)
             name = eval_target
             if config is not None:
-                # lazy: the grader target client (httpx) loaded only when `grader_name` runs
+                # lazy: the grader target client (asyncio, msgspec) loaded only when `grader_name` runs
                 from agentv_ci.targets.grader_caller import default_grader_target
 
                 name = default_grader_target(config, eval_target) or eval_target
