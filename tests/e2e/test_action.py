@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.github_server import FakeGitHub
+from tests.git_repos import git
 
 TOKEN = FakeGitHub.INSTALLATION
 PASSING = """\
@@ -36,19 +37,6 @@ tests:
 """
 
 
-def _git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": str(repo.parent / "gitconfig"), "GIT_CONFIG_NOSYSTEM": "1"}
-    done = subprocess.run(
-        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
-
-
 class Project:
     """A repository with two evals on `main` and a feature branch on top."""
 
@@ -65,21 +53,21 @@ class Project:
             PASSING.replace("capital", "add"), encoding="utf-8"
         )
         (self.repo / "README.md").write_text("demo\n", encoding="utf-8")
-        _git(self.repo, "init", "-q", "-b", "main")
-        _git(self.repo, "add", "-A")
-        _git(self.repo, "commit", "-qm", "base")
-        self.base = _git(self.repo, "rev-parse", "HEAD")
-        _git(self.repo, "checkout", "-qb", "feature")
+        git(self.repo, "init", "-q", "-b", "main")
+        git(self.repo, "add", "-A")
+        git(self.repo, "commit", "-qm", "base")
+        self.base = git(self.repo, "rev-parse", "HEAD")
+        git(self.repo, "checkout", "-qb", "feature")
 
     def commit(self, files: dict[str, str], message: str = "change") -> str:
         for name, text in files.items():
             (self.repo / name).write_text(text, encoding="utf-8")
-        _git(self.repo, "add", "-A")
-        _git(self.repo, "commit", "-qm", message)
-        return _git(self.repo, "rev-parse", "HEAD")
+        git(self.repo, "add", "-A")
+        git(self.repo, "commit", "-qm", message)
+        return git(self.repo, "rev-parse", "HEAD")
 
     def event(self, *, head_repo: str = "octo/demo", name: str = "pull_request") -> Path:
-        head = _git(self.repo, "rev-parse", "HEAD")
+        head = git(self.repo, "rev-parse", "HEAD")
         payload: dict[str, Any] = {
             "action": "synchronize",
             "number": 7,
@@ -393,10 +381,10 @@ def test_baseline_ref_reruns_the_merge_base_and_reports_the_regression(tmp_path:
             },
             "an agent",
         )
-        _git(project.repo, "checkout", "-q", "main")
-        _git(project.repo, "merge", "-q", "--ff-only", "feature")
-        project.base = _git(project.repo, "rev-parse", "HEAD")
-        _git(project.repo, "checkout", "-q", "feature")
+        git(project.repo, "checkout", "-q", "main")
+        git(project.repo, "merge", "-q", "--ff-only", "feature")
+        project.base = git(project.repo, "rev-parse", "HEAD")
+        git(project.repo, "checkout", "-q", "feature")
         project.commit({"agent.py": "import sys\nopen(sys.argv[1], 'w').write('four')\n"}, "agent regresses")
         env = project.env(
             github,
@@ -417,5 +405,5 @@ def test_baseline_ref_reruns_the_merge_base_and_reports_the_regression(tmp_path:
         assert "broken" in comment.body
         assert "regress" in done.stdout.lower() or "broke" in done.stdout.lower()
         # The worktree used for the baseline is gone again.
-        worktrees = _git(project.repo, "worktree", "list")
+        worktrees = git(project.repo, "worktree", "list")
         assert len(worktrees.splitlines()) == 1, worktrees

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.cli_helpers import run_cli
-from tests.e2e.test_action import FAILING, PASSING, Project, _git, run_action
+from tests.e2e.test_action import FAILING, PASSING, Project, run_action
 from tests.fakes.github_server import FakeGitHub
+from tests.git_repos import git
 
 NO_ARTIFACT = "baseline: auto: no unexpired 'agentv-ci-results' artifact from a run on 'main' in octo/demo"
 
@@ -69,12 +70,12 @@ def test_baseline_auto_names_the_artifact_its_run_and_commit(
     project: Project, github_server: FakeGitHub
 ) -> None:
     env = _cli_env()
-    _git(project.repo, "checkout", "-q", "main")
+    git(project.repo, "checkout", "-q", "main")
     made = run_cli(
         "run", "evals", "-o", str(project.root / "base-run"), cwd=project.repo, env=env, timeout=120
     )
     assert made.returncode == 0, made.stdout + made.stderr
-    _git(project.repo, "checkout", "-q", "feature")
+    git(project.repo, "checkout", "-q", "feature")
     base_run = project.root / "base-run"
     artifact = github_server.add_artifact(
         files={name: (base_run / name).read_bytes() for name in ("index.jsonl", "summary.json")}
@@ -136,11 +137,11 @@ def test_a_suite_whose_only_test_changed_definition_shows_na_and_the_old_and_new
     """1.000 at the base; the PR edits the test (one check now asks for a word the answer lacks):
     0.875. The suite delta is n/a, not +0.000; the test is listed; the gate ignores it."""
     answer = " ".join(f"w{i}" for i in range(8))
-    _git(project.repo, "checkout", "-q", "main")
+    git(project.repo, "checkout", "-q", "main")
     project.commit({"evals/geo.eval.yaml": EIGHT_CHECKS.replace("{answer}", answer)}, "eight checks")
-    project.base = _git(project.repo, "rev-parse", "HEAD")
-    _git(project.repo, "checkout", "-q", "feature")
-    _git(project.repo, "reset", "-q", "--hard", "main")
+    project.base = git(project.repo, "rev-parse", "HEAD")
+    git(project.repo, "checkout", "-q", "feature")
+    git(project.repo, "reset", "-q", "--hard", "main")
     edited = EIGHT_CHECKS.replace("{answer}", answer).replace("value: w7", "value: w9")
     project.commit({"evals/geo.eval.yaml": edited}, "edit the test")
     env = project.env(github_server, project.event(), baseline_ref="merge-base", max_regression="0.1")

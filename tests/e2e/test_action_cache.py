@@ -21,9 +21,10 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_action import Project, _git, run_action
+from tests.e2e.test_action import Project, run_action
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.llm_server import Call, FakeLlmServer, Reply
+from tests.git_repos import git
 
 CACHE = Path(".agentv-ci") / "response-cache"
 GEO = """\
@@ -59,7 +60,7 @@ def llm() -> Iterator[FakeLlmServer]:
 def _project(root: Path, llm: FakeLlmServer) -> Project:
     """main: two evals on a priced OpenAI-compatible model (the fake server); the `feature` branch."""
     project = Project(root)
-    _git(project.repo, "checkout", "-q", "main")
+    git(project.repo, "checkout", "-q", "main")
     project.commit(
         {
             ".agentv/targets.yaml": "targets:\n  - name: default\n    provider: openai\n"
@@ -71,8 +72,8 @@ def _project(root: Path, llm: FakeLlmServer) -> Project:
         },
         "a model target",
     )
-    project.base = _git(project.repo, "rev-parse", "HEAD")
-    _git(project.repo, "checkout", "-q", "-B", "feature")
+    project.base = git(project.repo, "rev-parse", "HEAD")
+    git(project.repo, "checkout", "-q", "-B", "feature")
     return project
 
 
@@ -94,8 +95,8 @@ def _clone_with_cache(project: Project, name: str) -> Path:
     """A fresh checkout of the same commit, holding only the cache directory of the last run (as
     the next push's job gets it back from `actions/cache`)."""
     clone = project.root / name
-    _git(project.root, "clone", "-q", "--no-local", str(project.repo), str(clone))
-    _git(clone, "checkout", "-q", _git(project.repo, "rev-parse", "HEAD"))
+    git(project.root, "clone", "-q", "--no-local", str(project.repo), str(clone))
+    git(clone, "checkout", "-q", git(project.repo, "rev-parse", "HEAD"))
     shutil.copytree(project.repo / CACHE, clone / CACHE)
     return clone
 
@@ -157,7 +158,7 @@ def test_the_second_push_of_a_pr_sends_no_request_for_unchanged_tests(
 
         # A third push changes one test's input: that test alone is requested.
         (clone / "evals" / "geo.eval.yaml").write_text(GEO.replace("France?", "France, please?"))
-        _git(clone, "commit", "-qam", "reword one test")
+        git(clone, "commit", "-qam", "reword one test")
         third = run_action({**env, "GITHUB_WORKSPACE": str(clone)}, project.root)
 
         assert third.returncode == 0, third.stdout + third.stderr
@@ -194,7 +195,7 @@ def test_a_cache_written_by_a_fork_pr_is_never_read_by_a_push_run_of_the_base(
         assert len(llm.calls) == 2
 
         # A push to main of the base repository, with that directory restored: nothing is read.
-        _git(project.repo, "checkout", "-q", "main")
+        git(project.repo, "checkout", "-q", "main")
         push = run_action(_env(project, github, project.event(name="push"), "push"), project.root)
 
         output = push.stdout + push.stderr
@@ -210,7 +211,7 @@ def test_a_cache_written_by_a_fork_pr_is_never_read_by_a_push_run_of_the_base(
         assert not any("Lyon" in p.read_text() for p in cache.glob("??/*.json"))
 
         # The base's cache seeds a fork's PR (restored from main's scope): read, and stamped `fork`.
-        _git(project.repo, "checkout", "-q", "feature")
+        git(project.repo, "checkout", "-q", "feature")
         seeded = run_action(_env(project, github, project.event(head_repo="evil/demo")), project.root)
         assert seeded.returncode == 0, seeded.stdout + seeded.stderr
         assert len(llm.calls) == 4
@@ -226,8 +227,8 @@ def test_entries_a_pr_commits_into_the_cache_directory_are_never_read(
         assert run_action(env, project.root).returncode == 0
         cache = project.repo / CACHE
         _poison(cache)
-        _git(project.repo, "add", "-f", str(CACHE))
-        _git(project.repo, "commit", "-qm", "answers that pass")
+        git(project.repo, "add", "-f", str(CACHE))
+        git(project.repo, "commit", "-qm", "answers that pass")
 
         done = run_action(_env(project, github, project.event()), project.root)
 
@@ -259,7 +260,7 @@ def test_the_second_push_sends_no_model_and_no_judge_request(tmp_path: Path) -> 
     """Issue 28 item 3 through the Action: the judge is cached like the target."""
     with FakeLlmServer(_judged) as server, FakeGitHub() as github:
         project = Project(tmp_path)
-        _git(project.repo, "checkout", "-q", "main")
+        git(project.repo, "checkout", "-q", "main")
         targets = (
             "targets:\n  - name: default\n    provider: openai\n    model: gpt-4o-mini\n"
             f"    api_key: sk-test\n    base_url: {server.base_url}\n    max_retries: 0\n"
@@ -271,8 +272,8 @@ def test_the_second_push_sends_no_model_and_no_judge_request(tmp_path: Path) -> 
             {".agentv/targets.yaml": targets, ".gitignore": ".agentv-ci/\n", "evals/geo.eval.yaml": JUDGED},
             "a judged eval",
         )
-        project.base = _git(project.repo, "rev-parse", "HEAD")
-        _git(project.repo, "checkout", "-q", "-B", "feature")
+        project.base = git(project.repo, "rev-parse", "HEAD")
+        git(project.repo, "checkout", "-q", "-B", "feature")
         project.commit({"README.md": "a PR\n"}, "first push")
         env = _env(project, github, project.event())
 

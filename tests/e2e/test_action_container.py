@@ -20,6 +20,7 @@ import pytest
 
 from tests.e2e.test_action import FAILING, PASSING
 from tests.fakes.github_server import FakeGitHub
+from tests.git_repos import git
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGES = ("python:3.11-slim", "local/act-runner:bookworm")
@@ -252,16 +253,6 @@ def _act() -> str:
     return found
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-
-
 def test_the_action_runs_under_act_and_comments_on_the_fake_api(
     tmp_path: Path, github_server: FakeGitHub
 ) -> None:
@@ -274,14 +265,14 @@ def test_the_action_runs_under_act_and_comments_on_the_fake_api(
     (repo / "evals").mkdir()
     (repo / "evals" / "geo.eval.yaml").write_text(PASSING)
     (repo / "evals" / "math.eval.yaml").write_text(PASSING.replace("capital", "add"))
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "base")
-    base = _git(repo, "rev-parse", "HEAD")
-    _git(repo, "checkout", "-qb", "feature")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    base = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-qb", "feature")
     (repo / "evals" / "math.eval.yaml").write_text(FAILING)
-    _git(repo, "commit", "-qam", "break math")
-    head = _git(repo, "rev-parse", "HEAD")
+    git(repo, "commit", "-qam", "break math")
+    head = git(repo, "rev-parse", "HEAD")
     event = tmp_path / "event.json"
     event.write_text(
         json.dumps(

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_action import TOKEN, Project, _git, project, run_action
+from tests.e2e.test_action import TOKEN, Project, project, run_action
 from tests.fakes.github_server import FakeGitHub
+from tests.git_repos import git
 
 __all__ = ["project"]  # the fixture, shared with test_action
 
@@ -43,7 +44,7 @@ def test_the_base_checkout_and_same_repository_prs_are_not_refused(
     fork_event = project.event(head_repo="mallory/demo")
     same_repo = project.env(github_server, project.event(), name="pull_request_target")
     assert run_action(same_repo, project.root).returncode == 0
-    _git(project.repo, "checkout", "-q", "main")  # the default checkout of pull_request_target
+    git(project.repo, "checkout", "-q", "main")  # the default checkout of pull_request_target
     base = project.env(github_server, fork_event, name="pull_request_target")
     done = run_action(base, project.root)
     assert "refusing" not in done.stderr
@@ -94,27 +95,27 @@ class Hosted:
             GRADER_EVAL.format(python=sys.executable), encoding="utf-8"
         )
         self._grader(work, "base")
-        _git(work, "init", "-q", "-b", "main")
-        _git(work, "add", "-A")
-        _git(work, "commit", "-qm", "base one")
-        self.first = _git(work, "rev-parse", "HEAD")
+        git(work, "init", "-q", "-b", "main")
+        git(work, "add", "-A")
+        git(work, "commit", "-qm", "base one")
+        self.first = git(work, "rev-parse", "HEAD")
         (work / "README.md").write_text("docs\n", encoding="utf-8")
-        _git(work, "add", "-A")
-        _git(work, "commit", "-qm", "base two")
-        self.main = _git(work, "rev-parse", "HEAD")
+        git(work, "add", "-A")
+        git(work, "commit", "-qm", "base two")
+        self.main = git(work, "rev-parse", "HEAD")
         # The fork's PR: its own grader, which would see the base's secret.
-        _git(work, "checkout", "-qb", "fork")
+        git(work, "checkout", "-qb", "fork")
         self._grader(work, "fork")
-        _git(work, "commit", "-qam", "fork: my grader")
-        self.fork_head = _git(work, "rev-parse", "HEAD")
-        _git(work, "checkout", "-q", "--detach", "main")
-        _git(work, "merge", "-q", "--no-ff", "-m", "Merge fork into main", "fork")
-        self.merge = _git(work, "rev-parse", "HEAD")
+        git(work, "commit", "-qam", "fork: my grader")
+        self.fork_head = git(work, "rev-parse", "HEAD")
+        git(work, "checkout", "-q", "--detach", "main")
+        git(work, "merge", "-q", "--no-ff", "-m", "Merge fork into main", "fork")
+        self.merge = git(work, "rev-parse", "HEAD")
         self.work = work
         self.bare.parent.mkdir(parents=True)
-        _git(root, "clone", "-q", "--bare", str(work), str(self.bare))
-        _git(self.bare, "update-ref", "refs/pull/7/head", self.fork_head)
-        _git(self.bare, "update-ref", "refs/pull/7/merge", self.merge)
+        git(root, "clone", "-q", "--bare", str(work), str(self.bare))
+        git(self.bare, "update-ref", "refs/pull/7/head", self.fork_head)
+        git(self.bare, "update-ref", "refs/pull/7/merge", self.merge)
 
     def _grader(self, work: Path, who: str) -> None:
         text = GRADER.format(canary=str(self.canary), who=who, secret=SECRET)
@@ -122,14 +123,14 @@ class Hosted:
 
     def force_push_fork(self) -> str:
         """The fork rewrites its branch after the event: the event's head is no longer served."""
-        _git(self.work, "checkout", "-q", "fork")
+        git(self.work, "checkout", "-q", "fork")
         (self.work / "evals" / "grader.py").write_text(
             (self.work / "evals" / "grader.py").read_text() + "# amended\n", encoding="utf-8"
         )
-        _git(self.work, "commit", "-q", "--amend", "-am", "fork: my grader, amended")
-        head = _git(self.work, "rev-parse", "HEAD")
-        _git(self.bare, "fetch", "-q", str(self.work), f"+{head}:refs/pull/7/head")
-        _git(self.bare, "update-ref", "refs/pull/7/head", head)
+        git(self.work, "commit", "-q", "--amend", "-am", "fork: my grader, amended")
+        head = git(self.work, "rev-parse", "HEAD")
+        git(self.bare, "fetch", "-q", str(self.work), f"+{head}:refs/pull/7/head")
+        git(self.bare, "update-ref", "refs/pull/7/head", head)
         return head
 
     def checkout(self, name: str, ref: str, *, depth: int | None = 1) -> Path:
@@ -137,15 +138,15 @@ class Hosted:
         default) into a remote-tracking ref, check it out detached."""
         repo = self.root / name
         repo.mkdir()
-        _git(repo, "init", "-q")
-        _git(repo, "remote", "add", "origin", str(self.bare))
+        git(repo, "init", "-q")
+        git(repo, "remote", "add", "origin", str(self.bare))
         local = ref.replace("refs/heads/", "refs/remotes/origin/").replace("refs/pull/", "refs/remotes/pull/")
         fetch = ["fetch", "-q", *(["--depth", str(depth)] if depth else []), "origin", f"+{ref}:{local}"]
         if ref.startswith("refs/heads/"):
             fetch.append("+refs/heads/*:refs/remotes/origin/*")
-        _git(repo, *fetch)
-        _git(repo, "-c", "advice.detachedHead=false", "checkout", "-q", "--detach", local)
-        _git(repo, "remote", "set-url", "origin", "https://github.example/octo/demo")
+        git(repo, *fetch)
+        git(repo, "-c", "advice.detachedHead=false", "checkout", "-q", "--detach", local)
+        git(repo, "remote", "set-url", "origin", "https://github.example/octo/demo")
         return repo
 
     def event(self, head_sha: str, *, name: str = "pull_request_target") -> Path:
@@ -248,7 +249,7 @@ def test_a_depth_one_checkout_of_the_merge_ref_is_refused(hosted: Hosted, github
 def test_a_head_force_pushed_after_the_event_is_refused(hosted: Hosted, github_server: FakeGitHub) -> None:
     new_head = hosted.force_push_fork()
     workspace = hosted.checkout("head", "refs/pull/7/head")
-    assert _git(workspace, "rev-parse", "HEAD") == new_head != hosted.fork_head
+    assert git(workspace, "rev-parse", "HEAD") == new_head != hosted.fork_head
     assert not _has_commit(workspace, hosted.fork_head)
     env = hosted.env(github_server, workspace, hosted.event(hosted.fork_head), "pull_request_target")
 
@@ -270,8 +271,8 @@ def test_fork_files_beside_the_base_checkout_or_edited_into_it_are_refused(
     hosted: Hosted, github_server: FakeGitHub
 ) -> None:
     workspace = hosted.checkout("base", "refs/heads/main")
-    _git(hosted.root, "clone", "-q", str(hosted.bare), str(workspace / "pr"))
-    _git(workspace / "pr", "checkout", "-q", "--detach", hosted.fork_head)
+    git(hosted.root, "clone", "-q", str(hosted.bare), str(workspace / "pr"))
+    git(workspace / "pr", "checkout", "-q", "--detach", hosted.fork_head)
     env = hosted.env(github_server, workspace, hosted.event(hosted.fork_head), "pull_request_target")
 
     # HEAD is GITHUB_SHA, but the eval files come from the fork's clone in `pr/` (named, or found
@@ -305,7 +306,7 @@ def test_the_base_branch_head_runs_with_the_secret(
     hosted: Hosted, github_server: FakeGitHub, event_name: str
 ) -> None:
     workspace = hosted.checkout("base", "refs/heads/main")
-    assert _git(workspace, "rev-parse", "HEAD") == hosted.main  # GITHUB_SHA
+    assert git(workspace, "rev-parse", "HEAD") == hosted.main  # GITHUB_SHA
     env = hosted.env(github_server, workspace, hosted.event(hosted.fork_head, name=event_name), event_name)
 
     done = run_action(env, hosted.root)
@@ -318,7 +319,7 @@ def test_an_older_commit_of_the_default_branch_runs_only_when_origin_is_this_rep
     hosted: Hosted, github_server: FakeGitHub
 ) -> None:
     workspace = hosted.checkout("older", "refs/heads/main", depth=None)
-    _git(workspace, "-c", "advice.detachedHead=false", "checkout", "-q", "--detach", hosted.first + "~0")
+    git(workspace, "-c", "advice.detachedHead=false", "checkout", "-q", "--detach", hosted.first + "~0")
     env = hosted.env(github_server, workspace, hosted.event(hosted.fork_head), "pull_request_target")
     env["GITHUB_SHA"] = hosted.merge  # neither GITHUB_SHA nor the event's base: only main proves it
     event = json.loads(Path(env["GITHUB_EVENT_PATH"]).read_text())
@@ -331,5 +332,5 @@ def test_an_older_commit_of_the_default_branch_runs_only_when_origin_is_this_rep
 
     hosted.canary.unlink()
     shutil.rmtree(workspace / ".agentv-ci")
-    _git(workspace, "remote", "set-url", "origin", "https://github.example/mallory/demo")
+    git(workspace, "remote", "set-url", "origin", "https://github.example/mallory/demo")
     _assert_refused(run_action(env, hosted.root), hosted, workspace)

@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_action import PASSING, Project, _git, run_action
+from tests.e2e.test_action import PASSING, Project, run_action
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.llm_server import FakeLlmServer
+from tests.git_repos import git
 
 KEYED_EVAL = """\
 execution:
@@ -117,7 +118,7 @@ def test_a_fork_pr_runs_the_keyless_tests_and_is_inconclusive_about_the_keyed_on
     # The fork-safe comment workflow posts the same headline from the uploaded results.
     artifact = project.root / "artifact"
     results.rename(artifact)
-    head = _git(project.repo, "rev-parse", "HEAD")
+    head = git(project.repo, "rev-parse", "HEAD")
     github_server.add_pull(7, head_sha=head)
     run_event = project.root / "workflow_run.json"
     run_event.write_text(json.dumps({"workflow_run": {"id": 5, "event": "pull_request", "head_sha": head}}))

@@ -19,9 +19,10 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_action import Project, _git, run_action
+from tests.e2e.test_action import Project, run_action
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.llm_server import Call, FakeLlmServer, Reply
+from tests.git_repos import git
 
 # $1 per million tokens for both models: an answer (600 in, 400 out) costs $0.001 and a judge reply
 # (1,000 in, 1,000 out) $0.002.
@@ -91,7 +92,7 @@ def _eval(*names: str) -> str:
 def _project(root: Path, llm: FakeLlmServer) -> Project:
     """main: one eval of three tests (one judged); the PR adds a fourth test."""
     project = Project(root)
-    _git(project.repo, "checkout", "-q", "main")
+    git(project.repo, "checkout", "-q", "main")
     project.commit(
         {
             ".agentv/targets.yaml": TARGETS.format(url=llm.base_url),
@@ -100,8 +101,8 @@ def _project(root: Path, llm: FakeLlmServer) -> Project:
         },
         "priced model and judge",
     )
-    project.base = _git(project.repo, "rev-parse", "HEAD")
-    _git(project.repo, "checkout", "-q", "-B", "feature")
+    project.base = git(project.repo, "rev-parse", "HEAD")
+    git(project.repo, "checkout", "-q", "-B", "feature")
     project.commit({"evals/math.eval.yaml": _eval("one", "two", "three")}, "a fourth test")
     return project
 

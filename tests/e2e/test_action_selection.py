@@ -9,8 +9,9 @@ import json
 from pathlib import Path
 
 from tests.cli_helpers import run_cli
-from tests.e2e.test_action import Project, _git, run_action
+from tests.e2e.test_action import Project, run_action
 from tests.fakes.github_server import FakeGitHub
+from tests.git_repos import git
 
 TARGETS = """\
 targets:
@@ -80,10 +81,10 @@ def _project(tmp_path: Path) -> Project:
         },
         "a support bot",
     )
-    _git(project.repo, "checkout", "-q", "main")
-    _git(project.repo, "merge", "-q", "--ff-only", "feature")
-    project.base = _git(project.repo, "rev-parse", "HEAD")
-    _git(project.repo, "checkout", "-q", "feature")
+    git(project.repo, "checkout", "-q", "main")
+    git(project.repo, "merge", "-q", "--ff-only", "feature")
+    project.base = git(project.repo, "rev-parse", "HEAD")
+    git(project.repo, "checkout", "-q", "feature")
     return project
 
 

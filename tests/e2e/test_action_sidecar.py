@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_action import Project, _git, run_action
+from tests.e2e.test_action import Project, run_action
 from tests.e2e.test_sidecar_baselines import AGENT, GEO, GOOD, WORSE, cli
 from tests.fakes.github_server import FakeGitHub
+from tests.git_repos import git
 
 SIDECAR = "evals/geo.eval.baseline.jsonl"
 
@@ -25,7 +26,7 @@ def project(tmp_path: Path) -> Project:
 def _with_cli_agent_and_sidecar(project: Project) -> None:
     """Main gets a cli agent, one eval file and the sidecar `run --update-baseline` wrote for it."""
     repo = project.repo
-    _git(repo, "checkout", "-q", "main")
+    git(repo, "checkout", "-q", "main")
     (repo / "evals" / "math.eval.yaml").unlink()
     (repo / "evals" / "geo.eval.yaml").write_text(GEO, encoding="utf-8")
     (repo / ".agentv" / "targets.yaml").write_text(
@@ -40,7 +41,7 @@ def _with_cli_agent_and_sidecar(project: Project) -> None:
     assert written.returncode == 0, written.stdout + written.stderr
     assert (repo / SIDECAR).is_file()
     project.base = project.commit({}, "cli agent and its committed baseline")
-    _git(repo, "checkout", "-qB", "feature")
+    git(repo, "checkout", "-qB", "feature")
 
 
 def test_a_worse_agent_fails_against_the_committed_sidecar_and_the_comment_names_it(

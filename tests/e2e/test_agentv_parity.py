@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -18,34 +17,27 @@ import pytest
 
 from tests.cli_helpers import run_cli
 from tests.fakes.llm_server import Call, FakeLlmServer
+from tests.git_repos import git
 
 PY = sys.executable
 SECRET = "sk-proxy-secret-0123456789"
-
-
-def _git(*args: str, cwd: Path) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t"}
-    env["GIT_COMMITTER_EMAIL"] = "t@t"
-    return subprocess.run(
-        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
-    ).stdout.strip()
 
 
 def _bare_repo(tmp_path: Path) -> tuple[Path, str, str]:
     """A bare repository with two commits (README v1 then v2; `*.log` ignored): (path, sha1, sha2)."""
     work = tmp_path / "src-work"
     work.mkdir()
-    _git("init", "-q", "-b", "main", cwd=work)
+    git(work, "init", "-q", "-b", "main")
     (work / "README").write_text("v1\n")
     (work / ".gitignore").write_text("*.log\n")
-    _git("add", "-A", cwd=work)
-    _git("commit", "-qm", "one", cwd=work)
-    first = _git("rev-parse", "HEAD", cwd=work)
+    git(work, "add", "-A")
+    git(work, "commit", "-qm", "one")
+    first = git(work, "rev-parse", "HEAD")
     (work / "README").write_text("v2\n")
-    _git("commit", "-qam", "two", cwd=work)
-    second = _git("rev-parse", "HEAD", cwd=work)
+    git(work, "commit", "-qam", "two")
+    second = git(work, "rev-parse", "HEAD")
     bare = tmp_path / "src.git"
-    _git("clone", "-q", "--bare", str(work), str(bare), cwd=tmp_path)
+    git(tmp_path, "clone", "-q", "--bare", str(work), str(bare))
     return bare, first, second
 
 
@@ -82,7 +74,7 @@ def _workspace_project(tmp_path: Path, reset: str, *, repo_url: str) -> Path:
     project = tmp_path / "project"
     (project / "evals" / "template").mkdir(parents=True)
     (project / "scripts").mkdir()
-    _git("init", "-q", cwd=project)
+    git(project, "init", "-q")
     (project / "evals" / "template" / "notes.txt").write_text("template\n")
     (project / "scripts" / "agent.py").write_text(AGENT)
     # before_all: a script found from the eval file's directory (`../scripts`), the shared workspace
@@ -349,7 +341,7 @@ def test_a_preprocessor_transforms_the_file_answer_an_llm_grader_reads(tmp_path:
     project = tmp_path / "project"
     (project / "evals").mkdir(parents=True)
     (project / "scripts").mkdir()
-    _git("init", "-q", cwd=project)
+    git(project, "init", "-q")
     (project / "scripts" / "xlsx_to_csv.py").write_text(
         "import json, sys\nreq = json.load(sys.stdin)\n"
         "assert req['media_type'] == 'xlsx' and req['path'].endswith('report.xlsx'), req\n"

@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.e2e.test_action import Project, _git, run_action
+from tests.e2e.test_action import Project, run_action
 from tests.fakes.github_server import FakeGitHub
+from tests.git_repos import git
 
 TARGETS = """\
 targets:
@@ -62,12 +63,12 @@ def _project(root: Path) -> Project:
         "the bot",
     )
     (project.repo / "evals" / "math.eval.yaml").unlink()
-    _git(project.repo, "add", "-A")
-    _git(project.repo, "commit", "-qm", "one eval")
-    _git(project.repo, "checkout", "-q", "main")
-    _git(project.repo, "merge", "-q", "--ff-only", "feature")
-    project.base = _git(project.repo, "rev-parse", "HEAD")
-    _git(project.repo, "checkout", "-q", "feature")
+    git(project.repo, "add", "-A")
+    git(project.repo, "commit", "-qm", "one eval")
+    git(project.repo, "checkout", "-q", "main")
+    git(project.repo, "merge", "-q", "--ff-only", "feature")
+    project.base = git(project.repo, "rev-parse", "HEAD")
+    git(project.repo, "checkout", "-q", "feature")
     return project
 
 

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from tests.cli_helpers import run_cli
-from tests.e2e.test_action import Project, _git, run_action
+from tests.e2e.test_action import Project, run_action
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.stochastic_agent import TARGETS_YAML, passes
+from tests.git_repos import git
 
 TARGETS = TARGETS_YAML
 EVAL = """\
@@ -167,16 +168,16 @@ def test_action_history_comes_from_base_branch_artifacts_only(
 ) -> None:
     _, runs = history
     project = Project(tmp_path)
-    _git(project.repo, "checkout", "-q", "main")
+    git(project.repo, "checkout", "-q", "main")
     (project.repo / ".agentv" / "targets.yaml").write_text(TARGETS, encoding="utf-8")
-    _git(project.repo, "rm", "-q", "evals/geo.eval.yaml", "evals/math.eval.yaml")
+    git(project.repo, "rm", "-q", "evals/geo.eval.yaml", "evals/math.eval.yaml")
     (project.repo / "evals").mkdir(exist_ok=True)  # `git rm` of its last files removed it
     without_never = EVAL.replace(NEVER, "")
     assert without_never != EVAL
     project.commit({"evals/coins.eval.yaml": without_never}, "coins")
-    project.base = _git(project.repo, "rev-parse", "HEAD")
-    _git(project.repo, "checkout", "-q", "feature")
-    _git(project.repo, "reset", "-q", "--hard", "main")
+    project.base = git(project.repo, "rev-parse", "HEAD")
+    git(project.repo, "checkout", "-q", "feature")
+    git(project.repo, "reset", "-q", "--hard", "main")
     project.commit({"README.md": "a change\n"})
 
     base_runs = runs[:5]

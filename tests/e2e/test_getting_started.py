@@ -25,7 +25,7 @@ import pytest
 from agentv_ci import __version__
 from tests.conftest import USER_CACHE_HOME
 from tests.e2e.test_readme_commands import _expected_exit, _run_in_one_shell
-from tests.repo_snapshot import GIT_ENV, git, snapshot_repository
+from tests.git_repos import GIT_ENV, git, snapshot_repository
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "getting-started.md"
 FENCE = re.compile(r"```sh\n(.*?)```", re.S)

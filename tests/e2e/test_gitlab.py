@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 
 from tests.cli_helpers import run_cli
-from tests.e2e.test_action import FAILING, Project, _git
+from tests.e2e.test_action import FAILING, Project
 from tests.e2e.test_action_sidecar import SIDECAR, _with_cli_agent_and_sidecar
 from tests.e2e.test_flaky_history import EVAL, NEVER, OFTEN, SEEDS, _env, _seed_where
 from tests.e2e.test_sidecar_baselines import WORSE
 from tests.fakes.gitlab_server import FakeGitLab
 from tests.fakes.stochastic_agent import TARGETS_YAML, passes
+from tests.git_repos import git
 
 TOKEN = FakeGitLab.PROJECT_TOKEN
 PIPELINE = "https://gitlab.example/group/demo/-/pipelines/77"
@@ -70,7 +71,7 @@ def gitlab_env(
         "CI_PROJECT_URL": "https://gitlab.example/group/demo",
         "CI_API_V4_URL": gitlab.api_url,
         "CI_SERVER_URL": "https://gitlab.example",
-        "CI_COMMIT_SHA": _git(project.repo, "rev-parse", "HEAD"),
+        "CI_COMMIT_SHA": git(project.repo, "rev-parse", "HEAD"),
         "CI_DEFAULT_BRANCH": "main",
         "CI_PIPELINE_ID": "77",
         "CI_PIPELINE_URL": PIPELINE,
@@ -140,7 +141,7 @@ def test_an_mr_selects_from_the_diff_base_writes_one_note_then_edits_it(
 
     someone = gitlab.add_note(7, f"a reviewer quoting {marker}", user_id=99)  # newer than ours
     project.commit({"evals/math.eval.yaml": FAILING.replace('"5"', '"4"')}, "fix")
-    env["CI_COMMIT_SHA"] = _git(project.repo, "rev-parse", "HEAD")
+    env["CI_COMMIT_SHA"] = git(project.repo, "rev-parse", "HEAD")
     second = run_gitlab(env)
 
     assert second.returncode == 0, second.stdout + second.stderr
@@ -200,11 +201,11 @@ def test_a_baseline_from_the_target_branch_artifact_is_named_and_gates(
     project: Project, gitlab: FakeGitLab
 ) -> None:
     _with_cli_agent_and_sidecar(project)
-    _git(project.repo, "checkout", "-q", "main")
+    git(project.repo, "checkout", "-q", "main")
     on_main = run_gitlab(branch_env(project, gitlab), "--changed-only=false")
     assert on_main.returncode == 0, on_main.stdout + on_main.stderr
     gitlab.set_artifact("main", "evals", _zip_dir(project.repo / ".agentv-ci/results"))
-    _git(project.repo, "checkout", "-q", "feature")
+    git(project.repo, "checkout", "-q", "feature")
     project.commit({"answer.txt": WORSE}, "a worse agent")
 
     done = run_gitlab(
@@ -242,14 +243,14 @@ def test_a_misspelt_flag_is_bad_input_with_a_suggestion(project: Project, gitlab
 
 def _coins_project(project: Project) -> None:
     """main holds only the stochastic agent's coins suite (`always`, `often`); feature adds a README."""
-    _git(project.repo, "checkout", "-q", "main")
+    git(project.repo, "checkout", "-q", "main")
     (project.repo / ".agentv" / "targets.yaml").write_text(TARGETS_YAML, encoding="utf-8")
-    _git(project.repo, "rm", "-q", "evals/geo.eval.yaml", "evals/math.eval.yaml")
+    git(project.repo, "rm", "-q", "evals/geo.eval.yaml", "evals/math.eval.yaml")
     (project.repo / "evals").mkdir(exist_ok=True)  # `git rm` of its last files removed it
     project.commit({"evals/coins.eval.yaml": EVAL.replace(NEVER, "")}, "coins")
-    project.base = _git(project.repo, "rev-parse", "HEAD")
-    _git(project.repo, "checkout", "-q", "feature")
-    _git(project.repo, "reset", "-q", "--hard", "main")
+    project.base = git(project.repo, "rev-parse", "HEAD")
+    git(project.repo, "checkout", "-q", "feature")
+    git(project.repo, "reset", "-q", "--hard", "main")
     project.commit({"README.md": "a change\n"})
 
 

@@ -24,6 +24,7 @@ import pytest
 import yaml
 
 from tests.e2e.test_action import FAILING, PASSING
+from tests.git_repos import git
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = ROOT / ".cache" / "gitlab-ci-local" / "node_modules"
@@ -84,15 +85,6 @@ def emulator() -> Path:
     return GITLAB_CI_LOCAL
 
 
-def _git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
-        cwd=repo, capture_output=True, text=True, check=True,
-        env={**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"},
-    )  # fmt: skip
-    return done.stdout.strip()
-
-
 @dataclass(frozen=True)
 class Pipeline:
     returncode: int
@@ -110,7 +102,7 @@ def _merge_request(tmp_path: Path, eval_yaml: str) -> tuple[Path, str]:
     `origin`. Returns the work tree (on `feature`) and main's commit, the MR's diff base."""
     origin, repo = tmp_path / "origin.git", tmp_path / "project"
     repo.mkdir()
-    _git(tmp_path, "init", "-q", "--bare", str(origin))
+    git(tmp_path, "init", "-q", "--bare", str(origin))
     (repo / ".agentv").mkdir()
     (repo / ".agentv" / "targets.yaml").write_text(
         "targets:\n  - name: default\n    provider: mock\n", encoding="utf-8"
@@ -121,16 +113,16 @@ def _merge_request(tmp_path: Path, eval_yaml: str) -> tuple[Path, str]:
     (repo / ".gitignore").write_text(".gitlab-ci-local/\n.agentv-ci/\n", encoding="utf-8")
     (repo / "evals").mkdir()
     (repo / "evals" / "geo.eval.yaml").write_text(PASSING, encoding="utf-8")
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "base")
-    _git(repo, "remote", "add", "origin", str(origin))
-    _git(repo, "push", "-q", "origin", "main")
-    base = _git(repo, "rev-parse", "HEAD")
-    _git(repo, "checkout", "-qb", "feature")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "remote", "add", "origin", str(origin))
+    git(repo, "push", "-q", "origin", "main")
+    base = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-qb", "feature")
     (repo / "evals" / "geo.eval.yaml").write_text(eval_yaml, encoding="utf-8")
-    _git(repo, "commit", "-qam", "change the eval")
-    _git(repo, "push", "-q", "origin", "feature")
+    git(repo, "commit", "-qam", "change the eval")
+    git(repo, "push", "-q", "origin", "feature")
     return repo, base
 
 

@@ -16,7 +16,7 @@ import yaml
 
 from agentv_ci import __version__
 from tests.cli_helpers import run_cli
-from tests.repo_snapshot import git
+from tests.git_repos import git
 
 WRITTEN = [
     ".agentv/targets.yaml",

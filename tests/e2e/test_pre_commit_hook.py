@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import USER_CACHE_HOME
-from tests.repo_snapshot import GIT_ENV, git, snapshot_repository
+from tests.git_repos import GIT_ENV, git, snapshot_repository
 
 TARGETS = "targets:\n  - name: default\n    provider: mock\n    response: hi\n"
 GOOD = "name: good\ntests:\n  - id: t\n    input: hi\n    expected_output: hi\n"

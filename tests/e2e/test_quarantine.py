@@ -17,8 +17,9 @@ import pytest
 import xmlschema
 
 from tests.cli_helpers import run_cli
-from tests.e2e.test_action import Project, _git, run_action
+from tests.e2e.test_action import Project, run_action
 from tests.fakes.github_server import FakeGitHub
+from tests.git_repos import git
 
 SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "junit-10.xsd"  # the unmodified XSD
 
@@ -54,10 +55,10 @@ def _project(tmp_path: Path, base_quarantine: str | None) -> Project:
     if base_quarantine is not None:
         files[".agentv/quarantine.yaml"] = base_quarantine
     project.commit(files, "geo evals")
-    _git(project.repo, "checkout", "-q", "main")
-    _git(project.repo, "merge", "-q", "--ff-only", "feature")
-    project.base = _git(project.repo, "rev-parse", "HEAD")
-    _git(project.repo, "checkout", "-q", "feature")
+    git(project.repo, "checkout", "-q", "main")
+    git(project.repo, "merge", "-q", "--ff-only", "feature")
+    project.base = git(project.repo, "rev-parse", "HEAD")
+    git(project.repo, "checkout", "-q", "feature")
     return project
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import USER_CACHE_HOME
-from tests.repo_snapshot import GIT_ENV, git, snapshot_repository
+from tests.git_repos import GIT_ENV, git, snapshot_repository
 
 FENCE = re.compile(r"```sh\n(.*?)```", re.S)
 MARK = "@@agentv-ci-readme-exit"

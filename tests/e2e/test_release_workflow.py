@@ -28,6 +28,7 @@ import pytest
 import yaml
 
 from tests.e2e.test_action_container import _act, _docker_problem
+from tests.git_repos import git
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER = "local/act-runner-docker:test"
@@ -83,15 +84,6 @@ def runner_image(tmp_path_factory: pytest.TempPathFactory) -> str:
     return RUNNER
 
 
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-    )
-
-
 def _project(dest: Path, tag: str) -> Path:
     """A clean clone of this project (its committed files as they are in the tree now), tagged."""
     listed = subprocess.run(
@@ -105,10 +97,10 @@ def _project(dest: Path, tag: str) -> Path:
         if source.is_file():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, dest / name)
-    _git(dest, "init", "-q", "-b", "main")
-    _git(dest, "add", "-A")
-    _git(dest, "commit", "-qm", "release")
-    _git(dest, "tag", tag)
+    git(dest, "init", "-q", "-b", "main")
+    git(dest, "add", "-A")
+    git(dest, "commit", "-qm", "release")
+    git(dest, "tag", tag)
     return dest
 
 

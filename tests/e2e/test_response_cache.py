@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_action import Project, _git, run_action
+from tests.e2e.test_action import Project, run_action
 from tests.fakes.github_server import FakeGitHub
+from tests.git_repos import git
 
 TARGETS = """\
 targets:
@@ -77,12 +78,12 @@ def _agent_project(root: Path) -> Project:
         "the support bot",
     )
     (project.repo / "evals" / "math.eval.yaml").unlink()
-    _git(project.repo, "add", "-A")
-    _git(project.repo, "commit", "-qm", "one eval")
-    _git(project.repo, "checkout", "-q", "main")
-    _git(project.repo, "merge", "-q", "--ff-only", "feature")
-    project.base = _git(project.repo, "rev-parse", "HEAD")
-    _git(project.repo, "checkout", "-q", "feature")
+    git(project.repo, "add", "-A")
+    git(project.repo, "commit", "-qm", "one eval")
+    git(project.repo, "checkout", "-q", "main")
+    git(project.repo, "merge", "-q", "--ff-only", "feature")
+    project.base = git(project.repo, "rev-parse", "HEAD")
+    git(project.repo, "checkout", "-q", "feature")
     return project
 
 
@@ -178,8 +179,8 @@ def test_committed_cache_entries_are_never_read(tmp_path: Path) -> None:
         assert poisoned.returncode == 0, poisoned.stdout + poisoned.stderr
         assert len(_calls(project)) == 1
         # The PR commits it.
-        _git(project.repo, "add", "-f", ".agentv-ci/cache")
-        _git(project.repo, "commit", "-qm", "cache")
+        git(project.repo, "add", "-f", ".agentv-ci/cache")
+        git(project.repo, "commit", "-qm", "cache")
 
         # `run` pointed at it: not read, the bot runs, the gate fails; said once.
         direct = _cli(project, "--cache", "--cache-dir", str(cache))

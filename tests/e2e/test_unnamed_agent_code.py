@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_helpers import run_cli
-from tests.selection.gitrepo import GitRepo
+from tests.git_repos import GitRepo
 
 AGENT = """\
 import os, sys

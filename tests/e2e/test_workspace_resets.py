@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.cli_helpers import run_cli
+from tests.git_repos import git
 
 PY = sys.executable
 
@@ -38,18 +38,6 @@ AGENT = textwrap.dedent(
     json.dump({"text": report}, open(sys.argv[1], "w"))
     """
 )
-
-
-def _git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": str(repo.parent / "gitconfig")}
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=repo,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
@@ -96,12 +84,12 @@ def _project(tmp_path: Path, workspace: str) -> Path:
             """
         )
     )
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "project")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "project")
     (repo / "notes.txt").write_text("my uncommitted work\n")
     (repo / "staged.txt").write_text("staged work\n")
-    _git(repo, "add", "staged.txt")
+    git(repo, "add", "staged.txt")
     (repo / "draft.txt").write_text("my draft\n")
     (repo / ".env").write_text("OPENAI_API_KEY=sk-local\n")
     (repo / ".venv" / "lib").mkdir(parents=True)
@@ -117,13 +105,13 @@ def _state(repo: Path) -> dict[str, Any]:
     }
     status = [
         line
-        for line in _git(repo, "status", "--porcelain", "--ignored").splitlines()
+        for line in git(repo, "status", "--porcelain", "--ignored").splitlines()
         if ".agentv-ci" not in line
     ]
     return {
-        "head": _git(repo, "rev-parse", "HEAD"),
-        "commits": _git(repo, "rev-list", "--all", "--count"),
-        "staged": _git(repo, "diff", "--cached"),
+        "head": git(repo, "rev-parse", "HEAD"),
+        "commits": git(repo, "rev-list", "--all", "--count"),
+        "staged": git(repo, "diff", "--cached"),
         "status": status,
         "files": files,
     }
@@ -151,7 +139,7 @@ def test_a_strict_reset_of_the_allowed_work_tree_keeps_the_users_work_and_commit
     assert rows["t2"]["output"] == "notes=my uncommitted work draft=yes left=no log=no env=yes"
     after = _state(repo)
     assert after == before  # no commit, same index, same status, same contents
-    assert "agentv-ci baseline" not in _git(repo, "log", "--all", "--format=%s")
+    assert "agentv-ci baseline" not in git(repo, "log", "--all", "--format=%s")
     assert not (repo / "left.txt").exists() and not (repo / "build.log").exists()  # the run's own files
     assert not (repo / ".git" / "agentv-ci").exists()
 

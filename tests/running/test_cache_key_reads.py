@@ -7,8 +7,6 @@ repository."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -21,6 +19,7 @@ from agentv_ci.running.cache_keys import CacheKeys
 from agentv_ci.running.watched_files import watched_files
 from agentv_ci.targets.config import load_targets
 from agentv_ci.targets.factory import create_target
+from tests.git_repos import git
 
 CLI = """\
 targets:
@@ -48,19 +47,6 @@ tests:
 """
 
 
-def _git(cwd: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-    done = subprocess.run(
-        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
-
-
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A git repository: a cli bot, a prompt file beside its directory, an eval file."""
@@ -74,9 +60,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "targets.yaml").write_text(CLI)
     (tmp_path / "evals" / "a.eval.yaml").write_text(EVAL)
     (tmp_path / "README.md").write_text("demo\n")
-    _git(tmp_path, "init", "-q")
-    _git(tmp_path, "add", "-A")
-    _git(tmp_path, "commit", "-qm", "base")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "base")
     return tmp_path
 
 

@@ -4,8 +4,6 @@ Real targets built from real targets.yaml files, real files on disk, real git re
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ from agentv_ci.plugins import TargetRequest
 from agentv_ci.running.cache_keys import CacheKeys, checked_out_commit
 from agentv_ci.targets.config import TargetsConfig, load_targets
 from agentv_ci.targets.factory import create_target
+from tests.git_repos import git
 
 OPENAI = """\
 targets:
@@ -130,19 +129,6 @@ def test_an_attached_file_is_keyed_by_its_content(project: Path) -> None:
 # --------------------------------------------------------------------------- workspaces
 
 
-def _git(cwd: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-    done = subprocess.run(
-        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
-
-
 def _workspace_key(project: Path, spec: WorkspaceSpec, workspace: Path | None = None) -> str | None:
     config = _targets(project, OPENAI.format(**DEFAULTS))
     target = create_target("model", config)
@@ -189,27 +175,27 @@ def test_the_scripts_a_workspace_setup_hook_runs_are_keyed_by_content(project: P
 def test_a_workspace_repo_is_keyed_by_the_commit_checked_out(project: Path) -> None:
     upstream = project / "upstream"
     upstream.mkdir()
-    _git(upstream, "init", "-q", "-b", "main")
+    git(upstream, "init", "-q", "-b", "main")
     (upstream / "lib.py").write_text("v = 1\n")
-    _git(upstream, "add", "-A")
-    _git(upstream, "commit", "-qm", "one")
-    first = _git(upstream, "rev-parse", "HEAD")
+    git(upstream, "add", "-A")
+    git(upstream, "commit", "-qm", "one")
+    first = git(upstream, "rev-parse", "HEAD")
     (upstream / "lib.py").write_text("v = 2\n")
-    _git(upstream, "commit", "-qam", "two")
-    second = _git(upstream, "rev-parse", "HEAD")
+    git(upstream, "commit", "-qam", "two")
+    second = git(upstream, "rev-parse", "HEAD")
     workspace = project / "ws"
     workspace.mkdir()
-    _git(workspace, "clone", "-q", str(upstream), "repo")
+    git(workspace, "clone", "-q", str(upstream), "repo")
     spec = WorkspaceSpec(repos=[WorkspaceRepo(path="repo", repo=f"file://{upstream}", commit="main")])
 
-    _git(workspace / "repo", "checkout", "-q", "--detach", first)
+    git(workspace / "repo", "checkout", "-q", "--detach", first)
     assert checked_out_commit(workspace / "repo") == first
     at_first = _workspace_key(project, spec, workspace)
     assert at_first is not None and _workspace_key(project, spec, workspace) == at_first
-    _git(workspace / "repo", "checkout", "-q", "--detach", second)
+    git(workspace / "repo", "checkout", "-q", "--detach", second)
     at_second = _workspace_key(project, spec, workspace)
     assert at_second is not None and at_second != at_first  # `commit: main` moved: not the same answer
-    _git(workspace / "repo", "checkout", "-q", "main")  # a branch checked out (a static workspace)
+    git(workspace / "repo", "checkout", "-q", "main")  # a branch checked out (a static workspace)
     assert checked_out_commit(workspace / "repo") == second
     assert _workspace_key(project, spec, workspace) == at_second
 

@@ -2,35 +2,23 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from agentv_ci.model.result import TargetResponse
 from agentv_ci.running.cache import CACHE_DIR_ENV, default_cache_dir, open_cache
-
-
-def _git(cwd: Path, *args: str) -> None:
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-    subprocess.run(
-        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        check=True,
-    )
+from tests.git_repos import git
 
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "repo"
     root.mkdir()
-    _git(root, "init", "-q")
+    git(root, "init", "-q")
     (root / "README.md").write_text("demo\n")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "base")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base")
     monkeypatch.chdir(root)
     return root
 
@@ -61,8 +49,8 @@ def test_a_directory_with_a_tracked_file_is_never_used_and_said_once(repo: Path)
     committed = repo / "committed-cache"
     (committed / "ab").mkdir(parents=True)
     (committed / "ab" / "entry.json").write_text('{"text": "poison"}')
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "cache")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "cache")
     (committed / "cd").mkdir()  # an untracked file beside it changes nothing
     warnings: list[str] = []
     assert open_cache(committed, warnings) is None
@@ -80,8 +68,8 @@ def test_files_committed_under_the_old_default_location_are_reported_once(repo: 
     legacy = repo / ".agentv-ci" / "cache" / "ab"
     legacy.mkdir(parents=True)
     (legacy / "entry.json").write_text('{"text": "poison"}')
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "cache")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "cache")
     warnings: list[str] = []
     elsewhere = tmp_path / "elsewhere"
     assert open_cache(elsewhere, warnings) is not None

@@ -9,7 +9,7 @@ import pytest
 from agentv_ci.errors import ExitCode, UsageError
 from agentv_ci.selection import ChangedFile, GitError, changed_files, find_merge_base
 from agentv_ci.selection.changes import parse_name_status
-from tests.selection.gitrepo import GitRepo
+from tests.git_repos import GitRepo
 
 
 def _files(changes: object) -> list[tuple[str, str]]:

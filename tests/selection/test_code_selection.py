@@ -10,7 +10,7 @@ import pytest
 
 from agentv_ci.selection import changed_files, select_changed_evals
 from agentv_ci.selection.render import render_selection
-from tests.selection.gitrepo import GitRepo, git
+from tests.git_repos import GitRepo, git
 
 TARGETS = """\
 targets:

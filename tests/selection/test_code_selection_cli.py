@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.cli_helpers import run_cli
-from tests.selection.gitrepo import GitRepo, git
+from tests.git_repos import GitRepo, git
 
 TARGETS = "targets:\n  - name: default\n    provider: mock\n    response: Paris\n"
 GRADE = """\

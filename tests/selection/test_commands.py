@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_helpers import run_cli
-from tests.selection.gitrepo import GitRepo
+from tests.git_repos import GitRepo
 
 TARGETS = "targets:\n  - name: default\n    provider: mock\n    response: hello there\n"
 

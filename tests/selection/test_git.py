@@ -9,7 +9,7 @@ import pytest
 
 from agentv_ci.selection import GitError, checkout_worktree, mark_safe_directory, resolve_commit
 from agentv_ci.selection.git import run_git
-from tests.selection.gitrepo import GitRepo
+from tests.git_repos import GitRepo
 
 
 def test_checkout_worktree_is_a_detached_tree_at_the_ref_and_is_removed_after(tmp_path: Path) -> None:

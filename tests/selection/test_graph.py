@@ -8,7 +8,7 @@ import pytest
 
 from agentv_ci.selection.graph import RepoPaths, TargetsFiles
 from agentv_ci.targets.config import find_targets_file
-from tests.selection.gitrepo import GitRepo
+from tests.git_repos import GitRepo
 
 TARGETS = "targets:\n  - name: default\n    provider: mock\n"
 

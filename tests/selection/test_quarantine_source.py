@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentv_ci.selection.quarantine_source import trusted_quarantine
-from tests.selection.gitrepo import GitRepo
+from tests.git_repos import GitRepo
 
 ENTRY = """\
 quarantine:

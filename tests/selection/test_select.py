@@ -8,7 +8,7 @@ import pytest
 
 from agentv_ci.selection import Selection, changed_files, select_changed_evals
 from agentv_ci.selection import graph as graph_module
-from tests.selection.gitrepo import GitRepo
+from tests.git_repos import GitRepo
 
 TARGETS = "targets:\n  - name: default\n    provider: mock\n"
 INLINE = "tests:\n  - id: t\n    input: hi\n    criteria: greets\n"

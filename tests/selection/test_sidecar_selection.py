@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentv_ci.selection import changed_files, select_changed_evals
-from tests.selection.gitrepo import GitRepo
+from tests.git_repos import GitRepo
 
 INLINE = "tests:\n  - id: t\n    input: hi\n    criteria: greets\n"
 ROW = (
