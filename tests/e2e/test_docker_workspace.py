@@ -30,9 +30,12 @@ from agentv_ci.model.result import TargetResponse
 from agentv_ci.model.suite import Test as SuiteTest
 from agentv_ci.model.workspace import DockerWorkspace
 from tests.cli_helpers import run_cli
+from tests.git_repos import git
 
 BASE = "python:3.11-slim"
-IMAGE = "agentv-ci-test/docker-workspace:marker"  # BASE plus a marker file, built here
+# BASE plus a marker file, built here. Tagged per process: the module removes it when done, and
+# another pytest worker or session may be running this module at the same time.
+IMAGE = f"agentv-ci-test/docker-workspace:marker-{os.getpid()}"
 SECRET = "sk-docker-secret-0123456789"
 MIRROR = Path("/work/.mirror/EntityProcess+agentv/repo")
 EXAMPLE = "examples/features/docker-workspace/evals/docker-example.EVAL.yaml"
@@ -331,26 +334,19 @@ def test_the_container_is_removed_when_the_run_is_cancelled(tmp_path: Path) -> N
     assert asyncio.run(main()) == (True, "")
 
 
-def _git(*args: str, cwd: Path) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t"}
-    env["GIT_COMMITTER_EMAIL"] = "t@t"
-    done = subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True)
-    return done.stdout.strip()
-
-
 @pytest.fixture(scope="module")
 def testbed_image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """An image holding a git repository at /testbed (HEAD at its second commit): (image, first SHA)."""
     context = tmp_path_factory.mktemp("testbed")
     repo = context / "testbed"
     repo.mkdir()
-    _git("init", "-q", "-b", "main", cwd=repo)
+    git(repo, "init", "-q", "-b", "main")
     (repo / "README").write_text("v1\n")
-    _git("add", "-A", cwd=repo)
-    _git("commit", "-qm", "one", cwd=repo)
-    first = _git("rev-parse", "HEAD", cwd=repo)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "one")
+    first = git(repo, "rev-parse", "HEAD")
     (repo / "README").write_text("v2\n")
-    _git("commit", "-qam", "two", cwd=repo)
+    git(repo, "commit", "-qam", "two")
     base = "local/act-runner:bookworm"  # has git; built by container-base.sh as well
     if subprocess.run(["docker", "image", "inspect", base], capture_output=True, timeout=30).returncode:
         pytest.skip(f"the image {base} is missing (run ../shared/tools/container-base.sh)")
@@ -358,7 +354,7 @@ def testbed_image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[st
         f"FROM {base}\nCOPY testbed /testbed\n"
         "RUN git config --system --add safe.directory '*'\nWORKDIR /testbed\n"
     )
-    image = "agentv-ci-test/docker-workspace:testbed"
+    image = f"agentv-ci-test/docker-workspace:testbed-{os.getpid()}"  # per process, as IMAGE
     subprocess.run(
         ["docker", "build", "-q", "-t", image, str(context)], check=True, capture_output=True, timeout=300
     )

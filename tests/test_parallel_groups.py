@@ -1,0 +1,69 @@
+"""`make test` runs pytest-xdist workers; the tests of one file must run on one worker, or a module
+fixture is built once per worker and its teardown (a Docker image removed) pulls it from under a test
+on another worker. And the skip reasons stay printed (`-rs`)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import REPO_ROOT
+
+# Each test writes down which worker ran it; the module fixture counts how often it was built.
+RECORDING_TESTS = """\
+import os
+from pathlib import Path
+
+import pytest
+
+OUT = Path(os.environ["RECORD_DIR"])
+
+
+@pytest.fixture(scope="module")
+def image():
+    (OUT / f"built-{os.environ['PYTEST_XDIST_WORKER']}-{os.getpid()}").touch()
+    return "image"
+
+
+@pytest.mark.parametrize("n", range(6))
+def test_uses_the_image(image, n):
+    (OUT / f"ran-{n}-{os.environ['PYTEST_XDIST_WORKER']}").touch()
+"""
+
+
+def _makefile_parallel_options() -> list[str]:
+    makefile = (REPO_ROOT / "Makefile").read_text(encoding="utf-8")
+    found = re.search(r"^PARALLEL := (.*)$", makefile, re.M)
+    assert found is not None, "the Makefile has no PARALLEL options"
+    return shlex.split(found.group(1).replace("$(TEST_WORKERS)", "2"))
+
+
+def test_the_makefile_options_keep_a_files_tests_on_one_worker(tmp_path: Path) -> None:
+    project, record = tmp_path / "project", tmp_path / "record"
+    project.mkdir()
+    record.mkdir()
+    (project / "test_shared.py").write_text(RECORDING_TESTS, encoding="utf-8")
+    (project / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")  # not this repository's config
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *_makefile_parallel_options()],
+        cwd=project, capture_output=True, text=True, timeout=180,
+        env={**os.environ, "RECORD_DIR": str(record)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    names = sorted(path.name for path in record.iterdir())
+    workers = {name.rsplit("-", 1)[1] for name in names if name.startswith("ran-")}
+    assert len([n for n in names if n.startswith("ran-")]) == 6 and len(workers) == 1, names
+    assert len([n for n in names if n.startswith("built-")]) == 1, names  # built once
+
+
+def test_make_test_runs_the_unit_tests_in_parallel_and_prints_skip_reasons() -> None:
+    options = _makefile_parallel_options()
+    assert options[:2] == ["-n", "2"], options
+    makefile = (REPO_ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^unit: .*\n\t\$\(BIN\)/pytest \$\(PARALLEL\)$", makefile, re.M)
+    pyproject = (REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^addopts = "[^"]*-rs', pyproject, re.M)
