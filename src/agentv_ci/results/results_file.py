@@ -35,6 +35,7 @@ from agentv_ci.security.redaction import redact_bytes
 __all__ = [
     "ResultsWriter",
     "aggregate_attempts",
+    "decode_own_row",
     "decode_row",
     "load_run",
     "merge_attempts",
@@ -189,6 +190,11 @@ def _typed_row(raw: bytes) -> TestResult | None:
 
 def _imply_verdicts(row: TestResult) -> TestResult:
     """`row` itself when nothing is implied (the common case: no copy), else a copy that says it."""
+    if not row.trials:  # the common case, without the generator below (read once per row of a report)
+        implied = _IMPLIED_VERDICT.get(row.execution_status)
+        if implied is None or row.verdict != "fail":
+            return row
+        return msgspec.structs.replace(row, verdict=implied)
     trials = [_imply_verdicts(trial) for trial in row.trials] if row.trials else row.trials
     implied = _IMPLIED_VERDICT.get(row.execution_status)
     verdict = implied if implied is not None and row.verdict == "fail" else row.verdict
@@ -230,6 +236,15 @@ def _decode_row(raw: bytes, where: SourceLocation) -> TestResult:
 def decode_row(raw: bytes, file: str, line: int = 0) -> TestResult:
     """One row of a results file (ours, AgentV's or older); a bad row raises `LoadError` at file:line."""
     return _decode_row(raw, SourceLocation(file, line, 1 if line else 0))
+
+
+def decode_own_row(raw: bytes, file: str, line: int = 0) -> TestResult:
+    """A row of this run's own `index.jsonl`: written by its `ResultsWriter` from rows the graders
+    checked, or read back strictly by `decode_row` before a resume appended to it. The checks that
+    guard files from elsewhere (nesting depth, numbers in range) are skipped; a row not in our
+    shape still takes the full reader."""
+    fast = _typed_row(raw)
+    return fast if fast is not None else decode_row(raw, file, line)
 
 
 def _index_path(path: Path) -> Path:

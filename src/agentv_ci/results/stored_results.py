@@ -21,7 +21,7 @@ import msgspec
 
 from agentv_ci.model.result import TestResult
 from agentv_ci.results.key_sort import spilled_sort
-from agentv_ci.results.results_file import aggregate_attempts, decode_row, merge_attempts
+from agentv_ci.results.results_file import aggregate_attempts, decode_own_row, decode_row, merge_attempts
 from agentv_ci.results.tally import ResultsTally
 from agentv_ci.results.totals import outcome_of
 
@@ -63,10 +63,15 @@ class StoredResults(Sequence[TestResult]):
 
     `count` is the number of rows; `tally` their figures (threshold None). `unique_keys`: no two rows
     share a suite, test id and target (no attempts to merge: `aggregated` is the rows themselves).
+    `own`: every row is one this run wrote or strictly read before appending (`decode_own_row`); a
+    file from elsewhere (`report`, a merge) keeps every check of `decode_row`.
     """
 
-    def __init__(self, index: Path, tally: ResultsTally, *, count: int, unique_keys: bool) -> None:
+    def __init__(
+        self, index: Path, tally: ResultsTally, *, count: int, unique_keys: bool, own: bool = False
+    ) -> None:
         self.path = index
+        self._decode = decode_own_row if own else decode_row
         self._length = count
         self.unique_keys = unique_keys
         self._tallies: dict[float | None, ResultsTally] = {tally.threshold: tally}
@@ -80,7 +85,7 @@ class StoredResults(Sequence[TestResult]):
         with self.path.open("rb") as handle:
             for number, line in enumerate(handle, start=1):
                 if line.strip():
-                    yield decode_row(line, file, number)
+                    yield self._decode(line, file, number)
 
     @overload
     def __getitem__(self, index: int) -> TestResult: ...
@@ -98,7 +103,7 @@ class StoredResults(Sequence[TestResult]):
         offsets = self._row_offsets()
         with self.path.open("rb") as handle:
             handle.seek(offsets[index])
-            return decode_row(handle.readline(), str(self.path))
+            return self._decode(handle.readline(), str(self.path))
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence):
@@ -161,7 +166,7 @@ class StoredResults(Sequence[TestResult]):
                     seen = None
                 if seen is not None and not _may_fail(seen):
                     continue
-                row = decode_row(line, file, number)
+                row = self._decode(line, file, number)
                 if outcome_of(row) in _FAILING:
                     yield row
 
@@ -177,7 +182,7 @@ class StoredResults(Sequence[TestResult]):
         with self.path.open("rb") as handle:
             for suite, test_id, target, offset in self._keys_in_order(on_key):
                 handle.seek(offset)
-                row = decode_row(handle.readline(), file)
+                row = self._decode(handle.readline(), file)
                 key = (suite, test_id, target)
                 if key != current and group:
                     yield merge_attempts(group)

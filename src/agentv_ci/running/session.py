@@ -406,7 +406,7 @@ def _run_planned(
     # sort of both sides' keys) only when a job may lack its row: one row per job otherwise.
     if interrupted or changed or tally.results != planned.listed:
         index = output_dir / "index.jsonl"
-        stored = StoredResults(index, tally, count=tally.results, unique_keys=keys.unique)
+        stored = StoredResults(index, tally, count=tally.results, unique_keys=keys.unique, own=True)
         with ResultsWriter(index) as writer:
 
             def not_run(result: TestResult) -> None:
@@ -415,7 +415,9 @@ def _run_planned(
                 keys.add(result)
 
             record_not_run(planned, stored.keys(), not_run, interrupted=interrupted, dry_run=request.dry_run)
-    results = StoredResults(output_dir / "index.jsonl", tally, count=tally.results, unique_keys=keys.unique)
+    results = StoredResults(
+        output_dir / "index.jsonl", tally, count=tally.results, unique_keys=keys.unique, own=True
+    )
     summary = RunSummary(
         results=results,
         started_at=started_at,
