@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_helpers import run_cli
-from tests.e2e.test_action import FAILING, PASSING, Project, run_action
+from tests.e2e.scaffold import FAILING, PASSING, Project, run_action
 from tests.fakes.github_server import FakeGitHub
 from tests.git_repos import git
 

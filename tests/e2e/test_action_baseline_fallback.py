@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_action import FAILING, Project, run_action
+from tests.e2e.scaffold import FAILING, Project, run_action
 from tests.e2e.test_action_sidecar import SIDECAR, _with_cli_agent_and_sidecar
 from tests.e2e.test_sidecar_baselines import WORSE
 from tests.fakes.github_server import FakeGitHub

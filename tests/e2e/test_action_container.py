@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_action import FAILING, PASSING
+from tests.e2e.scaffold import FAILING, PASSING
 from tests.fakes.github_server import FakeGitHub
 from tests.git_repos import git
 

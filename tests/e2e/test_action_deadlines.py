@@ -16,7 +16,7 @@ from agentv_ci.deadlines import (
     GITHUB_TIMEOUT_S,
     GITHUB_TIMEOUT_VARIABLE,
 )
-from tests.e2e.test_action import PASSING, Project, run_action
+from tests.e2e.scaffold import PASSING, Project, run_action
 from tests.fakes.github_server import FakeGitHub
 
 _ROW = {"test_id": "capital", "suite": "geo", "target": "default", "execution_status": "ok", "score": 1.0}

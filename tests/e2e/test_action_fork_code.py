@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_action import TOKEN, Project, project, run_action
+from tests.e2e.scaffold import TOKEN, Project, project, run_action
 from tests.fakes.github_server import FakeGitHub
 from tests.git_repos import git
 

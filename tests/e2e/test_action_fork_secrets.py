@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_action import PASSING, Project, run_action
+from tests.e2e.scaffold import PASSING, Project, run_action
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.llm_server import FakeLlmServer
 from tests.git_repos import git

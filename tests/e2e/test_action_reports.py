@@ -1,16 +1,16 @@
 """The Action's reports people act on: the sticky comment shows each failed check's expected and
 actual values (cut to fit its size budget), and with `html_report: true` the step writes the HTML
 report and the comment links the run's artifacts. Through `agentv-ci-action` in a subprocess, a real
-git repository and the fake GitHub API (as tests/e2e/test_action.py)."""
+git repository and the fake GitHub API (tests/e2e/scaffold.py)."""
 
 from __future__ import annotations
 
 import json
 
-from tests.e2e.test_action import Project, project, run_action
+from tests.e2e.scaffold import Project, project, run_action
 from tests.fakes.github_server import FakeGitHub
 
-__all__ = ["project"]  # the repository fixture of tests/e2e/test_action.py
+__all__ = ["project"]  # the repository fixture of tests/e2e/scaffold.py
 
 ARTIFACTS = "https://github.example/octo/demo/actions/runs/99#artifacts"
 WRONG = json.dumps({"quantity": 5, "sku": "A-1"})

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from tests.cli_helpers import run_cli
-from tests.e2e.test_action import Project, run_action
+from tests.e2e.scaffold import Project, run_action
 from tests.fakes.github_server import FakeGitHub
 from tests.git_repos import git
 

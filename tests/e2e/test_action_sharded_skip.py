@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.e2e.test_action import Project, run_action
+from tests.e2e.scaffold import Project, run_action
 from tests.fakes.github_server import FakeGitHub
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_action import Project, run_action
+from tests.e2e.scaffold import Project, run_action
 from tests.e2e.test_sidecar_baselines import AGENT, GEO, GOOD, WORSE, cli
 from tests.fakes.github_server import FakeGitHub
 from tests.git_repos import git

@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from tests.conftest import REPO_ROOT
-from tests.e2e.test_action import Project, run_action
+from tests.e2e.scaffold import Project, run_action
 from tests.fakes.github_server import FakeGitHub
 
 # Three of four checks pass (score 0.75); the eval file asks for 0.9.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.e2e.test_action import Project, run_action
+from tests.e2e.scaffold import Project, run_action
 from tests.fakes.github_server import FakeGitHub
 from tests.git_repos import git
 

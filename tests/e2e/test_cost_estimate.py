@@ -17,7 +17,7 @@ import pytest
 
 from agentv_ci.model.estimate_text import usd
 from tests.cli_helpers import run_cli
-from tests.e2e.test_action import Project, run_action
+from tests.e2e.scaffold import Project, run_action
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.llm_server import Call, FakeLlmServer, Reply
 
@@ -62,7 +62,7 @@ ANSWERS = {
     "capital": "Paris is the capital of France, and has been for centuries.",
     "2 + 2": "2 + 2 = 4. Adding two and two gives four.",
     "hello": "Bonjour, Ada ! Je suis ravi de vous rencontrer.",
-    "add of France": "Paris, I believe.",  # the Action project's math eval (tests/e2e/test_action.py)
+    "add of France": "Paris, I believe.",  # the Action project's math eval (tests/e2e/scaffold.py)
 }
 VERDICT = json.dumps({"score": 1, "assertions": [{"text": "the answer is right", "passed": True}]})
 PRICES = {"gpt-4o-mini": (0.15, 0.60), "gpt-4o": (2.50, 10.00)}  # targets/pricing.py, USD per M tokens

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_helpers import run_cli
-from tests.e2e.test_action import Project, run_action
+from tests.e2e.scaffold import Project, run_action
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.stochastic_agent import TARGETS_YAML, passes
 from tests.git_repos import git

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_helpers import run_cli
-from tests.e2e.test_action import FAILING, Project
+from tests.e2e.scaffold import FAILING, Project
 from tests.e2e.test_action_sidecar import SIDECAR, _with_cli_agent_and_sidecar
 from tests.e2e.test_flaky_history import EVAL, NEVER, OFTEN, SEEDS, _env, _seed_where
 from tests.e2e.test_sidecar_baselines import WORSE

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.e2e.test_action import FAILING, PASSING
+from tests.e2e.scaffold import FAILING, PASSING
 from tests.git_repos import git
 
 ROOT = Path(__file__).resolve().parents[2]

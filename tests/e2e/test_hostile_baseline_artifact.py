@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tests.e2e.test_action import PASSING, Project, run_action
+from tests.e2e.scaffold import PASSING, Project, run_action
 from tests.fakes.github_server import FakeGitHub
 
 _ROW = {"test_id": "capital", "suite": "geo", "target": "default", "execution_status": "ok"}

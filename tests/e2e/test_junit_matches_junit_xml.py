@@ -12,7 +12,7 @@ from pathlib import Path
 from agentv_ci.model.waivers import Waiver
 from agentv_ci.results.results_file import load_run
 from tests.cli_helpers import run_cli
-from tests.e2e.test_action import Project
+from tests.e2e.scaffold import Project
 from tests.reporting.junit_oracle import junit_xml_document
 
 FAIL_EXIT = f"{sys.executable} -c 'import sys; sys.exit(7)' {{PROMPT_FILE}} {{OUTPUT_FILE}}"

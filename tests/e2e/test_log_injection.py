@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_helpers import run_cli
-from tests.e2e.test_action import TOKEN, Project, run_action
+from tests.e2e.scaffold import TOKEN, Project, run_action
 from tests.fakes.github_server import FakeGitHub
 
 HOSTILE = "notes\n::add-mask::Paris\n::stop-commands::abc"

@@ -1,7 +1,7 @@
 """`run`, `report` and the Action finish a run through one post-run service (finishing/): for the same
 results, baseline and gates they print the same verdict, exit with the same code and write the same
 JUnit, SARIF and Markdown bytes (timestamps aside). Real subprocesses, a real git repository and the
-fake GitHub API (tests/e2e/test_action.py's fixtures); a guard fails if a command or the Action gates
+fake GitHub API (tests/e2e/scaffold.py); a guard fails if a command or the Action gates
 or writes reports by itself again."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import re
 from pathlib import Path
 
 from tests.cli_helpers import run_cli
-from tests.e2e.test_action import FAILING, Project, project, run_action
+from tests.e2e.scaffold import FAILING, Project, project, run_action
 from tests.fakes.github_server import FakeGitHub
 
-__all__ = ["project"]  # the repository fixture of tests/e2e/test_action.py
+__all__ = ["project"]  # the repository fixture of tests/e2e/scaffold.py
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "agentv_ci"
 GATES = ("--min-pass-rate", "0.9", "--max-regression", "0.1")

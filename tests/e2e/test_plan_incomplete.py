@@ -232,7 +232,7 @@ def test_results_without_a_plan_are_read_as_before_and_say_the_plan_is_unknown(t
 def test_the_action_results_input_on_a_killed_run_is_incomplete(
     tmp_path: Path, github_server: FakeGitHub
 ) -> None:
-    from tests.e2e.test_action import Project, run_action
+    from tests.e2e.scaffold import Project, run_action
 
     project = Project(tmp_path / "action")
     project.commit({"README.md": "demo, changed\n"})
