@@ -199,7 +199,7 @@ def upsert_comment(
         return _outcome("updated", edited, existing)
     if not create:
         return CommentOutcome("skipped", reason="PR comment not written: no earlier comment to update")
-    return _create(client, listing, body, marker, me)
+    return _create(client, listing, body=body, marker=marker, me=me)
 
 
 def _newest_own(client: GitHubClient, listing: str, marker: str, me: str) -> int | None:
@@ -217,7 +217,7 @@ def _newest_own(client: GitHubClient, listing: str, marker: str, me: str) -> int
     return newest[1] if newest is not None and newest[1] else None
 
 
-def _create(client: GitHubClient, listing: str, body: str, marker: str, me: str) -> CommentOutcome:
+def _create(client: GitHubClient, listing: str, *, body: str, marker: str, me: str) -> CommentOutcome:
     """POST is not retried blindly: after a 5xx or a lost answer the comment may exist already, so
     the listing is read again first (a second comment would defeat the sticky comment)."""
     for attempt in range(client.retry.max_retries + 1):
@@ -302,60 +302,56 @@ def post_sticky_comment(
     `pull_request_target` and `workflow_run` the token is the base repository's and they are not.
     """
     body = redact(body)  # the comment is public: no secret the run knows goes into it
+    target = CommentTarget(
+        token=token,
+        repository=repository,
+        event=event,
+        event_name=event_name,
+        pr_number=pr_number,
+        api_url=api_url,
+        author=author,
+    )
     try:
-        return _post(
-            token,
-            repository,
-            body,
-            marker,
-            event,
-            event_name,
-            pr_number,
-            api_url,
-            author,
-            retry,
-            sleep,
-            create=create,
-        )
+        return _post(target, body, marker, retry=retry, sleep=sleep, create=create)
     except Exception as exc:  # the comment is a convenience: nothing in it may fail the run
         reason = f"PR comment skipped: unexpected {type(exc).__name__}: {exc}"
         return CommentOutcome("skipped", reason=_redact(reason, token)[:500])
 
 
+@dataclass(frozen=True)
+class CommentTarget:
+    """The PR a comment goes to and the identity that writes it, as `post_sticky_comment` got them."""
+
+    token: str | None
+    repository: str
+    event: Mapping[str, Any] | None
+    event_name: str | None
+    pr_number: int | None
+    api_url: str
+    author: str | None
+
+
 def _post(
-    token: str | None,
-    repository: str,
+    target: CommentTarget,
     body: str,
     marker: str,
-    event: Mapping[str, Any] | None,
-    event_name: str | None,
-    pr_number: int | None,
-    api_url: str,
-    author: str | None,
+    *,
     retry: RetryPolicy | None,
     sleep: Callable[[float], None],
-    *,
     create: bool,
 ) -> CommentOutcome:
-    if not token:
-        return CommentOutcome(
-            "skipped", reason="PR comment skipped: no GitHub token (set the github_token input)"
-        )
-    number = pr_number if pr_number is not None else pull_request_number(event)
-    if number is None:
-        return CommentOutcome("skipped", reason="PR comment skipped: not a pull request event")
-    fork = fork_repository(event, repository)
-    if fork is not None and event_name not in _FORK_SAFE_EVENTS:
-        return CommentOutcome(
-            "skipped",
-            reason=f"PR comment skipped: the pull request comes from a fork ({fork}) and its token "
-            "is read-only; the results are in the job summary and the artifact",
-        )
+    """Check the target can take a comment, then upsert it."""
+    number = _pr_number(target)
+    if isinstance(number, CommentOutcome):
+        return number
     if marker not in body:
         body = body.rstrip("\n") + "\n\n" + marker
+    token = target.token or ""
     try:
-        with GitHubClient(token, repository, api_url=api_url, retry=retry, sleep=sleep) as client:
-            return upsert_comment(client, number, body, marker, author=author, create=create)
+        with GitHubClient(
+            token, target.repository, api_url=target.api_url, retry=retry, sleep=sleep
+        ) as client:
+            return upsert_comment(client, number, body, marker, author=target.author, create=create)
     except GitHubApiError as exc:
         hint = ""
         if exc.status == 403:
@@ -364,6 +360,25 @@ def _post(
         return CommentOutcome("skipped", reason=_redact(reason, token)[:500])
     except ValueError as exc:  # a malformed repository name
         return CommentOutcome("skipped", reason=_redact(f"PR comment skipped: {exc}", token)[:500])
+
+
+def _pr_number(target: CommentTarget) -> int | CommentOutcome:
+    """The PR to comment on, or the "skipped" outcome saying why there is none we may write to."""
+    if not target.token:
+        return CommentOutcome(
+            "skipped", reason="PR comment skipped: no GitHub token (set the github_token input)"
+        )
+    number = target.pr_number if target.pr_number is not None else pull_request_number(target.event)
+    if number is None:
+        return CommentOutcome("skipped", reason="PR comment skipped: not a pull request event")
+    fork = fork_repository(target.event, target.repository)
+    if fork is not None and target.event_name not in _FORK_SAFE_EVENTS:
+        return CommentOutcome(
+            "skipped",
+            reason=f"PR comment skipped: the pull request comes from a fork ({fork}) and its token "
+            "is read-only; the results are in the job summary and the artifact",
+        )
+    return number
 
 
 def _redact(text: str, token: str | None) -> str:
