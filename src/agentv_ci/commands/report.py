@@ -3,11 +3,16 @@
 import functools
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from agentv_ci.commands.common_options import History, MaxCostUsd, check_max_cost
+
+if TYPE_CHECKING:
+    from agentv_ci.finishing import GatePolicy
+    from agentv_ci.gating import GateOptions
+    from agentv_ci.model.result import RunSummary
 
 _RATE = {"min": 0.0, "max": 1.0}
 
@@ -78,53 +83,68 @@ def report_command(
     import tempfile
 
     from agentv_ci.commands.post_run_console import console_post_run
-    from agentv_ci.finishing import PostRunRequest, ReportDestinations, baseline_on_disk, history_gates
-    from agentv_ci.gating import GateOptions, rejudge_result
+    from agentv_ci.finishing import PostRunRequest, ReportDestinations, baseline_on_disk
+    from agentv_ci.gating import GateOptions
     from agentv_ci.reporting import parse_report_options
-    from agentv_ci.results.streamed_run import load_run_streamed
-    from agentv_ci.selection.quarantine_source import trusted_quarantine
 
     check_max_cost(max_cost_usd)
     reports = parse_report_options(report or [])
-    # an invalid quarantine file is bad input before anything is read
-    waivers = trusted_quarantine(repo_root or Path.cwd(), quarantine_base, os.environ)
-    flakiness = None
-    if history:  # bad history is bad input before the results are read
-        from agentv_ci.history.flakiness import measure_flakiness
-        from agentv_ci.history.runs import read_history
-
-        flakiness = measure_flakiness(read_history(history))
+    root = repo_root or Path.cwd()
+    options = GateOptions(
+        threshold=threshold,
+        min_pass_rate=min_pass_rate,
+        min_mean_score=min_mean_score,
+        max_regression=max_regression,
+        fail_on_error=fail_on_error,
+        max_cost_usd=max_cost_usd,
+    )
+    gates = _gates(options, root, quarantine_base, history)  # bad input before the results are read
+    destinations = ReportDestinations(
+        junit=junit, sarif=sarif, markdown=markdown, plugins=tuple(reports), sarif_category=sarif_category
+    )
     # The rows are spooled to a temporary copy and read back as the reports need them (flat memory,
-    # as `run`); re-judged against --threshold on the way, so the reports agree with it.
+    # as `run`).
     with tempfile.TemporaryDirectory(prefix="agentv-ci-report-") as spool:
-        judge = functools.partial(rejudge_result, threshold=threshold) if threshold is not None else None
-        summary = load_run_streamed(results, Path(spool), judge)
-        root = repo_root or Path.cwd()
-        options = GateOptions(
-            threshold=threshold,
-            min_pass_rate=min_pass_rate,
-            min_mean_score=min_mean_score,
-            max_regression=max_regression,
-            fail_on_error=fail_on_error,
-            max_cost_usd=max_cost_usd,
-            waivers=waivers,
-        )
         finished = console_post_run().finish(
             PostRunRequest(
-                summary=summary,
+                summary=_rejudged_run(results, Path(spool), threshold),
                 # the baseline compared here, not the one the run recorded (summary.json is left as is)
                 baseline=lambda ran: baseline_on_disk(baseline, ran.results, root),
-                gates=history_gates(options, flakiness, regression_needs_baseline=True),
-                reports=ReportDestinations(
-                    junit=junit,
-                    sarif=sarif,
-                    markdown=markdown,
-                    plugins=tuple(reports),
-                    sarif_category=sarif_category,
-                ),
+                gates=gates,
+                reports=destinations,
                 repo_root=root,
             )
         )
         # SystemExit, not typer.Exit: `cli.run_app` runs typer with standalone_mode=False, where typer
         # turns typer.Exit into a return value and the process would exit 0.
         raise SystemExit(int(finished.exit_code))
+
+
+def _gates(
+    options: "GateOptions", root: Path, quarantine_base: str | None, history: list[Path] | None
+) -> "GatePolicy":
+    """`options` with the trusted quarantine's waivers and the flaky ones `--history` measured; an
+    invalid quarantine file or history is bad input (exit 2)."""
+    from dataclasses import replace
+
+    from agentv_ci.finishing import history_gates
+    from agentv_ci.selection.quarantine_source import trusted_quarantine
+
+    waivers = trusted_quarantine(root, quarantine_base, os.environ)
+    flakiness = None
+    if history:
+        from agentv_ci.history.flakiness import measure_flakiness
+        from agentv_ci.history.runs import read_history
+
+        flakiness = measure_flakiness(read_history(history))
+    return history_gates(replace(options, waivers=waivers), flakiness, regression_needs_baseline=True)
+
+
+def _rejudged_run(results: Path, spool: Path, threshold: float | None) -> "RunSummary":
+    """The finished run, its rows spooled under `spool` and re-judged against `--threshold` on the
+    way, so the reports agree with it."""
+    from agentv_ci.gating import rejudge_result
+    from agentv_ci.results.streamed_run import load_run_streamed
+
+    judge = functools.partial(rejudge_result, threshold=threshold) if threshold is not None else None
+    return load_run_streamed(results, spool, judge)
