@@ -247,9 +247,10 @@ class _SuiteWriter:
                 case_name = f"{case_name} #{seen}"
         path = self._repo_relative(result.eval_path)
         prefix = f'      <property name="{_attr(case_name)}.'
+        # Only the file is text; the other values are numbers we formatted: nothing in them to escape.
         self.properties.write(
             "".join(
-                f'{prefix}{key}" value="{_attr(value)}" />\n'
+                f'{prefix}{key}" value="{_attr(value) if key == "file" else value}" />\n'
                 for key, value in _case_properties(result, path).items()
             )
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,7 +36,7 @@ from agentv_ci.running.rows import unfinished_result
 from agentv_ci.running.target_configs import TargetConfigs, TargetKey, setup_of
 from agentv_ci.running.waves import Dependencies, JobSource, Ordering
 from agentv_ci.running.withheld_secrets import NEEDS_SECRET, WithheldSecrets
-from agentv_ci.running.workspace import HookError, Lease, WorkspaceManager
+from agentv_ci.running.workspace import HookError, Lease, WorkspaceManager, workspace_of
 from agentv_ci.scoring import aggregate_attempts
 from agentv_ci.targets.answer_cap import DEFAULT_MAX_ANSWER_BYTES, AnswerCap
 from agentv_ci.targets.config import TargetsConfig
@@ -122,9 +122,10 @@ class Runner:
         value = config.resolve(name).fields.get("workers")
         return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
-    def definition_fingerprint(self, job: Job) -> str:
-        """The job's test-definition fingerprint (see running/fingerprints.py)."""
-        return self._definitions.of_job(job, self.configs.for_job(job))
+    def definition_fingerprint(self, job: Job, config: TargetsConfig | None = None) -> str:
+        """The job's test-definition fingerprint (see running/fingerprints.py); `config`: the job's
+        `configs.for_job`, when the caller has it."""
+        return self._definitions.of_job(job, config if config is not None else self.configs.for_job(job))
 
     def _eval_path(self, suite_path: str) -> Path:
         """The eval path as results show it (relative to cwd when below it), computed once per suite."""
@@ -432,8 +433,9 @@ class Runner:
     ) -> TestResult:
 
         config = self.configs.for_job(job)
-        target = self._targets[self.configs.key(config, job.target)]
-        caller = self._callers[self.configs.key(config, job.target)]
+        key = self.configs.key(config, job.target)
+        target = self._targets[key]
+        caller = self._callers[key]
         test = job.test
         eval_path = self._eval_path(job.suite.path)
         if self._judges is not None:  # the judge's replies are keyed on this answer
@@ -443,13 +445,14 @@ class Runner:
         lease: Lease | None = None
         started_at = now_millis()
         try:
-            lease = await self.workspaces.enter(
-                job.suite, test, job.target, self.configs.hooks(job, str(eval_path))
-            )
+            hooks = self.configs.hooks(job, str(eval_path))  # warns of hooks with no workspace to run in
+            if workspace_of(test, job.suite) is not None:  # none: no coroutine to await per test
+                lease = await self.workspaces.enter(job.suite, test, job.target, hooks)
             workspace = lease.slot.path if lease is not None else None
             inline = getattr(target, "inline_files", True)
 
-            async def invoke(asked: Test, messages: list[Message], turn: int) -> TargetResponse:
+            # Plain functions returning the awaitables: no coroutine frame of their own per test.
+            def invoke(asked: Test, messages: list[Message], turn: int) -> Awaitable[TargetResponse]:
                 request = TargetRequest(
                     test=asked,
                     messages=messages,
@@ -460,10 +463,10 @@ class Runner:
                     workspace_path=workspace,
                     files=test.input_files,
                 )
-                return await self._invoke(job, request, target)
+                return self._invoke(job, request, target)
 
-            async def grade(graded: Test, response: TargetResponse) -> TestResult:
-                return await grade_test(
+            def grade(graded: Test, response: TargetResponse) -> Awaitable[TestResult]:
+                return grade_test(
                     graded,
                     response,
                     target=job.target,
@@ -513,11 +516,12 @@ class Runner:
                 dry_run=dry_run,
             )
         finally:
-            await self.workspaces.leave(job.suite, test, lease)
+            if lease is not None:
+                await self.workspaces.leave(job.suite, test, lease)
         # A built row is frozen: what only the scheduler knows is added in one copy.
-        known: dict[str, object] = {
-            "fingerprint": fingerprint if fingerprint is not None else self.definition_fingerprint(job)
-        }
+        if fingerprint is None:
+            fingerprint = self.definition_fingerprint(job, config)
+        known: dict[str, object] = {"fingerprint": fingerprint}
         if not dry_run:  # a dry run's answers come from a mock: they record nothing about a model
             known["provenance"] = self._provenance.of_job(job, config)
         if result.start_time is None:
