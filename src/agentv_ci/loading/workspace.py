@@ -249,56 +249,20 @@ def parse_workspace(raw: Any, node: Node, ctx: LoadContext) -> Partial | None:
     if raw is None:
         return None
     if isinstance(raw, str):
-        path = resolve_reference(raw, node.base_dir, ctx.repo_root)
-        ctx.depend(path)
-        if not ctx.confined(path, node, raw):
-            return None
-        doc = read_document(path, ctx, node.loc())
-        if doc is None:
-            return None
-        if not isinstance(doc.data, dict):
-            ctx.error("E101", "an external workspace file must contain a mapping", Node(doc))
-            return None
-        if "workspace" in doc.data and isinstance(doc.data["workspace"], dict):
-            ctx.error(
-                "E101",
-                "an external workspace file holds the workspace itself, not a `workspace:` key",
-                Node(doc).child("workspace"),
-                key=True,
-                hint="remove the top-level `workspace:` wrapper",
-            )
-            return None
-        external = parse_workspace(doc.data, Node(doc), ctx)
-        if external is not None:
-            external["base_dir"] = str(path.parent)
-        return external
+        return _external_workspace(raw, node, ctx)
     if not isinstance(raw, dict):
         ctx.error("E101", f"workspace must be a mapping or a path, got {type_name(raw)}", node)
         return None
     ctx.check_keys(raw, node, WORKSPACE_KEYS | REMOVED_KEYS.keys(), "workspace")
-    base_dir = node.base_dir
-    partial: Partial = {}
     for key, hint in REMOVED_KEYS.items():
         if key in raw:
             ctx.error(
                 "E114", f"workspace.{key} was removed from AgentV", node.child(key), key=True, hint=hint
             )
+    base_dir = node.base_dir
+    partial: Partial = {}
     if "template" in raw:
-        if not isinstance(raw["template"], str) or not raw["template"]:
-            ctx.error("E101", "workspace template must be a path", node.child("template"))
-        else:
-            template = resolve_reference(raw["template"], base_dir, ctx.repo_root)
-            ctx.depend(template)
-            if ctx.confined(template, node.child("template"), raw["template"]):
-                if template.is_file() and template.suffix == ".code-workspace":
-                    template = template.parent  # AgentV: a VS Code workspace file's directory
-                if not template.is_dir():
-                    ctx.error(
-                        "E301",
-                        f"workspace template directory not found: {raw['template']}",
-                        node.child("template"),
-                    )
-                partial["template"] = str(template)
+        _template(raw["template"], node.child("template"), ctx, partial)
     if "repos" in raw:
         image_repos: list[ImageRepo] | None = [] if writes_docker(raw) else None
         repos = _repos(raw["repos"], node.child("repos"), ctx, base_dir, image_repos)
@@ -309,6 +273,69 @@ def parse_workspace(raw: Any, node: Node, ctx: LoadContext) -> Partial | None:
         hooks = _hooks(raw["hooks"], node.child("hooks"), ctx, base_dir)
         if hooks is not None:
             partial["hooks"] = hooks
+    _isolation_and_mode(raw, node, ctx, partial)
+    _check_static_path(node, ctx, partial)
+    if "env" in raw:
+        _env(raw["env"], node.child("env"), ctx, partial)
+    if "allow_reset_of_worktree" in raw and ctx.expect_type(
+        raw["allow_reset_of_worktree"],
+        (bool,),
+        "allow_reset_of_worktree",
+        node.child("allow_reset_of_worktree"),
+        "true or false",
+    ):
+        partial["allow_reset_of_worktree"] = raw["allow_reset_of_worktree"]
+    if "docker" in raw:
+        docker = parse_docker(raw["docker"], node.child("docker"), ctx)
+        if docker is not None:
+            partial["docker"] = docker
+    _warn_unused(raw, node, ctx, partial)
+    return partial
+
+
+def _external_workspace(raw: str, node: Node, ctx: LoadContext) -> Partial | None:
+    """An external workspace YAML file: its fields, resolved against its own directory."""
+    path = resolve_reference(raw, node.base_dir, ctx.repo_root)
+    ctx.depend(path)
+    if not ctx.confined(path, node, raw):
+        return None
+    doc = read_document(path, ctx, node.loc())
+    if doc is None:
+        return None
+    if not isinstance(doc.data, dict):
+        ctx.error("E101", "an external workspace file must contain a mapping", Node(doc))
+        return None
+    if "workspace" in doc.data and isinstance(doc.data["workspace"], dict):
+        ctx.error(
+            "E101",
+            "an external workspace file holds the workspace itself, not a `workspace:` key",
+            Node(doc).child("workspace"),
+            key=True,
+            hint="remove the top-level `workspace:` wrapper",
+        )
+        return None
+    external = parse_workspace(doc.data, Node(doc), ctx)
+    if external is not None:
+        external["base_dir"] = str(path.parent)
+    return external
+
+
+def _template(raw: Any, node: Node, ctx: LoadContext, partial: Partial) -> None:
+    if not isinstance(raw, str) or not raw:
+        ctx.error("E101", "workspace template must be a path", node)
+        return
+    template = resolve_reference(raw, node.base_dir, ctx.repo_root)
+    ctx.depend(template)
+    if ctx.confined(template, node, raw):
+        if template.is_file() and template.suffix == ".code-workspace":
+            template = template.parent  # AgentV: a VS Code workspace file's directory
+        if not template.is_dir():
+            ctx.error("E301", f"workspace template directory not found: {raw}", node)
+        partial["template"] = str(template)
+
+
+def _isolation_and_mode(raw: dict[str, Any], node: Node, ctx: LoadContext, partial: Partial) -> None:
+    """`isolation` (or v5's `scope`), `mode`, and `path` (which implies `mode: static`)."""
     isolation = raw.get("isolation")
     if "scope" in raw:
         if raw["scope"] in SCOPES:
@@ -328,11 +355,15 @@ def parse_workspace(raw: Any, node: Node, ctx: LoadContext) -> Partial | None:
     if "path" in raw:
         if isinstance(raw["path"], str) and raw["path"]:
             static = Path(raw["path"]).expanduser()
-            partial["path"] = str(safe_resolve(static if static.is_absolute() else base_dir / static))
+            partial["path"] = str(safe_resolve(static if static.is_absolute() else node.base_dir / static))
             partial.setdefault("mode", "static")  # AgentV: a path implies static mode
             ctx.confined(Path(partial["path"]), node.child("path"), raw["path"])  # E305 outside
         else:
             ctx.error("E101", "workspace path must be a directory path", node.child("path"))
+
+
+def _check_static_path(node: Node, ctx: LoadContext, partial: Partial) -> None:
+    """`mode: static` and `path` go together, and a static workspace is shared."""
     if partial.get("mode") == "static" and "path" not in partial and not partial.get("repos"):
         pass  # AgentV falls back to a temporary workspace
     elif partial.get("mode") == "static" and "path" not in partial:
@@ -341,20 +372,10 @@ def parse_workspace(raw: Any, node: Node, ctx: LoadContext) -> Partial | None:
         ctx.error("E113", "workspace `path` is only for `mode: static`", node.child("path"), key=True)
     if partial.get("mode") == "static" and partial.get("isolation") == "per_test":
         ctx.error("E113", "`mode: static` cannot be used with `isolation: per_test`", node.child("isolation"))
-    if "env" in raw:
-        _env(raw["env"], node.child("env"), ctx, partial)
-    if "allow_reset_of_worktree" in raw and ctx.expect_type(
-        raw["allow_reset_of_worktree"],
-        (bool,),
-        "allow_reset_of_worktree",
-        node.child("allow_reset_of_worktree"),
-        "true or false",
-    ):
-        partial["allow_reset_of_worktree"] = raw["allow_reset_of_worktree"]
-    if "docker" in raw:
-        docker = parse_docker(raw["docker"], node.child("docker"), ctx)
-        if docker is not None:
-            partial["docker"] = docker
+
+
+def _warn_unused(raw: dict[str, Any], node: Node, ctx: LoadContext, partial: Partial) -> None:
+    """What is written but not run: AgentV v5 fields, and a reset a fresh workspace makes moot."""
     for key in ("setup", "name"):
         if key in raw:
             ctx.warn(
@@ -373,7 +394,6 @@ def parse_workspace(raw: Any, node: Node, ctx: LoadContext) -> Partial | None:
             node.child("hooks").child("after_each").child("reset"),
             hint="each test already gets a fresh workspace",
         )
-    return partial
 
 
 def _merged_hooks(suite: dict[str, Any], test: dict[str, Any]) -> dict[str, WorkspaceHook]:
