@@ -151,21 +151,24 @@ def _leaf(tag: str, attributes: Iterable[tuple[str, str]], text: str | None) -> 
     return _start(tag, attributes) + " />"
 
 
-def _case(result: TestResult, summary: RunSummary, name: str, waiver: Waiver | None) -> tuple[str, str]:
+def _case(
+    result: TestResult, summary: RunSummary, name: str, waiver: Waiver | None, outcome: str
+) -> tuple[str, str]:
     """The `<testcase>` element (indented as the 3rd level) and its outcome for the suite's counts:
-    "failure", "error", "skipped" or "" (a waived failure: a `<flakyFailure>`, not counted)."""
+    "failure", "error", "skipped" or "" (a waived failure: a `<flakyFailure>`, not counted).
+    `name`: the case name, escaped already (`_attr`); `outcome`: `outcome_of(result)`."""
     seconds = _seconds(result)
-    attributes = [("name", name)]
+    # `_start("testcase", ...)` spelled out (once per case): only the name and class are text to escape
+    start = f'<testcase name="{name}"'
     if seconds:
-        attributes.append(("time", _num(seconds)))
+        start += f' time="{_num(seconds)}"'
     classname = clean_text(result.suite)
     if classname:
-        attributes.append(("classname", classname))
+        start += f' classname="{_attr(classname)}"'
     if not seconds:
-        attributes.append(("time", _num(0.0)))
+        start += ' time="0.000"'
     children: list[str] = []
     counted = ""
-    outcome = outcome_of(result)
     if outcome == "failed":
         message = f"score {result.score:.3f} < threshold {result.threshold:.2f}"
         headline = failure_headline(result)
@@ -206,9 +209,9 @@ def _case(result: TestResult, summary: RunSummary, name: str, waiver: Waiver | N
     if out:
         children.append(_leaf("system-out", [], out))
     if not children:
-        return "    " + _start("testcase", attributes) + " />\n", counted
+        return "    " + start + " />\n", counted
     inner = "".join("\n      " + child for child in children)
-    return "    " + _start("testcase", attributes) + ">" + inner + "\n    </testcase>\n", counted
+    return "    " + start + ">" + inner + "\n    </testcase>\n", counted
 
 
 class _SuiteWriter:
@@ -246,7 +249,8 @@ class _SuiteWriter:
             if seen > 1:  # never emit duplicate names (readers treat them as retries)
                 case_name = f"{case_name} #{seen}"
         path = self._repo_relative(result.eval_path)
-        prefix = f'      <property name="{_attr(case_name)}.'
+        escaped = _attr(case_name)
+        prefix = f'      <property name="{escaped}.'
         # Only the file is text; the other values are numbers we formatted: nothing in them to escape.
         self.properties.write(
             "".join(
@@ -255,13 +259,13 @@ class _SuiteWriter:
             )
         )
         waiver = self.waived.get((result.suite, result.test_id, result.target)) if self.waived else None
-        text, counted = _case(result, self.summary, case_name, waiver)
+        outcome = outcome_of(result)
+        text, counted = _case(result, self.summary, escaped, waiver, outcome)
         self.cases.write(text)
         self.tests += 1
         self.failed += counted == "failure"
         self.errored += counted == "error"
         self.skipped += counted == "skipped"
-        outcome = outcome_of(result)
         counts = self.counts
         counts["tests"] += 1
         counts["failures"] += counted == "failure"
