@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "agentv_ci"
-MAX_BODY_LINES = 45  # a screenful: a reader sees the stages in order without scrolling
+MAX_BODY_LINES = 50  # about a screenful: a reader sees the stages in order without scrolling
 MAX_POSITIONAL = 4
 
 # (module, function): the functions issue 30's review named.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from agentv_ci.loading.context import LoadContext, Node, type_name
 from agentv_ci.loading.conversation_turns import (
@@ -24,7 +24,17 @@ from agentv_ci.loading.rubrics import normalise_rubrics
 from agentv_ci.loading.suite_defaults import SuiteDefaults, merge_metadata
 from agentv_ci.loading.workspace import merge_workspace, parse_workspace
 from agentv_ci.loading.workspace_resets import check_worktree_reset
-from agentv_ci.model.suite import ExecutionSpec, GraderSpec, Message, OnDependencyFailure, Test
+from agentv_ci.model.suite import (
+    ExecutionSpec,
+    GraderSpec,
+    Message,
+    OnDependencyFailure,
+    OnTurnFailure,
+    Test,
+    TestMode,
+    Turn,
+    TurnAggregation,
+)
 
 DEPENDENCY_FAILURE: tuple[OnDependencyFailure, ...] = ("skip", "fail", "run")
 _Choice = TypeVar("_Choice", bound=str)  # one of a closed set (a Literal)
@@ -56,6 +66,19 @@ _OPTIONAL_KEYS = frozenset(
         "on_dependency_failure",
     )
 )
+
+
+class _OptionalFields(NamedTuple):
+    """The fields few tests write (`_OPTIONAL_KEYS`), in the order their diagnostics are reported."""
+
+    description: str | None
+    note: str | None
+    conversation_id: str | None
+    aggregation: TurnAggregation | None
+    on_turn_failure: OnTurnFailure | None
+    window_size: int | None
+    depends_on: list[str]
+    on_dependency_failure: OnDependencyFailure | None
 
 
 class TestBuilder:
@@ -134,12 +157,69 @@ class TestBuilder:
     def _build(
         self, raw: dict[str, Any], node: Node, test_id: str, run: ExecutionSpec | None
     ) -> tuple[Test, Node]:
-        ctx = self.ctx
+        # The stages run in the order their diagnostics are reported in; each reads `raw` itself.
+        variables = self._vars(raw, node)
+        exec_raw, test_exec = self._execution(raw, node, run)
+        skip = test_exec.skip_defaults  # `skip_defaults`: the suite's input and graders are not added
+        defaults = self.defaults
+        criteria = self._criteria(raw, node, variables)
+        input_raw, messages, files = self._input(raw, node, variables, skip=skip)
+        expected = self._expected(raw, node, variables)
+        graders = self._test_graders(raw, exec_raw, node)
+        if not skip:
+            graders = graders + defaults.graders
+        mode, turns = self._conversation(raw, node, variables)
+        has_input = bool(messages) or bool(turns) or input_raw not in (None, "", [], {})
+        graded = bool(graders) or criteria is not None
+        self._check_gradable(
+            raw, node, test_id, has_input=has_input, graded=graded, exec_raw=exec_raw, skip=skip
+        )
+        metadata, tags = self._labels(raw, node)
+        workspace = self._workspace(raw, node)
+        extra = self._optional_fields(raw, node)
+        test = Test(
+            id=test_id,
+            input=messages,
+            criteria=criteria,
+            expected_output=expected,
+            graders=graders,
+            execution=merge_execution(defaults.execution, test_exec),
+            input_files=[str(p) for _, p in files],
+            vars=variables,
+            metadata=merge_metadata(defaults.metadata, metadata),
+            tags=tags,
+            description=extra.description,
+            note=extra.note,
+            conversation_id=extra.conversation_id,
+            workspace=merge_workspace(defaults.workspace, workspace),
+            preprocessors=defaults.preprocessors,
+            mode=mode,
+            turns=turns,
+            aggregation=extra.aggregation,
+            on_turn_failure=extra.on_turn_failure,
+            window_size=extra.window_size,
+            depends_on=extra.depends_on,
+            on_dependency_failure=extra.on_dependency_failure,
+            suite=raw["suite"] if isinstance(raw.get("suite"), str) else defaults.name,
+            location=node.loc(),
+        )
+        return test, node.child("id")
+
+    # -- the stages of `_build`, in order ----------------------------------------------------------
+
+    def _vars(self, raw: dict[str, Any], node: Node) -> dict[str, Any]:
         variables = raw.get("vars") or {}
         if not isinstance(variables, dict):
-            ctx.error("E101", f"vars must be a mapping, got {type_name(variables)}", node.child("vars"))
-            variables = {}
+            self.ctx.error("E101", f"vars must be a mapping, got {type_name(variables)}", node.child("vars"))
+            return {}
+        return variables
 
+    def _execution(
+        self, raw: dict[str, Any], node: Node, run: ExecutionSpec | None
+    ) -> tuple[Any, ExecutionSpec]:
+        """The test's `execution:` as written, and the spec it gives with an include's `run:` under it
+        and the test's own `run:` over it."""
+        ctx = self.ctx
         exec_raw = raw.get("execution")
         test_exec = (
             ExecutionSpec() if exec_raw is None else parse_execution(exec_raw, node.child("execution"), ctx)
@@ -148,10 +228,10 @@ class TestBuilder:
             test_exec = merge_execution(run, test_exec)
         if "run" in raw:
             test_exec = parse_execution(raw["run"], node.child("run"), ctx, test_exec)
-        skip = test_exec.skip_defaults
-        defaults = self.defaults
+        return exec_raw, test_exec
 
-        criteria_key = (
+    def _criteria(self, raw: dict[str, Any], node: Node, variables: dict[str, Any]) -> str | None:
+        key = (
             "criteria"
             if "criteria" in raw
             else "expected_outcome"
@@ -160,15 +240,20 @@ class TestBuilder:
             if "outcome" in raw
             else None
         )
-        criteria = substitute_vars(raw[criteria_key], variables) if criteria_key else None
+        if key is None:
+            return None
+        criteria = substitute_vars(raw[key], variables)
         if criteria is not None and not isinstance(criteria, str):
-            ctx.error(
-                "E101",
-                f"criteria must be a string, got {type_name(criteria)}",
-                node.child(criteria_key or ""),
-            )
-            criteria = None
+            self.ctx.error("E101", f"criteria must be a string, got {type_name(criteria)}", node.child(key))
+            return None
+        return criteria
 
+    def _input(
+        self, raw: dict[str, Any], node: Node, variables: dict[str, Any], *, skip: bool
+    ) -> tuple[Any, list[Message], list[tuple[str, Path]]]:
+        """The input as written (after `vars`), the messages it gives (the suite's input first,
+        unless skipped), and the input files (a PROMPT.md among them taken as the input)."""
+        ctx = self.ctx
         input_key = "input" if "input" in raw else ("input_messages" if "input_messages" in raw else None)
         input_raw = substitute_vars(raw[input_key], variables) if input_key else None
         if input_key and isinstance(input_raw, str) and "@[" in input_raw:  # markers need `@[`
@@ -178,16 +263,15 @@ class TestBuilder:
             own_files = resolve_input_files(
                 substitute_vars(raw["input_files"], variables), node.child("input_files"), ctx
             )
-        files = own_files if own_files is not None else (None if skip else defaults.input_files)
+        files = own_files if own_files is not None else (None if skip else self.defaults.input_files)
         files = list(files or [])
-
         if input_raw is None:
             prompt = next((p for ref, p in files if p.name == "PROMPT.md"), None)
             if prompt is not None:
                 files = [(ref, p) for ref, p in files if p.name != "PROMPT.md"]
                 input_raw = read_prompt(prompt, ctx)
-            elif defaults.prompt_md is not None:
-                input_raw = read_prompt(defaults.prompt_md, ctx)
+            elif self.defaults.prompt_md is not None:
+                input_raw = read_prompt(self.defaults.prompt_md, ctx)
         if files and (input_raw is None or isinstance(input_raw, str)):
             blocks: list[Any] = [{"type": "file", "value": ref, "path": str(p)} for ref, p in files]
             if input_raw is not None:
@@ -201,24 +285,25 @@ class TestBuilder:
             )
         if not skip:
             messages = self._suite_input(variables) + messages
+        return input_raw, messages, files
 
-        expected_key = (
+    def _expected(self, raw: dict[str, Any], node: Node, variables: dict[str, Any]) -> list[Message]:
+        key = (
             "expected_output"
             if "expected_output" in raw
             else "expected_messages"
             if "expected_messages" in raw
             else None
         )
-        expected = (
-            normalise_expected(substitute_vars(raw[expected_key], variables), node.child(expected_key), ctx)
-            if expected_key
-            else []
-        )
+        if key is None:
+            return []
+        return normalise_expected(substitute_vars(raw[key], variables), node.child(key), self.ctx)
 
-        graders = self._test_graders(raw, exec_raw, node)
-        if not skip:
-            graders = graders + defaults.graders
-
+    def _conversation(
+        self, raw: dict[str, Any], node: Node, variables: dict[str, Any]
+    ) -> tuple[TestMode | None, list[Turn]]:
+        """`mode: conversation` and its `turns`."""
+        ctx = self.ctx
         turns = build_turns(raw, node, variables, ctx, self.graders) if "turns" in raw else []
         mode = raw.get("mode")
         if mode is not None and mode != "conversation":
@@ -227,9 +312,23 @@ class TestBuilder:
             ctx.error("E102", "a conversation test needs `turns`", node.child("mode"))
         if mode == "conversation" or not raw.keys().isdisjoint(CONVERSATION_ONLY):
             check_conversation_fields(raw, node, mode == "conversation", ctx)
-        input_written = input_raw not in (None, "", [], {})
-        if not messages and not turns and not input_written:
-            ctx.error(
+        return ("conversation" if mode == "conversation" else None), turns  # any other is E103 above
+
+    def _check_gradable(
+        self,
+        raw: dict[str, Any],
+        node: Node,
+        test_id: str,
+        *,
+        has_input: bool,
+        graded: bool,
+        exec_raw: Any,
+        skip: bool,
+    ) -> None:
+        """A test needs an input and something to grade it by (a suite's graders count, unless
+        skipped; so does a grading key written empty, which its own stage reported)."""
+        if not has_input:
+            self.ctx.error(
                 "E111",
                 f"test {test_id!r} has no input",
                 node,
@@ -238,61 +337,54 @@ class TestBuilder:
         grading_written = not raw.keys().isdisjoint(_GRADING_KEYS) or (
             isinstance(exec_raw, dict) and any(k in exec_raw for k in ("assertions", "evaluators"))
         )
-        if not skip and defaults.graders_written:
+        if not skip and self.defaults.graders_written:
             grading_written = True
-        if not grading_written and not graders and criteria is None:
-            ctx.error(
+        if not grading_written and not graded:
+            self.ctx.error(
                 "E112",
                 f"test {test_id!r} has nothing to grade",
                 node,
                 hint="add `criteria`, `expected_output` or `assertions`",
             )
 
+    def _labels(self, raw: dict[str, Any], node: Node) -> tuple[dict[str, Any], list[str]]:
+        """`metadata` and `tags`."""
         metadata = raw.get("metadata") or {}
         if not isinstance(metadata, dict):
-            ctx.error(
+            self.ctx.error(
                 "E101", f"metadata must be a mapping, got {type_name(metadata)}", node.child("metadata")
             )
             metadata = {}
         tags = raw.get("tags") or []
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-            ctx.error("E101", "tags must be a list of strings", node.child("tags"))
+            self.ctx.error("E101", "tags must be a list of strings", node.child("tags"))
             tags = []
-        workspace = (
-            parse_workspace(raw["workspace"], node.child("workspace"), ctx) if "workspace" in raw else None
-        )
+        return metadata, tags
+
+    def _workspace(self, raw: dict[str, Any], node: Node) -> dict[str, Any] | None:
+        """The test's own `workspace:` fields (merged over the suite's when the test is built)."""
+        if "workspace" not in raw:
+            return None
+        workspace = parse_workspace(raw["workspace"], node.child("workspace"), self.ctx)
         if workspace is not None:
-            check_worktree_reset(defaults.workspace, workspace, node.child("workspace"), ctx)
-        optional = not raw.keys().isdisjoint(_OPTIONAL_KEYS)  # most tests write none of these
-        test = Test(
-            id=test_id,
-            input=messages,
-            criteria=criteria,
-            expected_output=expected,
-            graders=graders,
-            execution=merge_execution(defaults.execution, test_exec),
-            input_files=[str(p) for _, p in files],
-            vars=variables,
-            metadata=merge_metadata(defaults.metadata, metadata),
-            tags=tags,
-            description=self._optional_str(raw, "description", node) if optional else None,
-            note=self._optional_str(raw, "note", node) if optional else None,
-            conversation_id=self._optional_str(raw, "conversation_id", node) if optional else None,
-            workspace=merge_workspace(defaults.workspace, workspace),
-            preprocessors=defaults.preprocessors,
-            mode="conversation" if mode == "conversation" else None,  # any other is E103 above
-            turns=turns,
-            aggregation=self._choice(raw, "aggregation", AGGREGATIONS, node) if optional else None,
-            on_turn_failure=self._choice(raw, "on_turn_failure", TURN_FAILURE, node) if optional else None,
-            window_size=self._window(raw, node) if optional else None,
-            depends_on=self._depends_on(raw, node) if optional else [],
-            on_dependency_failure=(
-                self._choice(raw, "on_dependency_failure", DEPENDENCY_FAILURE, node) if optional else None
-            ),
-            suite=raw["suite"] if isinstance(raw.get("suite"), str) else defaults.name,
-            location=node.loc(),
+            check_worktree_reset(self.defaults.workspace, workspace, node.child("workspace"), self.ctx)
+        return workspace
+
+    def _optional_fields(self, raw: dict[str, Any], node: Node) -> _OptionalFields:
+        if raw.keys().isdisjoint(_OPTIONAL_KEYS):  # most tests write none of these
+            return _OptionalFields(None, None, None, None, None, None, [], None)
+        return _OptionalFields(
+            description=self._optional_str(raw, "description", node),
+            note=self._optional_str(raw, "note", node),
+            conversation_id=self._optional_str(raw, "conversation_id", node),
+            aggregation=self._choice(raw, "aggregation", AGGREGATIONS, node),
+            on_turn_failure=self._choice(raw, "on_turn_failure", TURN_FAILURE, node),
+            window_size=self._window(raw, node),
+            depends_on=self._depends_on(raw, node),
+            on_dependency_failure=self._choice(raw, "on_dependency_failure", DEPENDENCY_FAILURE, node),
         )
-        return test, node.child("id")
+
+    # -- the helpers of the stages -----------------------------------------------------------------
 
     def _suite_input(self, variables: dict[str, Any]) -> list[Message]:
         defaults = self.defaults
