@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import statistics
 import time
 from pathlib import Path
 from typing import Any
@@ -86,18 +87,21 @@ def test_max_concurrency_holds_across_two_suites(tmp_path: Path) -> None:
 def test_max_rpm_spaces_the_requests(tmp_path: Path) -> None:
     """`max_rpm: 600` is one request every 100 ms, whatever the workers."""
     with RateLimitedServer(rate=10_000, burst=10_000, latency_s=0.0) as server:
-        suite = _suite(tmp_path / "s", "paced", 6, server.base_url, "    max_rpm: 600\n")
+        suite = _suite(tmp_path / "s", "paced", 11, server.base_url, "    max_rpm: 600\n")
         done = run_cli(
             "run", str(suite), "--workers", "6", "-o", str(tmp_path / "out"),
             cwd=tmp_path, env=_env(tmp_path), timeout=60,
         )  # fmt: skip
         arrivals = list(server.admitted_at)
     assert done.returncode == 0, done.stderr
-    assert len(arrivals) == 6
-    gaps = sorted(later - earlier for earlier, later in itertools.pairwise(arrivals))
-    # Sent 100 ms apart; the first one's arrival also carries the first connection's setup.
-    assert arrivals[-1] - arrivals[0] >= 0.39, gaps
-    assert gaps[1] >= 0.085, gaps
+    assert len(arrivals) == 11
+    gaps = [later - earlier for earlier, later in itertools.pairwise(arrivals)]
+    # Sent 100 ms apart (six workers unpaced would send six at once). Arrivals are stamped by the
+    # server's threads: on a loaded box a stalled stamp shortens the gap after it (and lengthens the
+    # one before), so the typical gap is asserted, over ten, and the span with room for the first
+    # arrival, which also carries the first connection's setup.
+    assert statistics.median(gaps) >= 0.085, gaps
+    assert arrivals[-1] - arrivals[0] >= 0.8, gaps
 
 
 def test_a_429_does_not_spend_max_retries_and_an_http_date_is_honoured(tmp_path: Path) -> None:
