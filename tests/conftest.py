@@ -18,7 +18,15 @@ import pytest  # noqa: E402
 
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
 from tests.fakes.llm_server import FakeLlmServer  # noqa: E402
-from tests.fresh_venv import PLUGIN_DIRS, FreshVenv, build_wheels, create_fresh_venv, wheelhouse  # noqa: E402
+from tests.fresh_venv import (  # noqa: E402
+    PLUGIN_DIRS,
+    FreshVenv,
+    build_wheels,
+    create_fresh_venv,
+    venv_lock,
+    wheelhouse,
+)
+from tests.session_once import once_per_session  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # The output schemas: ../shared/schemas when present, else the unmodified copies vendored in tests/.
@@ -43,15 +51,34 @@ def github_server() -> Iterator[FakeGitHub]:
 
 
 @pytest.fixture(scope="session")
-def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> FreshVenv:
+def _shared_fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> FreshVenv:
     """agentv-ci and the in-repo plugins built as wheels and installed into a new venv (once per
-    session; dependency wheels cached between sessions under the user's cache dir)."""
-    base = tmp_path_factory.mktemp("fresh-venv")
-    wheels = base / "wheels"
-    wheels.mkdir()
-    build_wheels([REPO_ROOT, *PLUGIN_DIRS], wheels, base / "sources")
-    house = wheelhouse(USER_CACHE_HOME / "agentv-ci-tests")
-    return create_fresh_venv(base / "venv", wheels, house)
+    session, across xdist workers; dependency wheels cached between sessions under the user's cache
+    dir)."""
+    house = USER_CACHE_HOME / "agentv-ci-tests"
+
+    def build(base: Path) -> None:
+        (base / "wheels").mkdir()
+        build_wheels([REPO_ROOT, *PLUGIN_DIRS], base / "wheels", base / "sources")
+        create_fresh_venv(base / "venv", base / "wheels", wheelhouse(house))
+
+    base = once_per_session(tmp_path_factory, "fresh-venv", build)
+    return FreshVenv(base / "venv", base / "wheels", wheelhouse(house))
+
+
+@pytest.fixture
+def fresh_venv(_shared_fresh_venv: FreshVenv) -> Iterator[FreshVenv]:
+    """The session's fresh venv, to run programs in: no test changes it meanwhile (a shared lock)."""
+    with venv_lock(_shared_fresh_venv, exclusive=False):
+        yield _shared_fresh_venv
+
+
+@pytest.fixture
+def fresh_venv_to_change(_shared_fresh_venv: FreshVenv) -> Iterator[FreshVenv]:
+    """The session's fresh venv, to install more into: no other test uses it meanwhile (an exclusive
+    lock), so none sees a half-installed package. What it installs stays for later tests."""
+    with venv_lock(_shared_fresh_venv, exclusive=True):
+        yield _shared_fresh_venv
 
 
 @pytest.fixture(autouse=True)

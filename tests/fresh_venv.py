@@ -5,19 +5,23 @@ installed (not editable) into a fresh virtual environment.
   checkout), with this environment's setuptools (`--no-build-isolation`: no network).
 - Third-party dependencies come from a wheelhouse kept between sessions in the user's cache dir,
   downloaded once (`pip download`) and again only when a dependency list changes.
+- The venv is built once per session however many xdist workers use it (tests/session_once.py);
+  a test that installs into it takes it alone (`fresh_venv_to_change`), the others share it.
 - The fresh venv has no pip of its own: this environment's pip installs into it (`pip --python`),
   with `--no-index`, so an install never reaches the network.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,6 +132,15 @@ class FreshVenv:
             arg for path in (self.wheels, self.house, *find_links) for arg in ("--find-links", str(path))
         ]
         _pip("--python", str(self.python), "install", "--quiet", "--no-index", *links, *requirements)
+
+
+@contextmanager
+def venv_lock(venv: FreshVenv, *, exclusive: bool) -> Iterator[None]:
+    """Shared while a test runs programs of the venv, exclusive while one installs into it: the venv
+    is shared by the xdist workers of a session (tests/session_once.py)."""
+    with (venv.root.parent / "venv.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        yield
 
 
 def create_fresh_venv(root: Path, wheels: Path, house: Path) -> FreshVenv:

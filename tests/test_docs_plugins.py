@@ -68,7 +68,8 @@ def test_the_quoted_error_messages_are_what_validate_prints(tmp_path: Path) -> N
 
 
 @pytest.mark.slow
-def test_the_page_runs(fresh_venv: FreshVenv, tmp_path: Path) -> None:
+def test_the_page_runs(fresh_venv_to_change: FreshVenv, tmp_path: Path) -> None:
+    fresh_venv = fresh_venv_to_change
     fresh_venv.install("pip")  # the venv's own pip, for the page's `pip install`
     project = tmp_path / "project"
     project.mkdir()

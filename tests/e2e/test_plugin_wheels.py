@@ -13,13 +13,16 @@ from pathlib import Path
 
 import pytest
 
+from agentv_ci.plugins.versions import PLUGIN_API_VERSION  # what `plugins new` writes
 from tests.conftest import REPO_ROOT
 from tests.fresh_venv import FreshVenv
 
+# (distribution, entry point, the plugin API it is written for): the html reporter reads the typed
+# report options of API 1.1.
 IN_REPO = {
-    ("grader", "text-stats"): ("agentv-ci-text-stats-grader", "text_stats_grader:TextStatsGrader"),
-    ("grader", "json-schema"): ("agentv-ci-jsonschema", "agentv_ci_jsonschema:JsonSchemaGrader"),
-    ("reporter", "html"): ("agentv-ci-html-report", "agentv_ci_html_report:HtmlReporter"),
+    ("grader", "text-stats"): ("agentv-ci-text-stats-grader", "text_stats_grader:TextStatsGrader", "1.0"),
+    ("grader", "json-schema"): ("agentv-ci-jsonschema", "agentv_ci_jsonschema:JsonSchemaGrader", "1.0"),
+    ("reporter", "html"): ("agentv-ci-html-report", "agentv_ci_html_report:HtmlReporter", "1.1"),
 }
 
 # Each builds and installs wheels into a fresh virtualenv: `make test-fast` leaves them out.
@@ -43,7 +46,7 @@ def test_plugins_json_lists_the_in_repo_plugins_with_their_versions(
     assert proc.returncode == 0, proc.stdout + proc.stderr
     report = json.loads(proc.stdout)
     rows = {(p["kind"], p["name"]): p for p in report["plugins"]}
-    for key, (distribution, entry_point) in IN_REPO.items():
+    for key, (distribution, entry_point, api_version) in IN_REPO.items():
         assert rows[key] | {"config": None} == {
             "kind": key[0],
             "name": key[1],
@@ -51,7 +54,7 @@ def test_plugins_json_lists_the_in_repo_plugins_with_their_versions(
             "distribution": distribution,
             "version": "0.1.0",
             "builtin": False,
-            "api_version": "1.0",
+            "api_version": api_version,
             "config": None,
             "error": None,
         }
@@ -122,8 +125,9 @@ def _build_and_install(fresh_venv: FreshVenv, package: Path, wheels: Path) -> No
 
 
 def test_a_scaffolded_plugin_of_each_kind_passes_its_own_tests_and_plugs_in(
-    fresh_venv: FreshVenv, tmp_path: Path
+    fresh_venv_to_change: FreshVenv, tmp_path: Path
 ) -> None:
+    fresh_venv = fresh_venv_to_change
     wheels = tmp_path / "wheels"
     for kind, name, tests_count in (
         ("grader", "word-floor", 4),
@@ -140,9 +144,9 @@ def test_a_scaffolded_plugin_of_each_kind_passes_its_own_tests_and_plugs_in(
         assert f"{tests_count} passed" in tests.stdout
     listed = json.loads(fresh_venv.run("agentv-ci", "plugins", "--json", cwd=tmp_path).stdout)["plugins"]
     mine = {(p["kind"], p["name"]): (p["distribution"], p["api_version"], p["error"]) for p in listed}
-    assert mine[("grader", "word-floor")] == ("agentv-ci-word-floor", "1.0", None)
-    assert mine[("target", "parrot")] == ("agentv-ci-parrot", "1.0", None)
-    assert mine[("reporter", "tsv")] == ("agentv-ci-tsv", "1.0", None)
+    assert mine[("grader", "word-floor")] == ("agentv-ci-word-floor", PLUGIN_API_VERSION, None)
+    assert mine[("target", "parrot")] == ("agentv-ci-parrot", PLUGIN_API_VERSION, None)
+    assert mine[("reporter", "tsv")] == ("agentv-ci-tsv", PLUGIN_API_VERSION, None)
     # ... and they work in a run: the target answers, the grader grades, the reporter writes.
     project = tmp_path / "project"
     (project / ".agentv").mkdir(parents=True)
