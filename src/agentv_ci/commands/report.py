@@ -2,6 +2,7 @@
 
 import functools
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -125,8 +126,6 @@ def _gates(
 ) -> "GatePolicy":
     """`options` with the trusted quarantine's waivers and the flaky ones `--history` measured; an
     invalid quarantine file or history is bad input (exit 2)."""
-    from dataclasses import replace
-
     from agentv_ci.finishing import history_gates
     from agentv_ci.selection.quarantine_source import trusted_quarantine
 

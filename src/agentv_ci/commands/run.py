@@ -11,11 +11,12 @@ from agentv_ci.commands.common_options import AllowOutsideRepo, History, MaxCost
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from agentv_ci.finishing import BaselineResolver
+    from agentv_ci.finishing import BaselineResolver, Finished
     from agentv_ci.history.flakiness import FlakinessReport
     from agentv_ci.model.estimate import CostEstimate
     from agentv_ci.model.result import RunSummary
     from agentv_ci.model.waivers import WaiverBook
+    from agentv_ci.running.session import RunOutcome, RunRequest
     from agentv_ci.selection.select import Selection
 
 # SystemExit, not typer.Exit: `cli.run_app` runs typer with standalone_mode=False, where typer.Exit
@@ -202,27 +203,21 @@ def run_command(
     from agentv_ci.errors import ExitCode, UsageError
     from agentv_ci.finishing import PostRunRequest, ReportDestinations, history_gates
     from agentv_ci.gating import GateOptions, check_gate_flags
-    from agentv_ci.model.bounds import MAX_ATTEMPTS, check_run_flags
+    from agentv_ci.model.bounds import check_run_flags
     from agentv_ci.results.results_file import load_run
     from agentv_ci.running.plan import PlanOptions
     from agentv_ci.running.recorded_usage import RecordedUsage
-    from agentv_ci.running.session import RunInterrupted, RunRequest, execute_run
+    from agentv_ci.running.session import RunRequest
     from agentv_ci.running.sharding import parse_shard
-    from agentv_ci.targets.answer_cap import MAX_ANSWER_BYTES_LIMIT
 
+    # The stages: the flags -> what to run -> the run -> the post-run (baseline, gates, reports, exit).
     check_run_flags(repeat=repeat, targets=target or (), workers=workers)
-    if adaptive_repeats is not None and not 1 <= adaptive_repeats <= MAX_ATTEMPTS:
-        raise UsageError(
-            f"--adaptive-repeats must be from 1 to {MAX_ATTEMPTS} attempts, got {adaptive_repeats}"
-        )
-    if timeout is not None and not 0 < timeout < float("inf"):
-        raise UsageError(f"--timeout must be a number of seconds greater than 0, got {timeout}")
-    if budget_usd is not None and not 0 < budget_usd < float("inf"):
-        raise UsageError(f"--budget-usd must be an amount greater than 0, got {budget_usd}")
-    if not 1024 <= max_answer_bytes <= MAX_ANSWER_BYTES_LIMIT:
-        raise UsageError(
-            f"--max-answer-bytes must be between 1024 and {MAX_ANSWER_BYTES_LIMIT}, got {max_answer_bytes}"
-        )
+    _check_limits(
+        adaptive_repeats=adaptive_repeats,
+        timeout=timeout,
+        budget_usd=budget_usd,
+        max_answer_bytes=max_answer_bytes,
+    )
     check_max_cost(max_cost_usd)
     if quiet and verbose:
         raise UsageError("-q and -v cannot be used together")
@@ -244,7 +239,12 @@ def run_command(
     selection = None
     if changed:
         selection = _changed_selection(
-            paths, base, head, include_uncommitted, targets_file, tuple(target or ())
+            paths,
+            base=base,
+            head=head,
+            include_uncommitted=include_uncommitted,
+            targets=targets_file,
+            target_names=tuple(target or ()),
         )
         paths = [picked.path for picked in selection.selected]
     elif head is not None or include_uncommitted:
@@ -286,15 +286,7 @@ def run_command(
         on_estimate=_estimate_printer(dry_run=dry_run, quiet=quiet),
         baseline_counts=_adaptive_baseline(adaptive_repeats, baseline_summary),
     )
-    interrupted = False
-    try:
-        outcome = execute_run(request)
-    except RunInterrupted as stopped:  # the reports are still written: the tests not run counted
-        typer.echo("interrupted; finished results are on disk", err=True)
-        outcome, interrupted = stopped.outcome, True
-    except KeyboardInterrupt:
-        typer.echo("interrupted; finished results are on disk", err=True)
-        raise SystemExit(int(ExitCode.INTERRUPTED)) from None
+    outcome, interrupted = _execute(request)
     finishing = console_post_run()
     post_request = PostRunRequest(
         summary=outcome.summary,
@@ -323,20 +315,81 @@ def run_command(
         typer.echo(f"results: {outcome.output_dir / 'index.jsonl'} (empty)")
         raise SystemExit(int(ExitCode.OK))
     finished = finishing.finish(post_request)
-    summary, decision = finished.summary, finished.decision
     typer.echo(f"results: {outcome.output_dir / 'index.jsonl'}")
+    raise SystemExit(
+        _exit_code(
+            finished,
+            interrupted=interrupted,
+            update_baseline=update_baseline,
+            max_regression=max_regression,
+            no_fail=no_fail,
+        )
+    )
+
+
+def _check_limits(
+    *, adaptive_repeats: int | None, timeout: float | None, budget_usd: float | None, max_answer_bytes: int
+) -> None:
+    """The numeric flags `check_run_flags` does not cover; out of range is bad input (exit 2)."""
+    from agentv_ci.errors import UsageError
+    from agentv_ci.model.bounds import MAX_ATTEMPTS
+    from agentv_ci.targets.answer_cap import MAX_ANSWER_BYTES_LIMIT
+
+    if adaptive_repeats is not None and not 1 <= adaptive_repeats <= MAX_ATTEMPTS:
+        raise UsageError(
+            f"--adaptive-repeats must be from 1 to {MAX_ATTEMPTS} attempts, got {adaptive_repeats}"
+        )
+    if timeout is not None and not 0 < timeout < float("inf"):
+        raise UsageError(f"--timeout must be a number of seconds greater than 0, got {timeout}")
+    if budget_usd is not None and not 0 < budget_usd < float("inf"):
+        raise UsageError(f"--budget-usd must be an amount greater than 0, got {budget_usd}")
+    if not 1024 <= max_answer_bytes <= MAX_ANSWER_BYTES_LIMIT:
+        raise UsageError(
+            f"--max-answer-bytes must be between 1024 and {MAX_ANSWER_BYTES_LIMIT}, got {max_answer_bytes}"
+        )
+
+
+def _execute(request: "RunRequest") -> "tuple[RunOutcome, bool]":
+    """The run's outcome, and whether a signal interrupted it (the reports are still written then,
+    the tests not run counted); a Ctrl-C before there is an outcome exits 130 at once."""
+    from agentv_ci.errors import ExitCode
+    from agentv_ci.running.session import RunInterrupted, execute_run
+
+    try:
+        return execute_run(request), False
+    except RunInterrupted as stopped:
+        typer.echo("interrupted; finished results are on disk", err=True)
+        return stopped.outcome, True
+    except KeyboardInterrupt:
+        typer.echo("interrupted; finished results are on disk", err=True)
+        raise SystemExit(int(ExitCode.INTERRUPTED)) from None
+
+
+def _exit_code(
+    finished: "Finished",
+    *,
+    interrupted: bool,
+    update_baseline: bool,
+    max_regression: float | None,
+    no_fail: bool,
+) -> int:
+    """The gates' exit code, once --update-baseline wrote the sidecars (never a pass when it could
+    not, nor when the run was interrupted)."""
+    from agentv_ci.errors import ExitCode
+
+    summary, decision = finished.summary, finished.decision
     updated = True
     if update_baseline:  # an interrupted run is refused (and says so)
         from agentv_ci.commands.sidecar_steps import update_sidecars
 
         updated = update_sidecars(summary, decision, max_regression)
     if interrupted:
-        raise SystemExit(int(ExitCode.INTERRUPTED))
+        return int(ExitCode.INTERRUPTED)
     if not updated:
-        raise SystemExit(int(decision.exit_code) or int(ExitCode.INCONCLUSIVE))
+        return int(decision.exit_code) or int(ExitCode.INCONCLUSIVE)
     if no_fail:
-        raise SystemExit(int(ExitCode.OK))
-    raise SystemExit(int(decision.exit_code))
+        return int(ExitCode.OK)
+    return int(decision.exit_code)
 
 
 def _run_baseline(
@@ -408,6 +461,7 @@ def _flakiness(history: list[Path] | None) -> "FlakinessReport | None":
 
 def _changed_selection(
     paths: list[Path],
+    *,
     base: str | None,
     head: str | None,
     include_uncommitted: bool,
