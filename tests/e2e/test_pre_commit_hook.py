@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import USER_CACHE_HOME
+from tests.fresh_venv import wheelhouse
 from tests.git_repos import GIT_ENV, git, snapshot_repository
 
 TARGETS = "targets:\n  - name: default\n    provider: mock\n    response: hi\n"
@@ -57,6 +58,10 @@ def test_the_hook_blocks_a_commit_of_a_bad_eval_or_targets_file_and_passes_good_
     env.update(
         {"PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "PIP_CACHE_DIR": str(USER_CACHE_HOME / "pip")}
     )
+    # The hook environment's dependencies (and the build's setuptools) from the tests' wheelhouse,
+    # not the index: pre-commit still clones and installs agentv-ci itself, with its own pip.
+    house = wheelhouse(USER_CACHE_HOME / "agentv-ci-tests")
+    env.update({"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(house), "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # this venv's pre-commit
     installed = subprocess.run(
         ["pre-commit", "install"], cwd=project, env=env, capture_output=True, text=True, timeout=120
