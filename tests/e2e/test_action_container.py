@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ import pytest
 from tests.e2e.scaffold import FAILING, PASSING
 from tests.fakes.github_server import FakeGitHub
 from tests.git_repos import git
+from tests.session_once import once_per_session
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGES = ("python:3.11-slim", "local/act-runner:bookworm")
@@ -53,15 +53,19 @@ def _copy_project(dest: Path) -> None:
     shutil.copytree(ROOT / "plugins", dest / "plugins", ignore=ignore)
 
 
-@pytest.fixture(scope="module")
-def image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    context = tmp_path_factory.mktemp("image")
-    _copy_project(context)
+@pytest.fixture(scope="session")
+def image(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The project's image, built once per session for every file and xdist worker that uses it."""
     tag = "agentv-ci:test"
-    subprocess.run(
-        ["docker", "build", "-q", "-t", tag, str(context)], check=True, capture_output=True, timeout=900
-    )
-    yield tag
+
+    def build(context: Path) -> None:
+        _copy_project(context)
+        subprocess.run(
+            ["docker", "build", "-q", "-t", tag, str(context)], check=True, capture_output=True, timeout=900
+        )
+
+    once_per_session(tmp_path_factory, "agentv-ci-image", build)
+    return tag
 
 
 def _docker_run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:

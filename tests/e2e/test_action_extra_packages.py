@@ -16,7 +16,7 @@ from tests.e2e.test_action_container import (
     THIRD_PARTY_MODULE,
     THIRD_PARTY_PYPROJECT,
     _docker_run,
-    image,  # noqa: F401 (the module-scoped image fixture)
+    image,  # noqa: F401 (the image fixture, built once per session)
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(_PROBLEM is not None, reason=_PROBLEM or "")]
