@@ -20,7 +20,7 @@ from agentv_ci.model.result import (
     Verdict,
 )
 from agentv_ci.model.score_range import usage_problem
-from agentv_ci.model.suite import GraderSpec, Test
+from agentv_ci.model.suite import GraderSpec, Message, Test
 from agentv_ci.plugins import GRADERS_NAMESPACE, GraderTargetCaller, GradingContext, load_plugin_class
 from agentv_ci.prompting import render_input
 from agentv_ci.scoring import combine_grader_results
@@ -93,6 +93,15 @@ def _runs_inline(spec: GraderSpec) -> bool:
 _INLINE_TYPES: dict[str, bool] = {}
 
 
+def _input_text(messages: list[Message]) -> str:
+    """`render_input(messages, inline_files=False)`; one plain question (the common case) is its text."""
+    if len(messages) == 1:
+        only = messages[0]
+        if type(only.content) is str and only.role not in ("assistant", "tool"):
+            return only.content
+    return render_input(messages, inline_files=False)
+
+
 def _skipped_graders_error(skipped: list[GraderResult]) -> str:
     """AgentV's wording: `name: why` for one skipped grader, `Graders skipped: a | b` for several."""
     messages = [
@@ -103,8 +112,9 @@ def _skipped_graders_error(skipped: list[GraderResult]) -> str:
 
 
 def _status(results: list[GraderResult], verdict: Verdict) -> ExecutionStatus:
-    if any(r.error is not None for r in results):
-        return "execution_error"
+    for r in results:  # a loop, not any(genexpr): once per answer
+        if r.error is not None:
+            return "execution_error"
     return "quality_failure" if verdict == "fail" else "ok"
 
 
@@ -140,7 +150,11 @@ async def grade_test(
     )
     base_dir = _directory_of(eval_path)
     specs = graders_for(test)
-    if sum(1 for s in specs if not _runs_inline(s)) <= 1:
+    awaiting = 0
+    for spec in specs:
+        if not _runs_inline(spec):
+            awaiting += 1
+    if awaiting <= 1:
         # Nothing to overlap: awaiting in turn skips a task and its callbacks per grader.
         results = [await run_grader_spec(s, ctx, base_dir=base_dir) for s in specs]
     else:
@@ -200,7 +214,7 @@ async def grade_test(
         line=test.location.line if test.location and test.location.line > 0 else None,
         attempt=attempt,
         conversation_id=test.conversation_id,
-        input=_cap(render_input(test.input, inline_files=False), INPUT_CAP),
+        input=_cap(_input_text(test.input), INPUT_CAP),
         output=_cap(answer_text(response), OUTPUT_CAP),
         metadata=dict(test.metadata),
         tags=list(test.tags),

@@ -104,11 +104,17 @@ def combine_grader_results(results: Sequence[GraderResult], threshold: float) ->
     Skipped graders don't count; errored graders count as score 0 (the caller also marks the test an
     execution error). Returns `(0.0, "skip")` when nothing could be scored.
     """
-    counted = [r for r in results if r.verdict != "skip" or r.error is not None]
+    # One pass, adding left to right as js_sum does (the same floats): this runs for every answer.
+    counted = False
+    total_weight = weighted = 0.0
+    for r in results:
+        if r.verdict != "skip" or r.error is not None:
+            counted = True
+            total_weight += r.weight
+            weighted += r.score * r.weight
     if not counted:
         return 0.0, "skip"
-    total_weight = js_sum(r.weight for r in counted)
-    score = js_sum(r.score * r.weight for r in counted) / total_weight if total_weight > 0 else 0.0
+    score = weighted / total_weight if total_weight > 0 else 0.0
     score = min(1.0, max(0.0, score))
     for result in results:  # AgentV checks skipped graders too: a required one that skipped scored 0
         if result.required and not meets(result.score, _required_bar(result, threshold)):

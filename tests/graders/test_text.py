@@ -136,3 +136,33 @@ def test_expected_and_actual_are_bounded() -> None:
     [check] = grade("equals", "y" * 10_000, value="x" * 10_000).assertions
     assert check.expected is not None and check.actual is not None
     assert len(check.expected) <= 300 and len(check.actual) <= 300 and "chars cut]" in check.actual
+
+
+@pytest.mark.parametrize(
+    ("type_", "value", "shown_value"),
+    [
+        ("contains", "tok-Late0123456789abcdef", '"***"'),
+        ("icontains", "tok-Late0123456789abcdef", '"***"'),
+        ("equals", " tok-Late0123456789abcdef ", '"***"'),
+        ("starts-with", "tok-Late0123456789abcdef", '"***"'),
+        ("contains-all", ["tok-Late0123456789abcdef", "x"], '["***", "x"]'),
+        ("regex", "tok-Late0123456789abcdef", "/***/"),
+    ],
+)
+def test_a_secret_registered_after_the_grader_was_built_is_masked_in_expected(
+    type_: str, value: object, shown_value: str
+) -> None:
+    """The expected text is built once per grader while the run knows no secret (issue 31): a secret
+    registered later (a target's `.env`, a token) must still be masked from then on, and forgetting it
+    shows the value again."""
+    from agentv_ci.model.suite import GraderSpec
+    from agentv_ci.security.redaction import SECRETS, register_secret
+    from tests.graders.contexts import make_ctx, run_spec
+
+    spec = GraderSpec(type=type_, name="late-secret", config={"value": value})
+    before = run_spec(spec, make_ctx("no token here")).assertions[0].expected
+    assert before is not None and "tok-Late" in before  # built and shown before any secret
+    register_secret("tok-Late0123456789abcdef")
+    assert run_spec(spec, make_ctx("no token here")).assertions[0].expected == shown_value
+    SECRETS.clear()
+    assert run_spec(spec, make_ctx("no token here")).assertions[0].expected == before

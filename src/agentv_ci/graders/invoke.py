@@ -44,7 +44,11 @@ async def run_grader_spec(spec: GraderSpec, ctx: GradingContext, *, base_dir: Pa
         result = errored(spec, f"{type(exc).__name__}: {exc}")
     if not isinstance(result, GraderResult):
         result = errored(spec, f"grader returned {type(result).__name__}, expected GraderResult")
-    elif result.error is None and (problem := score_problem(result.score)) is not None:
+    elif (
+        result.error is None
+        and not (type(result.score) is float and 0.0 <= result.score <= 1.0)  # the common case, first
+        and (problem := score_problem(result.score)) is not None
+    ):
         # The scoring contract holds for every grader, built-in or plugin: a 7 or a NaN is an
         # execution error naming the grader, never a stored score (nor a pass).
         result = errored(spec, f"the {spec.type} grader's {problem} (a score is a finite number in [0, 1])")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
@@ -68,7 +69,17 @@ def check(
 ) -> GraderResult:
     """A one-assertion pass/fail result (score 1 or 0), as AgentV's deterministic assertions."""
     assertion = AssertionResult(text=text, passed=passed, evidence=evidence, expected=expected, actual=actual)
-    return scored(spec, 1.0 if passed else 0.0, [assertion])
+    # `scored(spec, 1.0 or 0.0, [assertion])` built directly: 1 and 0 need no clamp, and their verdict
+    # against the 0.8 bar is known (this runs for every answer of every text grader).
+    return GraderResult(
+        name=spec.name,
+        type=spec.type,
+        score=1.0 if passed else 0.0,
+        verdict="pass" if passed else "fail",
+        weight=spec.weight,
+        assertions=[assertion],
+        required=bool(spec.required),
+    )
 
 
 def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
@@ -85,6 +96,27 @@ def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
         except (TypeError, ValueError):
             text = repr(value)
     return capped(text, limit)
+
+
+class ShownOnce:
+    """`show(value)` (`shown` by default, or `shown_text`) of a value fixed when a grader is built (its
+    expected text), computed once and reused while the run knows no secret; with secrets, computed each
+    time, so one registered after the build is still masked. Without secrets both depend on the value
+    alone."""
+
+    __slots__ = ("_show", "_text", "value")
+
+    def __init__(self, value: Any, show: Callable[[Any], str] | None = None) -> None:
+        self.value = value
+        self._show = show or shown
+        self._text: str | None = None
+
+    def __call__(self) -> str:
+        if SECRETS:
+            return self._show(self.value)
+        if self._text is None:
+            self._text = self._show(self.value)
+        return self._text
 
 
 def shown_text(text: str, limit: int = SHOWN_CHARS) -> str:

@@ -14,7 +14,16 @@ import msgspec
 
 from agentv_ci.errors import ConfigError
 from agentv_ci.graders import regex_search
-from agentv_ci.graders.outcome import answer_text, around, check, errored, excerpt, shown, shown_text
+from agentv_ci.graders.outcome import (
+    ShownOnce,
+    answer_text,
+    around,
+    check,
+    errored,
+    excerpt,
+    shown,
+    shown_text,
+)
 from agentv_ci.js_semantics.js_numbers import js_trim
 from agentv_ci.js_semantics.js_regex import compile_js_regex, js_subject, span_in_text
 from agentv_ci.model.result import GraderResult
@@ -49,6 +58,8 @@ class _TextGrader:
         self.config = config
         self.base_dir = base_dir
         self.values = self._values(config.value)
+        # What every answer's assertion shows as expected, built once (see ShownOnce).
+        self.expected = ShownOnce(self.values if self.many else self.values[0])
 
     def _values(self, raw: Any) -> list[str]:
         where = self.spec.config_locations.get("value", self.spec.location)
@@ -82,26 +93,35 @@ class _TextGrader:
 class Contains(_TextGrader):
     """`contains`: the answer contains `value` (case-sensitive substring)."""
 
+    def __init__(self, spec: GraderSpec, config: TextConfig, *, base_dir: Path) -> None:
+        super().__init__(spec, config, base_dir=base_dir)
+        self.texts = (f'Output does not contain "{self.values[0]}"', f'Output contains "{self.values[0]}"')
+
     def evaluate(self, output: str) -> GraderResult:
         value = self.values[0]
         at = output.find(value)
         found = at >= 0
-        verb = "contains" if found else "does not contain"
         actual = around(output, at, at + len(value)) if found else shown(output)
-        return check(self.spec, found, f'Output {verb} "{value}"', expected=shown(value), actual=actual)
+        return check(self.spec, found, self.texts[found], expected=self.expected(), actual=actual)
 
 
 class IContains(_TextGrader):
     """`icontains`: as `contains`, ignoring case."""
 
-    def evaluate(self, output: str) -> GraderResult:
+    def __init__(self, spec: GraderSpec, config: TextConfig, *, base_dir: Path) -> None:
+        super().__init__(spec, config, base_dir=base_dir)
         value = self.values[0]
-        at = output.lower().find(value.lower())
+        self.lowered = value.lower()
+        self.texts = (
+            f'Output does not contain "{value}" (case-insensitive)',
+            f'Output contains "{value}" (case-insensitive)',
+        )
+
+    def evaluate(self, output: str) -> GraderResult:
+        at = output.lower().find(self.lowered)
         found = at >= 0
-        verb = "contains" if found else "does not contain"
-        text = f'Output {verb} "{value}" (case-insensitive)'
-        actual = around(output, at, at + len(value)) if found else shown(output)
-        return check(self.spec, found, text, expected=shown(value), actual=actual)
+        actual = around(output, at, at + len(self.values[0])) if found else shown(output)
+        return check(self.spec, found, self.texts[found], expected=self.expected(), actual=actual)
 
 
 class _ManyGrader(_TextGrader):
@@ -134,7 +154,7 @@ class _ManyGrader(_TextGrader):
                 if passed
                 else f"Output does not contain any of: {quoted}{suffix}"
             )
-        expected = shown(missing if self.require_all and not passed else self.values)
+        expected = shown(missing) if self.require_all and not passed else self.expected()
         if passed and found:  # what was found, in its place (a negated check fails on it)
             first = found[0].lower() if self.ignore_case else found[0]
             at = haystack.find(first)
@@ -172,11 +192,12 @@ class StartsWith(_TextGrader):
 
     def evaluate(self, output: str) -> GraderResult:
         value = self.values[0]
-        passed = js_trim(output).startswith(js_trim(value))
+        trimmed = js_trim(output)
+        passed = trimmed.startswith(js_trim(value))
         verb = "starts" if passed else "does not start"
         text = f'Output {verb} with "{value}"'
         evidence = None if passed else excerpt(output)
-        return check(self.spec, passed, text, evidence, expected=shown(value), actual=shown(js_trim(output)))
+        return check(self.spec, passed, text, evidence, expected=self.expected(), actual=shown(trimmed))
 
 
 class EndsWith(_TextGrader):
@@ -184,24 +205,30 @@ class EndsWith(_TextGrader):
 
     def evaluate(self, output: str) -> GraderResult:
         value = self.values[0]
-        passed = js_trim(output).endswith(js_trim(value))
+        trimmed = js_trim(output)
+        passed = trimmed.endswith(js_trim(value))
         verb = "ends" if passed else "does not end"
         text = f'Output {verb} with "{value}"'
         evidence = None if passed else excerpt(output)
-        return check(self.spec, passed, text, evidence, expected=shown(value), actual=shown(js_trim(output)))
+        return check(self.spec, passed, text, evidence, expected=self.expected(), actual=shown(trimmed))
 
 
 class Equals(_TextGrader):
     """`equals`: the trimmed answer equals the trimmed `value` exactly (the text shows `value` as written)."""
 
+    def __init__(self, spec: GraderSpec, config: TextConfig, *, base_dir: Path) -> None:
+        super().__init__(spec, config, base_dir=base_dir)
+        self.trimmed = js_trim(self.values[0])
+        self.expected = ShownOnce(self.trimmed)
+
     def evaluate(self, output: str) -> GraderResult:
         value = self.values[0]
-        passed = js_trim(output) == js_trim(value)
+        trimmed = js_trim(output)
+        passed = trimmed == self.trimmed
         verb = "equals" if passed else "does not equal"
         text = f'Output {verb} "{value}"'
         evidence = None if passed else excerpt(output)
-        expected, actual = shown(js_trim(value)), shown(js_trim(output))
-        return check(self.spec, passed, text, evidence, expected=expected, actual=actual)
+        return check(self.spec, passed, text, evidence, expected=self.expected(), actual=shown(trimmed))
 
 
 class Regex(_TextGrader):
@@ -215,6 +242,10 @@ class Regex(_TextGrader):
         except ValueError as exc:
             where = spec.config_locations.get("value", spec.location)
             raise ConfigError(f"regex grader {spec.name!r}: {exc}", location=where) from None
+        flags = config.flags or ""
+        described = f"/{self.values[0]}/{flags}" + (f" (flags: {flags})" if flags else "")
+        self.texts = (f"Output does not match pattern {described}", f"Output matches pattern {described}")
+        self.expected = ShownOnce(f"/{self.values[0]}/{flags}", shown_text)
 
     async def grade(self, ctx: GradingContext) -> GraderResult:
         output = answer_text(ctx.response)
@@ -245,14 +276,12 @@ class Regex(_TextGrader):
         return self._verdict(match, output, subject)
 
     def _verdict(self, match: Any, output: str, subject: str) -> GraderResult:
-        flags = self.config.flags or ""
-        described = f"/{self.values[0]}/{flags}" + (f" (flags: {flags})" if flags else "")
-        pattern = shown_text(f"/{self.values[0]}/{flags}")
+        pattern = self.expected()
         if match:
             # offsets in code units map back to whole characters: a half emoji is never shown
             start, end = span_in_text(output, subject, match.start(), match.end())
             found = around(output, start, end)
-            text = f"Output matches pattern {described}"
-            return check(self.spec, True, text, excerpt(output[start:end]), expected=pattern, actual=found)
-        text = f"Output does not match pattern {described}"
-        return check(self.spec, False, text, excerpt(output), expected=pattern, actual=shown(output))
+            return check(
+                self.spec, True, self.texts[1], excerpt(output[start:end]), expected=pattern, actual=found
+            )
+        return check(self.spec, False, self.texts[0], excerpt(output), expected=pattern, actual=shown(output))
