@@ -200,31 +200,29 @@ def run_command(
 ) -> None:
     """Run eval files against their targets, grade the answers, gate the build and write reports."""
     from agentv_ci.commands.post_run_console import console_post_run
-    from agentv_ci.errors import ExitCode, UsageError
+    from agentv_ci.errors import ExitCode
     from agentv_ci.finishing import PostRunRequest, ReportDestinations, history_gates
     from agentv_ci.gating import GateOptions, check_gate_flags
-    from agentv_ci.model.bounds import check_run_flags
     from agentv_ci.results.results_file import load_run
-    from agentv_ci.running.plan import PlanOptions
-    from agentv_ci.running.recorded_usage import RecordedUsage
-    from agentv_ci.running.session import RunRequest
-    from agentv_ci.running.sharding import parse_shard
 
     # The stages: the flags -> what to run -> the run -> the post-run (baseline, gates, reports, exit).
-    check_run_flags(repeat=repeat, targets=target or (), workers=workers)
-    _check_limits(
+    _check_flags(
+        repeat=repeat,
+        target=target,
+        workers=workers,
         adaptive_repeats=adaptive_repeats,
         timeout=timeout,
         budget_usd=budget_usd,
         max_answer_bytes=max_answer_bytes,
+        max_cost_usd=max_cost_usd,
+        quiet=quiet,
+        verbose=verbose,
+        update_baseline=update_baseline,
+        dry_run=dry_run,
+        shard=shard,
+        test_id=test_id,
+        tag=tag,
     )
-    check_max_cost(max_cost_usd)
-    if quiet and verbose:
-        raise UsageError("-q and -v cannot be used together")
-    if update_baseline:
-        from agentv_ci.commands.sidecar_steps import check_update_flags
-
-        check_update_flags(dry_run, shard, test_id, tag)
     from agentv_ci.reporting import parse_report_options
 
     reports = parse_report_options(report or [])
@@ -236,37 +234,32 @@ def run_command(
     flakiness = _flakiness(history)  # bad history is bad input before anything runs
     changed = changed if changed is not None else base is not None
     waivers = _quarantine(base, changed)  # an invalid one is bad input before anything runs
-    selection = None
-    if changed:
-        selection = _changed_selection(
-            paths,
-            base=base,
-            head=head,
-            include_uncommitted=include_uncommitted,
-            targets=targets_file,
-            target_names=tuple(target or ()),
-        )
-        paths = [picked.path for picked in selection.selected]
-    elif head is not None or include_uncommitted:
-        raise UsageError("--head and --include-uncommitted need --changed (or --base)")
+    paths, selection = _what_to_run(
+        paths,
+        changed=changed,
+        base=base,
+        head=head,
+        include_uncommitted=include_uncommitted,
+        targets_file=targets_file,
+        target=target,
+    )
     if max_regression is not None and baseline is None and (selection is None or selection.selected):
         from agentv_ci.commands.sidecar_steps import sidecars_exist
 
         check_gate_flags(max_regression, sidecars_exist(paths))
-    plan = PlanOptions(
-        targets=tuple(target or ()),
-        test_ids=tuple(test_id or ()),
-        tags=tuple(tag or ()),
-        shard=parse_shard(shard) if shard else None,
+    request = _run_request(
+        paths,
+        selection,
+        baseline_summary,
+        output=output,
+        target=target,
+        test_id=test_id,
+        tag=tag,
+        shard=shard,
         repeat=repeat,
         threshold=threshold,
-        timeout_s=timeout,
+        timeout=timeout,
         adaptive_repeats=adaptive_repeats,
-    )
-    request = RunRequest(
-        paths=paths,
-        output_dir=output,
-        plan=plan,
         targets_file=targets_file,
         grader_target=grader_target,
         workers=workers,
@@ -278,13 +271,8 @@ def run_command(
         budget_usd=budget_usd,
         quiet=quiet,
         verbose=verbose,
-        selection=selection.as_summary_selection() if selection is not None else None,
-        unselecting=selection.unselecting if selection is not None else (),
-        allow_outside=tuple(allow_outside_repo or ()),
+        allow_outside_repo=allow_outside_repo,
         max_answer_bytes=max_answer_bytes,
-        recorded_usage=RecordedUsage.of(baseline_summary.results) if baseline_summary is not None else None,
-        on_estimate=_estimate_printer(dry_run=dry_run, quiet=quiet),
-        baseline_counts=_adaptive_baseline(adaptive_repeats, baseline_summary),
     )
     outcome, interrupted = _execute(request)
     finishing = console_post_run()
@@ -324,6 +312,141 @@ def run_command(
             max_regression=max_regression,
             no_fail=no_fail,
         )
+    )
+
+
+def _check_flags(
+    *,
+    repeat: int | None,
+    target: list[str] | None,
+    workers: int | None,
+    adaptive_repeats: int | None,
+    timeout: float | None,
+    budget_usd: float | None,
+    max_answer_bytes: int,
+    max_cost_usd: float | None,
+    quiet: bool,
+    verbose: bool,
+    update_baseline: bool,
+    dry_run: bool,
+    shard: str | None,
+    test_id: list[str] | None,
+    tag: list[str] | None,
+) -> None:
+    """The flags on their own and together, before anything is read: out of range or in conflict is
+    bad input (exit 2)."""
+    from agentv_ci.errors import UsageError
+    from agentv_ci.model.bounds import check_run_flags
+
+    check_run_flags(repeat=repeat, targets=target or (), workers=workers)
+    _check_limits(
+        adaptive_repeats=adaptive_repeats,
+        timeout=timeout,
+        budget_usd=budget_usd,
+        max_answer_bytes=max_answer_bytes,
+    )
+    check_max_cost(max_cost_usd)
+    if quiet and verbose:
+        raise UsageError("-q and -v cannot be used together")
+    if update_baseline:
+        from agentv_ci.commands.sidecar_steps import check_update_flags
+
+        check_update_flags(dry_run, shard, test_id, tag)
+
+
+def _what_to_run(
+    paths: list[Path],
+    *,
+    changed: bool,
+    base: str | None,
+    head: str | None,
+    include_uncommitted: bool,
+    targets_file: Path | None,
+    target: list[str] | None,
+) -> "tuple[list[Path], Selection | None]":
+    """The eval files to run: `paths`, or with `--changed` those of them the change affects."""
+    from agentv_ci.errors import UsageError
+
+    if changed:
+        selection = _changed_selection(
+            paths,
+            base=base,
+            head=head,
+            include_uncommitted=include_uncommitted,
+            targets=targets_file,
+            target_names=tuple(target or ()),
+        )
+        return [picked.path for picked in selection.selected], selection
+    if head is not None or include_uncommitted:
+        raise UsageError("--head and --include-uncommitted need --changed (or --base)")
+    return paths, None
+
+
+def _run_request(
+    paths: list[Path],
+    selection: "Selection | None",
+    baseline_summary: "RunSummary | None",
+    *,
+    output: Path | None,
+    target: list[str] | None,
+    test_id: list[str] | None,
+    tag: list[str] | None,
+    shard: str | None,
+    repeat: int | None,
+    threshold: float | None,
+    timeout: float | None,
+    adaptive_repeats: int | None,
+    targets_file: Path | None,
+    grader_target: str | None,
+    workers: int | None,
+    dry_run: bool,
+    record: Path | None,
+    cache: bool | None,
+    cache_dir: Path | None,
+    resume: bool,
+    budget_usd: float | None,
+    quiet: bool,
+    verbose: bool,
+    allow_outside_repo: list[Path] | None,
+    max_answer_bytes: int,
+) -> "RunRequest":
+    """What to run, and how: the plan (targets, tests, tags, shard, repeats) and the run's settings."""
+    from agentv_ci.running.plan import PlanOptions
+    from agentv_ci.running.recorded_usage import RecordedUsage
+    from agentv_ci.running.session import RunRequest
+    from agentv_ci.running.sharding import parse_shard
+
+    return RunRequest(
+        paths=paths,
+        output_dir=output,
+        plan=PlanOptions(
+            targets=tuple(target or ()),
+            test_ids=tuple(test_id or ()),
+            tags=tuple(tag or ()),
+            shard=parse_shard(shard) if shard else None,
+            repeat=repeat,
+            threshold=threshold,
+            timeout_s=timeout,
+            adaptive_repeats=adaptive_repeats,
+        ),
+        targets_file=targets_file,
+        grader_target=grader_target,
+        workers=workers,
+        dry_run=dry_run,
+        record=record,
+        cache=cache,
+        cache_dir=cache_dir,
+        resume=resume,
+        budget_usd=budget_usd,
+        quiet=quiet,
+        verbose=verbose,
+        selection=selection.as_summary_selection() if selection is not None else None,
+        unselecting=selection.unselecting if selection is not None else (),
+        allow_outside=tuple(allow_outside_repo or ()),
+        max_answer_bytes=max_answer_bytes,
+        recorded_usage=RecordedUsage.of(baseline_summary.results) if baseline_summary is not None else None,
+        on_estimate=_estimate_printer(dry_run=dry_run, quiet=quiet),
+        baseline_counts=_adaptive_baseline(adaptive_repeats, baseline_summary),
     )
 
 
