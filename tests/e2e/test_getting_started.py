@@ -7,7 +7,8 @@ Skipped, and listed on the test's output: the lines the page marks `# needs netw
 install line's `https://github.com/agentevals/action` becomes a git repository served over HTTP on
 127.0.0.1 (git's "dumb" protocol: a bare clone of this checkout, with the release tag the page names,
 as static files), so `pip install "agentv-ci @ git+...@vX.Y.Z"` runs as written, with the pip a new
-virtualenv comes with, against the code under test (its dependencies come from the package index)."""
+virtualenv comes with, against the code under test (its dependencies come from the tests' wheelhouse,
+not the index: tests/fresh_venv.py)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ import pytest
 from agentv_ci import __version__
 from tests.conftest import USER_CACHE_HOME
 from tests.e2e.test_readme_commands import _expected_exit, _run_in_one_shell
+from tests.fresh_venv import wheelhouse
 from tests.git_repos import GIT_ENV, git, snapshot_repository
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "getting-started.md"
@@ -95,6 +97,10 @@ def test_getting_started_runs_as_written_in_a_new_repository(tmp_path: Path) -> 
     identity.update({"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"})
     env.update({"PATH": os.pathsep.join(path), "CI": "true", **GIT_ENV, **identity})
     env["PIP_CACHE_DIR"] = str(USER_CACHE_HOME / "pip")
+    # Dependencies (and the builds' setuptools) from the tests' wheelhouse, not the index: the page's
+    # own `pip install` lines still install agentv-ci and the plugin from the served repository.
+    house = wheelhouse(USER_CACHE_HOME / "agentv-ci-tests")
+    env.update({"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(house), "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
     (tmp_path / "served").mkdir()
     with served_git_repository(origin, tmp_path / "served") as url:
         runnable = [line.replace(REPOSITORY_URL, url) for line in lines if not SKIP.search(line)]
