@@ -23,6 +23,8 @@ def own_bar(spec: GraderSpec) -> float | None:
     """The grader's required bar: `min_score`, else a numeric `required` (deprecated), else None."""
     if spec.min_score is not None:
         return spec.min_score
+    if type(spec.required) is bool:  # the common case, before the slower checks below
+        return None
     if isinstance(spec.required, float | int) and not isinstance(spec.required, bool):
         return float(spec.required)
     return None

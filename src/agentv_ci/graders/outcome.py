@@ -128,7 +128,8 @@ def around(text: str, start: int, end: int, context: int = 40) -> str:
     """`shown` of the part of `text` from `context` characters before `start` to as many after `end`,
     with `…` where it was cut: what a search found, in its place."""
     lo, hi = max(start - context, 0), min(end + context, len(text))
-    part = shown(SECRETS.redact_window(text, lo, hi))  # a secret the window cuts is masked whole
+    # A secret the window cuts is masked whole; without secrets, redact_window is the slice.
+    part = shown(SECRETS.redact_window(text, lo, hi) if SECRETS else text[lo:hi])
     return ("…" if lo > 0 else "") + part + ("…" if hi < len(text) else "")
 
 

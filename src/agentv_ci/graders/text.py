@@ -242,15 +242,15 @@ class Regex(_TextGrader):
         except ValueError as exc:
             where = spec.config_locations.get("value", spec.location)
             raise ConfigError(f"regex grader {spec.name!r}: {exc}", location=where) from None
-        flags = config.flags or ""
+        flags = self.flags = config.flags or ""
+        self.sticky = "y" in flags
         described = f"/{self.values[0]}/{flags}" + (f" (flags: {flags})" if flags else "")
         self.texts = (f"Output does not match pattern {described}", f"Output matches pattern {described}")
         self.expected = ShownOnce(f"/{self.values[0]}/{flags}", shown_text)
 
     async def grade(self, ctx: GradingContext) -> GraderResult:
         output = answer_text(ctx.response)
-        flags = self.config.flags or ""
-        sticky = "y" in flags
+        flags, sticky = self.flags, self.sticky
         subject = js_subject(output, flags)
         try:
             match = regex_search.search_inline(self.pattern, subject, sticky=sticky)
