@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import USER_CACHE_HOME
+from tests.fresh_venv import wheelhouse
 from tests.git_repos import GIT_ENV, git, snapshot_repository
 
 FENCE = re.compile(r"```sh\n(.*?)```", re.S)
@@ -64,6 +65,10 @@ def test_the_readme_and_examples_commands_run_as_written_on_a_fresh_clone(tmp_pa
     path = [p for p in env.get("PATH", "").split(os.pathsep) if not (Path(p) / "activate").is_file()]
     env.update({"PATH": os.pathsep.join(path), "CI": "true", **GIT_ENV})  # no other venv on PATH
     env["PIP_CACHE_DIR"] = str(USER_CACHE_HOME / "pip")  # downloads once per machine
+    # Dependencies (and the build's setuptools) from the tests' wheelhouse, not the index: the
+    # README's own `pip install .` still builds and installs the clone.
+    house = wheelhouse(USER_CACHE_HOME / "agentv-ci-tests")
+    env.update({"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(house), "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
     ran = _run_in_one_shell([*readme, *examples], clone, env)
     for line, code, output in ran:
         assert code == _expected_exit(line), f"{line}\nexited {code}:\n{output[-3000:]}"
