@@ -79,8 +79,12 @@ def wheelhouse(cache: Path) -> Path:
     stamp = house / f".complete-{key}"
     if not stamp.exists():
         house.mkdir(parents=True, exist_ok=True)
-        _pip("download", "--only-binary=:all:", "--dest", str(house), *requirements, timeout=900)
-        stamp.touch()
+        # Several tests (and xdist workers, and sessions) ask for it: one downloads, the others wait.
+        with (house / ".lock").open("a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not stamp.exists():
+                _pip("download", "--only-binary=:all:", "--dest", str(house), *requirements, timeout=900)
+                stamp.touch()
     return house
 
 
