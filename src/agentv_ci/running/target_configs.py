@@ -56,7 +56,10 @@ class TargetConfigs:
 
     def for_job(self, job: Job) -> TargetsConfig:
         """The targets the job's target resolves in: its suite's file, plus its matrix alias."""
-        return self.with_alias(self.for_suite(job.suite.path), job.target, matrix_alias(job.test, job.target))
+        config = self.for_suite(job.suite.path)
+        if not job.test.execution.target_hooks:  # no matrix entry, no alias: asked twice per job
+            return config
+        return self.with_alias(config, job.target, matrix_alias(job.test, job.target))
 
     @staticmethod
     def key(config: TargetsConfig, target: str) -> TargetKey:
