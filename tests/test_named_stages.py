@@ -24,6 +24,7 @@ NAMED = [
     ("loading/workspace.py", "parse_workspace"),
     ("commands/report.py", "report_command"),
     ("github/comment.py", "post_sticky_comment"),
+    ("running/session.py", "_run_planned"),
 ]
 
 

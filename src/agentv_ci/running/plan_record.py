@@ -48,13 +48,15 @@ class PlanRecorder:
         finished: set[tuple[str, str, str]],
         needs: RunNeeds,
         dry_run: bool,
+        estimator: CostEstimator | None = None,
     ) -> None:
+        """`estimator`: told each job to run too (the cost estimate)."""
         self.writer = PlanWriter(directory, shard=options.shard, dry_run=dry_run)
         self.options = options
         self._unsharded = replace(options, shard=None)
         self.finished = finished
         self.needs = needs
-        self.estimator: CostEstimator | None = None  # told each job to run (the cost estimate)
+        self.estimator = estimator
         self._eval_paths: dict[str, str] = {}
         self.matrix = MatrixCount()
         self.ordered: set[str] = set()  # the eval paths of the suites with a `depends_on`

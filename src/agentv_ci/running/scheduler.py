@@ -67,6 +67,8 @@ class RunnerOptions:
     adaptive: AdaptiveRepeats | None = None  # --adaptive-repeats
     # The event gives no secrets (a fork's PR): tests needing a missing key are not run, not refused.
     secrets_withheld: bool = False
+    # What the run writes (output, cache, recording): a workspace reset never touches it.
+    protected: tuple[Path, ...] = ()
 
 
 class Runner:
@@ -90,7 +92,11 @@ class Runner:
         self.sink = sink
         self.warnings: list[str] = []
         self.workspaces = WorkspaceManager(
-            options.run_id, self.warnings, workers=options.workers, keep=options.keep_workspaces
+            options.run_id,
+            self.warnings,
+            workers=options.workers,
+            keep=options.keep_workspaces,
+            protected=options.protected,
         )
         self.configs = TargetConfigs(options.targets_file, options.env, self.warnings)
         self._eval_paths: dict[str, Path] = {}

@@ -35,7 +35,6 @@ from agentv_ci.running.needs import RunNeeds
 from agentv_ci.running.plan import Job, PlanOptions, iter_jobs
 from agentv_ci.running.plan_record import PlanRecorder, record_not_run
 from agentv_ci.running.resume import (
-    KeyCheck,
     finished_keys,
     prepare_index_for_resume,
     previous_results,
@@ -50,7 +49,12 @@ if TYPE_CHECKING:
     from agentv_ci.loading.suite_reader import LoadMode
     from agentv_ci.model.diagnostics import Diagnostic
     from agentv_ci.model.estimate import CostEstimate
+    from agentv_ci.results.stored_results import StoredResults
+    from agentv_ci.results.tally import ResultsTally
+    from agentv_ci.running.cache import ResponseCache
+    from agentv_ci.running.progress import Progress
     from agentv_ci.running.recorded_usage import RecordedUsage
+    from agentv_ci.running.waves import Ordering
 
 DEFAULT_RUNS_DIR = Path(".agentv-ci") / "runs"
 
@@ -288,55 +292,167 @@ def _execute_run(request: RunRequest) -> RunOutcome:
         cache_dir=request.cache_dir,
         cache_watch=request.cache_watch,
     )
-    recording = PlanRecorder(output_dir, plan, finished=finished, needs=needs, dry_run=request.dry_run)
-    recording.estimator = estimator  # told each job too: the cost estimate
+    recording = PlanRecorder(
+        output_dir, plan, finished=finished, needs=needs, dry_run=request.dry_run, estimator=estimator
+    )
+    start = _RunStart(output_dir, finished, load_warnings, started, started_at)
     try:
-        return _run_planned(request, output_dir, recording, finished, load_warnings, started, started_at)
+        return _run_planned(request, start, recording)
     finally:
         recording.writer.abort()  # nothing left to remove once committed
 
 
-def _run_planned(
-    request: RunRequest,
-    output_dir: Path,
-    recording: PlanRecorder,
-    finished: set[tuple[str, str, str]],
-    load_warnings: list[str],
-    started: float,
-    started_at: str,
-) -> RunOutcome:
-    # lazy: the results store and progress, only when `_run_planned` runs
-    from agentv_ci.results.results_file import ResultsWriter, write_summary_json
-    from agentv_ci.results.stored_results import StoredResults
-    from agentv_ci.results.tally import ResultsTally
-    from agentv_ci.running.progress import Progress
+@dataclass(frozen=True)
+class _RunStart:
+    """What was settled before the run: where it writes, the rows `--resume` already has, the load's
+    warnings so far, and when it began."""
 
-    plan, needs = request.plan, recording.needs
-    # First reading: every test built and checked (bad input stops here, before anything runs) and
-    # counted; the tests of JSONL datasets are not held but read again as the run takes them.
+    output_dir: Path
+    finished: set[tuple[str, str, str]]
+    load_warnings: list[str]
+    started: float
+    started_at: str
+
+
+@dataclass(frozen=True)
+class _FirstReading:
+    """Every selected test built and checked (bad input stops here, before anything runs), counted
+    into the plan, with the budget, the estimate and the order it allows."""
+
+    loaded: list[LoadedSuite]
+    suites: list[Suite]
+    budget: Budget
+    estimate: CostEstimate | None
+    ordering: Ordering
+    stops: StopSignals
+    jobs: Iterable[Job]
+
+
+def _run_planned(request: RunRequest, start: _RunStart, recording: PlanRecorder) -> RunOutcome:
+    """The stages: first reading -> earlier rows (resume) -> the runner -> the run -> rows for what
+    did not run -> summary.json."""
+    # lazy: the results store and progress, only when `_run_planned` runs
+    from agentv_ci.results.stored_results import StoredResults
+    from agentv_ci.running.row_sink import RowSink
+
+    output_dir = start.output_dir
+    first = _first_reading(request, start, recording)
+    budget = first.budget
+    previous = _previous_rows(request, output_dir, budget)
+    use_cache = request.cache if request.cache is not None else any(s.execution.cache for s in first.suites)
+    cache = open_cache(request.cache_dir, start.load_warnings) if use_cache and not request.dry_run else None
+    recorder = ReplayRecorder(request.record) if request.record else None
+    rows = RowSink(_progress(request, recording.needs, budget))
+    for result in previous:
+        rows.count(result)
+    previous_rows = len(previous)
+    written = (output_dir, cache.directory if cache is not None else None, request.record)
+    protected = tuple(p.absolute() for p in written if p is not None)  # a workspace reset never touches it
+    options = _runner_options(request, first.suites, output_dir, budget, cache, recorder, protected)
+    runner = Runner(
+        first.jobs, options, rows.append, needs=recording.needs, ordering=first.ordering.keep(previous)
+    )
+    del previous
+    runner.prepare()  # unknown targets / missing API keys fail here, before anything runs or is written
+    (output_dir / "summary.json").unlink(missing_ok=True)  # written again at the end: none if killed
+    planned = recording.commit(resume=request.resume)  # durable before anything is spent
+    index = output_dir / "index.jsonl"
+    with rows.writing(index):
+        interrupted = _drive_to_the_end(runner, first.stops, rows.progress, recorder)
+    changed = _close_sources(first.loaded, runner.warnings)
+    # Each planned job without a row gets a `not_run` one, so every report counts it. Checked (a
+    # sort of both sides' keys) only when a job may lack its row: one row per job otherwise.
+    tally, keys = rows.tally, rows.keys
+    if interrupted or changed or tally.results != planned.listed:
+        stored = StoredResults(index, tally, count=tally.results, unique_keys=keys.unique, own=True)
+        with rows.writing(index, shown=False):
+            record_not_run(
+                planned, stored.keys(), rows.append, interrupted=interrupted, dry_run=request.dry_run
+            )
+    results = StoredResults(index, tally, count=tally.results, unique_keys=keys.unique, own=True)
+    summary = _summary(
+        request, start, results, tally, planned.listed, budget, runner, cache, first.estimate, interrupted
+    )
+    return _finish(summary, output_dir, start, runner, previous_rows)
+
+
+def _summary(
+    request: RunRequest,
+    start: _RunStart,
+    results: StoredResults,
+    tally: ResultsTally,
+    planned: int,
+    budget: Budget,
+    runner: Runner,
+    cache: ResponseCache | None,
+    estimate: CostEstimate | None,
+    interrupted: bool,
+) -> RunSummary:
+    """The run's summary: its rows (read back from index.jsonl) with the tally's figures, the plan's
+    size, the budget and the cache."""
+    return RunSummary(
+        results=results,
+        started_at=start.started_at,
+        ended_at=now_seconds(),
+        duration_ms=(time.perf_counter() - start.started) * 1000,
+        dry_run=request.dry_run or tally.dry_run,  # as summary_from_results: any dry-run row marks it
+        not_run=tally.not_run_status,
+        planned=planned,
+        budget_exhausted=not request.dry_run
+        and (budget.reached or (budget.exhausted and runner.not_run > 0)),
+        budget_usd=budget.limit_usd,
+        interrupted=interrupted,
+        selection=request.selection or {},
+        unselecting=list(request.unselecting),
+        cache=cache.use() if cache is not None else None,
+        estimate=estimate,
+        spent_usd=None if request.dry_run else round(budget.spent_before + budget.spent_usd, 6),
+        unpriced=0 if request.dry_run else budget.unpriced,
+    )
+
+
+def _first_reading(request: RunRequest, start: _RunStart, recording: PlanRecorder) -> _FirstReading:
+    """Every test built and checked and counted; the budget (its estimate's low end above the budget
+    is refused here, before any file changes) and the order `depends_on` asks for."""
     paths, env, outside = request.paths, request.env, request.allow_outside
-    loaded = check_selected_suites(paths, env, load_warnings, outside, recording)
+    loaded = check_selected_suites(paths, env, start.load_warnings, outside, recording)
     suites = [source.suite for source in loaded]
-    budget = _budget(request, suites)  # below the estimate's low end: refused, before any file changes
+    budget = _budget(request, suites)
+    assert recording.estimator is not None  # _execute_run builds the recorder with one
     estimate = settle_estimate(
         recording.estimator,
-        budget_usd=_budget_left(request, output_dir, budget),
+        budget_usd=_budget_left(request, start.output_dir, budget),
         on_estimate=request.on_estimate,
     )
     ordering = recording.ordering(loaded)  # depends_on: a left-out dependency is refused here (exit 2)
     stops = StopSignals()  # a dataset's second reading stops at once on SIGINT/SIGTERM
-    jobs = _jobs_to_run(loaded, plan, stops, finished)
-    previous: list[TestResult] = []
-    if request.resume:
-        prepare_index_for_resume(output_dir / "index.jsonl")
-        previous = previous_results(output_dir)  # strict: a row that is not a result stops the run
-        budget.spent_before, budget.unpriced = resume.previous_spend(output_dir, len(previous))
-    else:
-        (output_dir / "index.jsonl").unlink(missing_ok=True)  # a new run into an old dir starts afresh
-    use_cache = request.cache if request.cache is not None else any(s.execution.cache for s in suites)
-    cache = open_cache(request.cache_dir, load_warnings) if use_cache and not request.dry_run else None
-    recorder = ReplayRecorder(request.record) if request.record else None
-    options = RunnerOptions(
+    jobs = _jobs_to_run(loaded, request.plan, stops, start.finished)
+    return _FirstReading(loaded, suites, budget, estimate, ordering, stops, jobs)
+
+
+def _previous_rows(request: RunRequest, output_dir: Path, budget: Budget) -> list[TestResult]:
+    """`--resume`: the rows already in index.jsonl (read strictly: a row that is not a result stops
+    the run) and what they spent. Otherwise a new run into an old directory starts afresh."""
+    if not request.resume:
+        (output_dir / "index.jsonl").unlink(missing_ok=True)
+        return []
+    prepare_index_for_resume(output_dir / "index.jsonl")
+    previous = previous_results(output_dir)
+    budget.spent_before, budget.unpriced = resume.previous_spend(output_dir, len(previous))
+    return previous
+
+
+def _runner_options(
+    request: RunRequest,
+    suites: list[Suite],
+    output_dir: Path,
+    budget: Budget,
+    cache: ResponseCache | None,
+    recorder: ReplayRecorder | None,
+    protected: tuple[Path, ...],
+) -> RunnerOptions:
+    plan = request.plan
+    return RunnerOptions(
         workers=_workers(request, suites),
         dry_run=request.dry_run,
         targets_file=request.targets_file,
@@ -352,96 +468,67 @@ def _run_planned(
         if plan.adaptive_repeats
         else None,
         secrets_withheld=request.secrets_withheld,
+        protected=protected,
     )
-    progress = Progress(
+
+
+def _progress(request: RunRequest, needs: RunNeeds, budget: Budget) -> Progress:
+    # lazy: the progress line, only when a run runs
+    from agentv_ci.running.progress import Progress
+
+    return Progress(
         needs.jobs,
         stream=request.progress_stream or sys.stderr,
         quiet=request.quiet,
         verbose=request.verbose,
         budget=None if request.dry_run else budget,
     )
-    # No result is kept: each row goes to index.jsonl and into the tally (the figures the gates and
-    # the summaries need); reports read the rows back from the file (reporting.stored_results).
-    tally = ResultsTally()
-    keys = KeyCheck()
-    for result in previous:
-        tally.add(result)
-        keys.add(result)
-    previous_rows = len(previous)
-    runner = Runner(jobs, options, lambda r: None, needs=needs, ordering=ordering.keep(previous))
-    del previous
-    written = (output_dir, cache.directory if cache is not None else None, request.record)
-    runner.workspaces.protected = tuple(p.absolute() for p in written if p is not None)  # never reset
-    runner.prepare()  # unknown targets / missing API keys fail here, before anything runs or is written
-    (output_dir / "summary.json").unlink(missing_ok=True)  # written again at the end: none if killed
-    planned = recording.commit(resume=request.resume)  # durable before anything is spent
-    interrupted = False
-    with ResultsWriter(output_dir / "index.jsonl") as writer:
 
-        def sink(result: TestResult) -> None:
-            result = writer.append(result)  # the row as written: secrets redacted
-            tally.add(result)
-            keys.add(result)
-            progress.update(result)
 
-        runner.sink = sink
-        try:
-            with stops.installed():
-                asyncio.run(_drive(runner, stops))
-        except (KeyboardInterrupt, asyncio.CancelledError):
-            interrupted = True
-        finally:
+def _drive_to_the_end(
+    runner: Runner, stops: StopSignals, progress: Progress | None, recorder: ReplayRecorder | None
+) -> bool:
+    """Run every job; True when SIGINT/SIGTERM stopped the run (what finished is written)."""
+    try:
+        with stops.installed():
+            asyncio.run(_drive(runner, stops))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        return True
+    finally:
+        if progress is not None:
             progress.finish()
-            if recorder is not None:
-                recorder.close()
-    # lazy: `validation.output_formats` loaded only when `_run_planned` runs
+        if recorder is not None:
+            recorder.close()
+    return False
+
+
+def _close_sources(loaded: Sequence[LoadedSuite], warnings: list[str]) -> bool:
+    """Close each suite's source; True when a dataset's second reading found it changed."""
+    # lazy: `validation.output_formats` loaded only when `_close_sources` runs
     from agentv_ci.validation.output_formats import render_relative
 
     changed = False
     for source in loaded:  # a dataset edited while it ran: what a second reading found wrong
-        runner.warnings.extend(f"changed during the run: {render_relative(d)}" for d in source.problems)
+        warnings.extend(f"changed during the run: {render_relative(d)}" for d in source.problems)
         changed = changed or bool(source.problems)
         source.close()
-    # Each planned job without a row gets a `not_run` one, so every report counts it. Checked (a
-    # sort of both sides' keys) only when a job may lack its row: one row per job otherwise.
-    if interrupted or changed or tally.results != planned.listed:
-        index = output_dir / "index.jsonl"
-        stored = StoredResults(index, tally, count=tally.results, unique_keys=keys.unique, own=True)
-        with ResultsWriter(index) as writer:
+    return changed
 
-            def not_run(result: TestResult) -> None:
-                result = writer.append(result)
-                tally.add(result)
-                keys.add(result)
 
-            record_not_run(planned, stored.keys(), not_run, interrupted=interrupted, dry_run=request.dry_run)
-    results = StoredResults(
-        output_dir / "index.jsonl", tally, count=tally.results, unique_keys=keys.unique, own=True
-    )
-    summary = RunSummary(
-        results=results,
-        started_at=started_at,
-        ended_at=now_seconds(),
-        duration_ms=(time.perf_counter() - started) * 1000,
-        dry_run=request.dry_run or tally.dry_run,  # as summary_from_results: any dry-run row marks it
-        not_run=tally.not_run_status,
-        planned=planned.listed,
-        budget_exhausted=not request.dry_run
-        and (budget.reached or (budget.exhausted and runner.not_run > 0)),
-        budget_usd=budget.limit_usd,
-        interrupted=interrupted,
-        selection=request.selection or {},
-        unselecting=list(request.unselecting),
-        cache=cache.use() if cache is not None else None,
-        estimate=estimate,
-        spent_usd=None if request.dry_run else round(budget.spent_before + budget.spent_usd, 6),
-        unpriced=0 if request.dry_run else budget.unpriced,
-    )
+def _finish(
+    summary: RunSummary, output_dir: Path, start: _RunStart, runner: Runner, previous_rows: int
+) -> RunOutcome:
+    """summary.json written; the outcome (or `RunInterrupted` carrying it)."""
+    # lazy: the results store, only when a run ends
+    from agentv_ci.results.results_file import write_summary_json
+
     write_summary_json(output_dir / "summary.json", summary)
     more_cut = runner.answer_cap.summary_warning()
-    warnings = [*load_warnings, *runner.warnings, *([more_cut] if more_cut else [])]
-    outcome = RunOutcome(summary, output_dir, warnings, resumed=previous_rows, interrupted=interrupted)
-    if interrupted:
+    warnings = [*start.load_warnings, *runner.warnings, *([more_cut] if more_cut else [])]
+    outcome = RunOutcome(
+        summary, output_dir, warnings, resumed=previous_rows, interrupted=summary.interrupted
+    )
+    if summary.interrupted:
         raise RunInterrupted(outcome)
     return outcome
 
