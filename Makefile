@@ -42,7 +42,13 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Byte code first: most tests run `python -m agentv_ci` in a subprocess, and where
+# PYTHONDONTWRITEBYTECODE is set (CI images often set it) each of them would otherwise compile every
+# module it imports again (~0.25 s a process on a fresh clone).
+BYTECODE := $(BIN)/python -m compileall -q src $(addsuffix /src,$(PLUGINS)) >/dev/null
+
 unit: $(STAMP)
+	$(BYTECODE)
 	$(BIN)/pytest $(PARALLEL)
 
 test: lint typecheck unit
@@ -50,6 +56,7 @@ test: lint typecheck unit
 # The inner loop: lint, then the tests not marked `slow` (fresh clones and venvs, the container image,
 # act, pre-commit installs), stopping at the first failure. `make test` (CI) still runs everything.
 test-fast: lint
+	$(BYTECODE)
 	$(BIN)/pytest $(PARALLEL) -x -q -m "not slow"
 
 # The issue-12 workloads (median of 5, peak RSS, ratio to target), the memory scale (10k, 100k; add

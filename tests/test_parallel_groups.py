@@ -64,6 +64,6 @@ def test_make_test_runs_the_unit_tests_in_parallel_and_prints_skip_reasons() -> 
     options = _makefile_parallel_options()
     assert options[:2] == ["-n", "2"], options
     makefile = (REPO_ROOT / "Makefile").read_text(encoding="utf-8")
-    assert re.search(r"^unit: .*\n\t\$\(BIN\)/pytest \$\(PARALLEL\)$", makefile, re.M)
+    assert re.search(r"^unit: .*\n\t\$\(BYTECODE\)\n\t\$\(BIN\)/pytest \$\(PARALLEL\)$", makefile, re.M)
     pyproject = (REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert re.search(r'^addopts = "[^"]*-rs', pyproject, re.M)
