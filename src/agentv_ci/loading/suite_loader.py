@@ -3,9 +3,9 @@
 Never raises for bad user input: every problem becomes a `Diagnostic`.
 
 A run (and `validate`) loads in `check` mode: every test is built and checked, but the tests of a
-suite that reads a JSONL dataset are not kept; the run reads them again with `stream_suite_tests`,
-one at a time as it schedules them. However large a dataset, it is never held in memory. (The
-reading itself is `suite_reader.SuiteReader`.)
+suite that reads a JSONL dataset are not kept: `on_test` sees each as it is built (the run spools
+them, running/spooled_tests.py). However large a dataset, it is never held in memory. (The reading
+itself is `suite_reader.SuiteReader`.)
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from agentv_ci.loading.discovery import find_eval_files
 from agentv_ci.loading.interpolate import dotenv_environment
 from agentv_ci.loading.suite_reader import LoadMode, SuiteReader, TestVisitor
 from agentv_ci.model.diagnostics import Diagnostic, sort_key
-from agentv_ci.model.suite import Suite, Test
+from agentv_ci.model.suite import Suite
 from agentv_ci.security.confinement import Confinement, find_repo_root
 from agentv_ci.security.file_reads import allow_for_plugins
 
@@ -37,7 +37,7 @@ class LoadResult(msgspec.Struct):
     diagnostics: list[Diagnostic]
     dependencies: list[str] = []
     # A `check` load did not keep the tests (they come from a JSONL dataset): `suite.tests` is empty
-    # and `stream_suite_tests` reads them.
+    # and only `on_test` saw them.
     streamed: bool = False
 
     @property
@@ -111,24 +111,6 @@ def load_suite(
     return LoadResult(
         suite=suite, diagnostics=diagnostics, dependencies=dependencies, streamed=loader.streamed
     )
-
-
-def stream_suite_tests(
-    path: Path,
-    *,
-    repo_root: Path | None = None,
-    env: Mapping[str, str] | None = None,
-    allow_outside: Sequence[Path] = (),
-    problems: list[Diagnostic] | None = None,
-) -> Iterator[Test]:
-    """The tests of the eval file `path`, built one at a time as they are taken (a JSONL dataset is
-    read line by line), for a suite a `check` load did not keep. Diagnostics were reported by that
-    load; errors found now (a file edited since) are appended to `problems`."""
-    path = Path(path)
-    ctx = _context(path, repo_root, env, True, allow_outside)
-    yield from SuiteReader(ctx).stream(path)
-    if problems is not None:
-        problems.extend(d for d in sorted(set(ctx.diagnostics), key=sort_key) if d.severity == "error")
 
 
 def load_suites(

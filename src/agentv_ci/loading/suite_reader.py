@@ -65,8 +65,7 @@ class SuiteReader:
     ) -> Suite | None:
         """The suite of `path`. `keep`: with its tests. `check`: every test is built and checked as
         in `keep`, handed to `on_test` and dropped, unless the suite reads none from a JSONL dataset
-        (then they are kept, as in `keep`): a dataset of any size costs no memory, and `stream`
-        builds its tests again as they are wanted."""
+        (then they are kept, as in `keep`): a dataset of any size costs no memory."""
         prepared = self._prepare(path, stack, where, lazy=mode != "keep")
         if prepared is None:
             return None
@@ -80,14 +79,6 @@ class SuiteReader:
             kept = self._check(prepared, built, stack)
         tests = [t for t, _ in kept] if kept is not None else []
         return make_suite(prepared.path, prepared.data, prepared.root, prepared.defaults, tests, self.ctx)
-
-    def stream(self, path: Path) -> Iterator[Test]:
-        """The tests of `path` built again, one at a time as they are taken (a JSONL dataset is read
-        line by line): the second reading of a suite that a `check` load did not keep."""
-        prepared = self._prepare(path, (), None, lazy=True)
-        if prepared is not None:
-            for test, _ in self._tests_of(prepared, (prepared.path,)):
-                yield test
 
     def _prepare(
         self, path: Path, stack: tuple[Path, ...], where: SourceLocation | None, *, lazy: bool

@@ -2,7 +2,7 @@
 
 asyncio's own Ctrl-C handling cancels the main task, which takes effect only when a task next
 waits. A run can go a long time without waiting: a mock or cached target answers at once, and the
-second reading of a large dataset skips the tests a `--resume` or a `--test-id` leaves out. So the
+taking back a large dataset's spooled tests skips those a `--resume` or a `--test-id` leaves out. So the
 handlers here, Python-level and run between two bytecodes, do two things on the first signal:
 cancel the main task (the tests in flight end at their next `await`, which every attempt reaches:
 running/scheduler.py), and set `requested`, which the loops that never wait check

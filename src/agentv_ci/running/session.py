@@ -24,7 +24,6 @@ from agentv_ci.model.bounds import check_run_flags
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.model.suite import Suite, Test
 from agentv_ci.results.plan_check import NOTHING_SELECTED
-from agentv_ci.running import resume
 from agentv_ci.running.adaptive import AdaptiveRepeats
 from agentv_ci.running.budget import Budget
 from agentv_ci.running.cache import open_cache
@@ -124,28 +123,15 @@ def latest_run_dir() -> Path | None:
 
 @dataclass
 class LoadedSuite:
-    """A suite checked for the run. `streamed`: its tests (read from a JSONL dataset) are not held
-    in memory: `tests()` takes them back from `spool` (the first reading's built tests, encoded in a
-    temporary file), or, without one, reads the dataset again as the run takes them."""
+    """A suite checked for the run. With a `spool`, its tests (read from a JSONL dataset) are not held
+    in memory: `tests()` takes them back from the spool (the first reading's built tests, encoded in
+    a temporary file), so the dataset is read once."""
 
     suite: Suite
-    streamed: bool
-    env: Mapping[str, str] | None = None
-    allow_outside: Sequence[Path] = ()
-    problems: list[Diagnostic] = field(default_factory=list)  # errors met in a second reading
     spool: SpooledTests | None = None
 
     def tests(self) -> Iterable[Test]:
-        if not self.streamed:
-            return self.suite.tests
-        if self.spool is not None:
-            return self.spool
-        # lazy: the suite loader (YAML, msgspec) loaded only when `tests` runs
-        from agentv_ci.loading.suite_loader import stream_suite_tests
-
-        return stream_suite_tests(
-            Path(self.suite.path), env=self.env, allow_outside=self.allow_outside, problems=self.problems
-        )
+        return self.suite.tests if self.spool is None else self.spool
 
     def close(self) -> None:
         if self.spool is not None:
@@ -173,8 +159,8 @@ def check_selected_suites(
     on_test: Callable[[Suite, Test], None] | None = None,
 ) -> list[LoadedSuite]:
     """`load_selected_suites` for a run: every test is built, checked and handed to `on_test`, but
-    the tests of a JSONL dataset are not held (`LoadedSuite.streamed`): they are spooled as they are
-    built, and the run takes them back from the spool (the dataset is read once)."""
+    the tests of a JSONL dataset are not held: they are spooled as they are built, and the run takes
+    them back from the spool (`LoadedSuite.spool`: the dataset is read once)."""
     return _load(paths, env, warnings, allow_outside, "check", on_test)
 
 
@@ -212,7 +198,7 @@ def _load(
             spool.close()  # its tests are held by the suite (or it has none)
             spool = None
         if result.suite is not None:
-            loaded.append(LoadedSuite(result.suite, result.streamed, env, allow_outside, spool=spool))
+            loaded.append(LoadedSuite(result.suite, spool))
             if mode == "keep":  # a `keep` load hands no test to `on_test`
                 for test in result.suite.tests:
                     names.note(result.suite, test)
@@ -251,7 +237,6 @@ def _budget_left(request: RunRequest, output_dir: Path, budget: Budget) -> float
     when there is none, or nothing is left (then the run stops at once: budget reached, exit 3)."""
     if budget.limit_usd is None or not request.resume:
         return budget.limit_usd
-
     left = budget.limit_usd - previous_spend(output_dir, 1)[0]
     return left if left > 0 else None
 
@@ -359,11 +344,12 @@ def _run_planned(request: RunRequest, start: _RunStart, recording: PlanRecorder)
     index = output_dir / "index.jsonl"
     with rows.writing(index):
         interrupted = _drive_to_the_end(runner, first.stops, rows.progress, recorder)
-    changed = _close_sources(first.loaded, runner.warnings)
+    for source in first.loaded:
+        source.close()
     # Each planned job without a row gets a `not_run` one, so every report counts it. Checked (a
     # sort of both sides' keys) only when a job may lack its row: one row per job otherwise.
     tally, keys = rows.tally, rows.keys
-    if interrupted or changed or tally.results != planned.listed:
+    if interrupted or tally.results != planned.listed:
         stored = StoredResults(index, tally, count=tally.results, unique_keys=keys.unique, own=True)
         with rows.writing(index, shown=False):
             record_not_run(
@@ -418,14 +404,13 @@ def _first_reading(request: RunRequest, start: _RunStart, recording: PlanRecorde
     loaded = check_selected_suites(paths, env, start.load_warnings, outside, recording)
     suites = [source.suite for source in loaded]
     budget = _budget(request, suites)
-    assert recording.estimator is not None  # _execute_run builds the recorder with one
     estimate = settle_estimate(
         recording.estimator,
         budget_usd=_budget_left(request, start.output_dir, budget),
         on_estimate=request.on_estimate,
     )
     ordering = recording.ordering(loaded)  # depends_on: a left-out dependency is refused here (exit 2)
-    stops = StopSignals()  # a dataset's second reading stops at once on SIGINT/SIGTERM
+    stops = StopSignals()  # taking the tests back stops at once on SIGINT/SIGTERM
     jobs = _jobs_to_run(loaded, request.plan, stops, start.finished)
     return _FirstReading(loaded, suites, budget, estimate, ordering, stops, jobs)
 
@@ -438,7 +423,7 @@ def _previous_rows(request: RunRequest, output_dir: Path, budget: Budget) -> lis
         return []
     prepare_index_for_resume(output_dir / "index.jsonl")
     previous = previous_results(output_dir)
-    budget.spent_before, budget.unpriced = resume.previous_spend(output_dir, len(previous))
+    budget.spent_before, budget.unpriced = previous_spend(output_dir, len(previous))
     return previous
 
 
@@ -500,19 +485,6 @@ def _drive_to_the_end(
         if recorder is not None:
             recorder.close()
     return False
-
-
-def _close_sources(loaded: Sequence[LoadedSuite], warnings: list[str]) -> bool:
-    """Close each suite's source; True when a dataset's second reading found it changed."""
-    # lazy: `validation.output_formats` loaded only when `_close_sources` runs
-    from agentv_ci.validation.output_formats import render_relative
-
-    changed = False
-    for source in loaded:  # a dataset edited while it ran: what a second reading found wrong
-        warnings.extend(f"changed during the run: {render_relative(d)}" for d in source.problems)
-        changed = changed or bool(source.problems)
-        source.close()
-    return changed
 
 
 def _finish(
