@@ -15,7 +15,7 @@ from agentv_ci.running.estimate import (
     settle_estimate,
 )
 from agentv_ci.running.recorded_usage import RecordedUsage
-from agentv_ci.running.session import load_selected_suites
+from agentv_ci.running.selected_suites import load_selected_suites
 from agentv_ci.running.token_count import APPROXIMATE, token_counter
 from agentv_ci.targets.system_prompt import with_default_system
 

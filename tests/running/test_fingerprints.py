@@ -16,7 +16,7 @@ from agentv_ci.running.budget import Budget
 from agentv_ci.running.fingerprints import FINGERPRINT_LENGTH, definition_fingerprint
 from agentv_ci.running.plan import PlanOptions, plan_jobs
 from agentv_ci.running.scheduler import Runner, RunnerOptions
-from agentv_ci.running.session import load_selected_suites
+from agentv_ci.running.selected_suites import load_selected_suites
 from agentv_ci.targets.config import load_targets
 
 EVAL = """\
@@ -131,7 +131,7 @@ def test_fingerprints_do_not_depend_on_the_process_hash_seed(project: Path) -> N
         "import sys\n"
         "from pathlib import Path\n"
         "from agentv_ci.running.fingerprints import definition_fingerprint\n"
-        "from agentv_ci.running.session import load_selected_suites\n"
+        "from agentv_ci.running.selected_suites import load_selected_suites\n"
         "suite = load_selected_suites([Path(sys.argv[1])], env={})[0]\n"
         "print([definition_fingerprint(t, eval_path=suite.path, threshold=0.8, target='m') "
         "for t in suite.tests])\n"

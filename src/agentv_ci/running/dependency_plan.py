@@ -23,7 +23,7 @@ __all__ = ["SuiteSource", "order_suites"]
 
 
 class SuiteSource(Protocol):
-    """A loaded suite whose tests can be read (again): running.session.LoadedSuite."""
+    """A loaded suite whose tests can be read (again): running.selected_suites.LoadedSuite."""
 
     @property
     def suite(self) -> Suite: ...

@@ -18,11 +18,10 @@ from typing import TYPE_CHECKING, TextIO
 
 from agentv_ci.clock import now_seconds
 from agentv_ci.deadlines import default_test_timeout_s
-from agentv_ci.errors import ConfigError, InvalidEvalFiles, UsageError
-from agentv_ci.loading.discovery import check_paths_exist, find_eval_files
+from agentv_ci.errors import ConfigError, UsageError
 from agentv_ci.model.bounds import check_run_flags
 from agentv_ci.model.result import RunSummary, TestResult
-from agentv_ci.model.suite import Suite, Test
+from agentv_ci.model.suite import Suite
 from agentv_ci.results.plan_check import NOTHING_SELECTED
 from agentv_ci.running.adaptive import AdaptiveRepeats
 from agentv_ci.running.budget import Budget
@@ -40,13 +39,11 @@ from agentv_ci.running.resume import (
     previous_spend,
 )
 from agentv_ci.running.scheduler import Runner, RunnerOptions
-from agentv_ci.running.spooled_tests import SpooledTests
+from agentv_ci.running.selected_suites import LoadedSuite, check_selected_suites
 from agentv_ci.targets.answer_cap import DEFAULT_MAX_ANSWER_BYTES
 from agentv_ci.targets.replay import ReplayRecorder
 
 if TYPE_CHECKING:
-    from agentv_ci.loading.suite_reader import LoadMode
-    from agentv_ci.model.diagnostics import Diagnostic
     from agentv_ci.model.estimate import CostEstimate
     from agentv_ci.results.stored_results import StoredResults
     from agentv_ci.results.tally import ResultsTally
@@ -119,99 +116,6 @@ def latest_run_dir() -> Path | None:
         return None
     runs = sorted(p for p in DEFAULT_RUNS_DIR.iterdir() if (p / "index.jsonl").is_file())
     return runs[-1] if runs else None
-
-
-@dataclass
-class LoadedSuite:
-    """A suite checked for the run. With a `spool`, its tests (read from a JSONL dataset) are not held
-    in memory: `tests()` takes them back from the spool (the first reading's built tests, encoded in
-    a temporary file), so the dataset is read once."""
-
-    suite: Suite
-    spool: SpooledTests | None = None
-
-    def tests(self) -> Iterable[Test]:
-        return self.suite.tests if self.spool is None else self.spool
-
-    def close(self) -> None:
-        if self.spool is not None:
-            self.spool.close()
-
-
-def load_selected_suites(
-    paths: Sequence[Path],
-    env: Mapping[str, str] | None,
-    warnings: list[str] | None = None,
-    allow_outside: Sequence[Path] = (),
-) -> list[Suite]:
-    """Load every eval file under `paths`, with its tests; any error diagnostic is an
-    `InvalidEvalFiles` listing all of them. Warning diagnostics (deprecated forms, unknown keys) are
-    rendered into `warnings`. Paths are shown as `validate` shows them (relative to the working
-    directory when below it)."""
-    return [loaded.suite for loaded in _load(paths, env, warnings, allow_outside, "keep", None)]
-
-
-def check_selected_suites(
-    paths: Sequence[Path],
-    env: Mapping[str, str] | None,
-    warnings: list[str] | None = None,
-    allow_outside: Sequence[Path] = (),
-    on_test: Callable[[Suite, Test], None] | None = None,
-) -> list[LoadedSuite]:
-    """`load_selected_suites` for a run: every test is built, checked and handed to `on_test`, but
-    the tests of a JSONL dataset are not held: they are spooled as they are built, and the run takes
-    them back from the spool (`LoadedSuite.spool`: the dataset is read once)."""
-    return _load(paths, env, warnings, allow_outside, "check", on_test)
-
-
-def _load(
-    paths: Sequence[Path],
-    env: Mapping[str, str] | None,
-    warnings: list[str] | None,
-    allow_outside: Sequence[Path],
-    mode: LoadMode,
-    on_test: Callable[[Suite, Test], None] | None,
-) -> list[LoadedSuite]:
-    # lazy: the suite loader (YAML, msgspec) and diagnostics, only when `_load` runs
-    from agentv_ci.loading.suite_loader import load_suite
-    from agentv_ci.loading.suite_names import SuiteNames
-    from agentv_ci.validation.diagnostics import merge_repeated
-    from agentv_ci.validation.output_formats import render_relative
-
-    check_paths_exist(paths)
-    loaded: list[LoadedSuite] = []
-    diagnostics: list[Diagnostic] = []
-    names = SuiteNames()  # one eval file per suite name: test keys are unique (E116)
-    spool: SpooledTests | None = None
-
-    def visit(suite: Suite, test: Test) -> None:
-        names.note(suite, test)
-        if on_test is not None:
-            on_test(suite, test)
-        if spool is not None:
-            spool.add(test)
-
-    for path in find_eval_files(list(paths)):
-        spool = SpooledTests() if mode == "check" else None
-        result = load_suite(path, env=env, allow_outside=allow_outside, mode=mode, on_test=visit)
-        if spool is not None and not (result.suite is not None and result.streamed):
-            spool.close()  # its tests are held by the suite (or it has none)
-            spool = None
-        if result.suite is not None:
-            loaded.append(LoadedSuite(result.suite, spool))
-            if mode == "keep":  # a `keep` load hands no test to `on_test`
-                for test in result.suite.tests:
-                    names.note(result.suite, test)
-        diagnostics.extend(result.diagnostics)
-    diagnostics = merge_repeated([*diagnostics, *names.diagnostics()])
-    errors = [d for d in diagnostics if d.severity == "error"]
-    if warnings is not None:
-        warnings.extend(render_relative(d) for d in diagnostics if d.severity == "warning")
-    if errors:
-        for source in loaded:
-            source.close()
-        raise InvalidEvalFiles([render_relative(d) for d in errors])
-    return loaded
 
 
 def _workers(request: RunRequest, suites: list[Suite]) -> int:
