@@ -46,7 +46,7 @@ from agentv_ci.retrying import GiveUp, Retry, RetryPolicy, call_with_retries_asy
 from agentv_ci.targets.limiter_registry import limiter_for
 from agentv_ci.targets.rate_headers import rate_signal, retry_after_seconds
 from agentv_ci.targets.rate_limits import RATE_LIMIT_STATUSES, LimitSettings, TargetLimiter
-from agentv_ci.targets.retry_policy import model_api_policy, says_now
+from agentv_ci.targets.retry_policy import model_api_policy
 
 POOL_SLICE = 4  # connections per underlying httpx client
 # A larger response body is an execution error, read no further (an answer is cut at the answer cap
@@ -280,7 +280,7 @@ class JsonHttpClient:
                 limiter.hold(signal.exhausted_for)
             told = signal.exhausted_for if signal.retry_after is None else signal.retry_after
             wait = limiter.release_limited(told)
-            return Retry(_Failure(error, rate_limited=True), wait, spends=says_now(told))
+            return Retry(_Failure(error, rate_limited=True), wait, spends=self.retry.says_now(told))
         limiter.release_failed()
         if not self.retry.retried(status):
             raise TargetError(error)

@@ -46,15 +46,3 @@ def model_api_policy(max_retries: int, *, backoff_s: float, backoff_cap_s: float
         now_s=NOW_S,
         rate_limited_give_up_s=RATE_LIMIT_GIVE_UP_S,
     )
-
-
-def says_now(wait_s: float | None) -> bool:
-    """A rate limit's wait that tells the client to come back at once (0, or a date in the past)."""
-    return wait_s is not None and wait_s < NOW_S
-
-
-def backoff_delay(attempt: int, *, base_s: float, cap_s: float, retry_after: float | None) -> float:
-    """Seconds to wait before retry number `attempt` (0-based). A server's retry-after is honoured
-    even above `cap_s` (retrying sooner only earns another refusal), up to the policy's ceiling;
-    one that says "now" gets the backoff instead."""
-    return model_api_policy(0, backoff_s=base_s, backoff_cap_s=cap_s).delay(attempt, retry_after)
