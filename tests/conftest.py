@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+
+# pytest keeps its assertion-rewritten test modules as byte code only where writing byte code is on.
+# PYTHONDONTWRITEBYTECODE (set on these machines, and in many CI images) turned it off, so each xdist
+# worker parsed and rewrote all ~400 test modules again: about 7 s of CPU a worker, every run. It is
+# turned on for this process only; the child processes the tests start keep the environment as it is.
+sys.dont_write_bytecode = False
 
 # The user's cache dir, for tools worth keeping between sessions (the SARIF Multitool install).
 USER_CACHE_HOME = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")

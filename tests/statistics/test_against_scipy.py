@@ -5,30 +5,37 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from typing import Any
 
 import pytest
 
-scipy_stats = pytest.importorskip("scipy.stats")
-
-from agentv_ci.statistics.descriptive import mean, standard_error, stdev  # noqa: E402
-from agentv_ci.statistics.fisher import (  # noqa: E402
+from agentv_ci.statistics.descriptive import mean, standard_error, stdev
+from agentv_ci.statistics.fisher import (
     fisher_exact_greater,
     fisher_exact_less,
     min_p_less,
 )
-from agentv_ci.statistics.paired import paired_delta  # noqa: E402
-from agentv_ci.statistics.proportions import (  # noqa: E402
+from agentv_ci.statistics.paired import paired_delta
+from agentv_ci.statistics.proportions import (
     clopper_pearson,
     newcombe_difference,
     wilson_interval,
 )
-from agentv_ci.statistics.student_t import t_cdf, t_critical_95, t_quantile  # noqa: E402
+from agentv_ci.statistics.student_t import t_cdf, t_critical_95, t_quantile
+
+
+@pytest.fixture(scope="module")
+def scipy_stats() -> Any:
+    """scipy.stats, imported when a test here runs: at module level every xdist worker paid ~1.5 s to
+    import it while collecting, used or not."""
+    return pytest.importorskip("scipy.stats")
+
 
 COUNTS = [(1, 1), (5, 5), (10, 10), (20, 20), (1, 20), (7, 3)]
 
 
 @pytest.mark.parametrize(("base_n", "head_n"), COUNTS)
-def test_fisher_matches_scipy_on_every_table(base_n: int, head_n: int) -> None:
+def test_fisher_matches_scipy_on_every_table(scipy_stats: Any, base_n: int, head_n: int) -> None:
     for bp, hp in itertools.product(range(base_n + 1), range(head_n + 1)):
         table = [[bp, base_n - bp], [hp, head_n - hp]]
         # "head passes less often": the base row's odds of passing are greater
@@ -55,19 +62,19 @@ def test_a_single_sample_on_each_side_can_never_be_significant() -> None:
 
 
 @pytest.mark.parametrize("df", [1, 2, 3, 5, 9, 29, 30, 31, 99, 999, 1e5])
-def test_t_distribution_matches_scipy(df: float) -> None:
+def test_t_distribution_matches_scipy(scipy_stats: Any, df: float) -> None:
     for t in (-40.0, -6.5, -2.0, -1.0, -0.1, 0.0, 0.3, 1.7, 3.0, 12.0):
         assert t_cdf(t, df) == pytest.approx(scipy_stats.t.cdf(t, df), rel=1e-9, abs=1e-14)
     for p in (1e-6, 0.001, 0.025, 0.2, 0.5, 0.9, 0.975, 0.999):
         assert t_quantile(p, df) == pytest.approx(scipy_stats.t.ppf(p, df), rel=1e-7, abs=1e-8)
 
 
-def test_agentv_table_is_students_t_to_three_places() -> None:
+def test_agentv_table_is_students_t_to_three_places(scipy_stats: Any) -> None:
     for df in range(1, 31):
         assert t_critical_95(df) == pytest.approx(scipy_stats.t.ppf(0.975, df), abs=6e-4)
 
 
-def test_descriptive_statistics_match_scipy() -> None:
+def test_descriptive_statistics_match_scipy(scipy_stats: Any) -> None:
     values = [0.2, 0.9, 1.0, 0.0, 0.55, 0.75]
     assert mean(values) == pytest.approx(sum(values) / len(values))
     assert stdev(values) == pytest.approx(scipy_stats.tstd(values))
@@ -76,7 +83,7 @@ def test_descriptive_statistics_match_scipy() -> None:
 
 
 @pytest.mark.parametrize(("passes", "n"), [(0, 1), (1, 1), (0, 5), (3, 5), (20, 20), (14, 20), (1, 1000)])
-def test_wilson_interval_matches_scipy(passes: int, n: int) -> None:
+def test_wilson_interval_matches_scipy(scipy_stats: Any, passes: int, n: int) -> None:
     expected = scipy_stats.binomtest(passes, n).proportion_ci(0.95, method="wilson")
     low, high = wilson_interval(passes, n)
     assert (low, high) == pytest.approx((expected.low, expected.high), abs=1e-9)
@@ -91,7 +98,7 @@ def test_newcombe_interval_known_value_and_bounds() -> None:
         assert -1.0 <= low <= (hp - bp) / 20 <= high <= 1.0
 
 
-def test_large_suites_use_the_sign_flip_distribution_and_students_interval() -> None:
+def test_large_suites_use_the_sign_flip_distribution_and_students_interval(scipy_stats: Any) -> None:
     rng = random.Random(7)
     base = [rng.random() for _ in range(60)]
     head = [min(1.0, max(0.0, b + rng.gauss(-0.05, 0.2))) for b in base]
@@ -120,7 +127,7 @@ def test_large_suites_use_the_sign_flip_distribution_and_students_interval() -> 
     assert many is not None and many.p_less < 1e-6 and not math.isnan(many.mean)
 
 
-def test_small_suites_use_the_exact_sign_flip_test() -> None:
+def test_small_suites_use_the_exact_sign_flip_test(scipy_stats: Any) -> None:
     deltas = [-1.0, -1.0, 0.0, -0.5, 1.0, -0.25, 0.0, -1.0]
     moved = [d for d in deltas if d]
     observed = sum(deltas)
@@ -147,7 +154,7 @@ def test_small_suites_use_the_exact_sign_flip_test() -> None:
 
 
 @pytest.mark.parametrize(("passes", "n"), [(0, 1), (1, 1), (0, 5), (3, 5), (20, 20), (14, 20), (1, 1000)])
-def test_clopper_pearson_matches_scipy(passes: int, n: int) -> None:
+def test_clopper_pearson_matches_scipy(scipy_stats: Any, passes: int, n: int) -> None:
     for confidence in (0.9, 0.95, 0.999):
         expected = scipy_stats.binomtest(passes, n).proportion_ci(confidence, method="exact")
         assert clopper_pearson(passes, n, confidence) == pytest.approx(

@@ -15,7 +15,6 @@ from agentv_ci.model.suite import Message, ToolCall
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.prompting import content_text
 from agentv_ci.targets.config import MODEL_FIELD_ALIASES
-from agentv_ci.targets.http import client_for
 from agentv_ci.targets.model_config import ModelApiConfig
 from agentv_ci.targets.model_reply import reply_response, reported_usage, require_answer
 from agentv_ci.targets.system_prompt import with_default_system
@@ -101,6 +100,10 @@ class AnthropicTarget:
     def __init__(self, name: str, config: AnthropicConfig, *, base_dir: Path) -> None:
         self.name = name
         self.config = config
+        # lazy: httpx (~0.1 s of start-up) loads only when a model-API target is built, not for the
+        # dry run or validate that only read its config class
+        from agentv_ci.targets.http import client_for
+
         self._client = client_for(
             config,
             base_url=config.base_url,
