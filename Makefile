@@ -10,9 +10,10 @@ export XDG_CACHE_HOME ?= $(CURDIR)/.cache
 # A file's tests go to one worker (`loadfile`): a module fixture (a Docker image it removes when done)
 # is built once and never torn down under another worker's test. (`loadgroup` would group by
 # `xdist_group` mark, but with pytest 9.2 it silently groups nothing: pytest-xdist issue 1386.)
+# Files go out longest first (tests/conftest.py orders them; `--no-loadscope-reorder` keeps that order).
 # TEST_WORKERS=0 runs in this process, one test at a time.
 TEST_WORKERS ?= 4
-PARALLEL := -n $(TEST_WORKERS) --dist loadfile
+PARALLEL := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 .PHONY: setup demo test test-fast lint typecheck unit bench bench-check clean
 

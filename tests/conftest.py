@@ -25,6 +25,7 @@ import pytest  # noqa: E402
 
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
 from tests.fakes.llm_server import FakeLlmServer  # noqa: E402
+from tests.file_order import longest_files_first  # noqa: E402
 from tests.fresh_venv import (  # noqa: E402
     PLUGIN_DIRS,
     FreshVenv,
@@ -41,6 +42,10 @@ _SHARED = REPO_ROOT.parent / "shared" / "schemas"
 SHARED_SCHEMAS = (
     _SHARED if (_SHARED / "sarif-schema-2.1.0.json").is_file() else REPO_ROOT / "tests" / "schemas"
 )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items[:] = longest_files_first(items)
 
 
 @pytest.fixture

@@ -67,3 +67,43 @@ def test_make_test_runs_the_unit_tests_in_parallel_and_prints_skip_reasons() -> 
     assert re.search(r"^unit: .*\n\t\$\(BYTECODE\)\n\t\$\(BIN\)/pytest \$\(PARALLEL\)$", makefile, re.M)
     pyproject = (REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert re.search(r'^addopts = "[^"]*-rs', pyproject, re.M)
+
+
+ORDER_CONFTEST = """\
+from tests.file_order import longest_files_first
+
+
+def pytest_collection_modifyitems(items):
+    items[:] = longest_files_first(items)
+"""
+
+
+def test_the_files_go_out_slow_first_then_by_their_number_of_tests(tmp_path: Path) -> None:
+    """A `slow` file first though it has one test, then the others by size; each file's tests in order."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pytest.ini").write_text("[pytest]\nmarkers =\n    slow: slow\n", encoding="utf-8")
+    (project / "conftest.py").write_text(ORDER_CONFTEST, encoding="utf-8")
+    (project / "test_a_two.py").write_text("def test_2(): pass\ndef test_1(): pass\n", encoding="utf-8")
+    (project / "test_b_three.py").write_text(
+        "import pytest\n\n@pytest.mark.parametrize('n', [3, 1, 2])\ndef test_n(n): pass\n", encoding="utf-8"
+    )
+    (project / "test_c_slow.py").write_text(
+        "import pytest\n\n@pytest.mark.slow\ndef test_clone(): pass\n", encoding="utf-8"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"],
+        cwd=project, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    collected = [line for line in done.stdout.splitlines() if "::" in line]
+    assert collected == [
+        "test_c_slow.py::test_clone",
+        "test_b_three.py::test_n[3]",
+        "test_b_three.py::test_n[1]",
+        "test_b_three.py::test_n[2]",
+        "test_a_two.py::test_2",
+        "test_a_two.py::test_1",
+    ], done.stdout
+    assert "--no-loadscope-reorder" in _makefile_parallel_options()  # xdist keeps this order

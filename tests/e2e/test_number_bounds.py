@@ -134,13 +134,27 @@ def test_a_target_setting_out_of_range_is_refused_at_its_line(
 
 
 @pytest.mark.parametrize("value", list(VALUES))
-@pytest.mark.parametrize("setting", list(EVAL_SETTINGS))
-def test_an_eval_setting_out_of_range_is_refused_at_its_line(
-    tmp_path: Path, setting: str, value: str
-) -> None:
-    text, where, code = EVAL_SETTINGS[setting]
-    evals = _project(tmp_path, MOCK, text.replace("{v}", VALUES[value]))
-    _refused_at(tmp_path, evals, "a.eval.yaml", where, code)
+def test_an_eval_setting_out_of_range_is_refused_at_its_line(tmp_path: Path, value: str) -> None:
+    """One eval file per setting, all in one project: `validate` and `run` each check every file and
+    name each one's error at its line (one process each for the 17 settings, not 34)."""
+    evals = tmp_path / "evals"
+    (evals / ".agentv").mkdir(parents=True)
+    (evals / ".agentv" / "targets.yaml").write_text("targets:\n  - name: default\n" + MOCK)
+    expected: dict[str, re.Pattern[str]] = {}
+    for setting, (text, where, code) in EVAL_SETTINGS.items():
+        file = re.sub(r"[^a-z_]", "_", setting) + ".eval.yaml"
+        (evals / file).write_text(text.replace("{v}", VALUES[value]))
+        expected[setting] = re.compile(rf"{re.escape(file)}:{where}: error\[{code}\]: ")
+    checked = run_cli("validate", str(evals), cwd=tmp_path, timeout=60)
+    assert checked.returncode == 2, checked.stdout + checked.stderr
+    refused = run_cli("run", str(evals), "-o", str(tmp_path / "out"), cwd=tmp_path, timeout=60)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    output = refused.stdout + refused.stderr
+    assert "Traceback" not in output
+    for setting, pattern in expected.items():
+        assert pattern.search(checked.stdout), (setting, checked.stdout)
+        assert pattern.search(output), (setting, output)
+    assert not (tmp_path / "out" / "index.jsonl").exists()  # nothing ran
 
 
 @pytest.mark.parametrize(
