@@ -565,10 +565,13 @@ def _quarantine(base: str | None, changed: bool) -> "WaiverBook | None":
     """The trusted quarantine: from `--base` (or the base `--changed` selects against), else the
     work tree's file (selection/quarantine_source.py)."""
 
-    from agentv_ci.selection.discover import base_ref
     from agentv_ci.selection.quarantine_source import trusted_quarantine
 
-    trusted_base = base_ref(base, os.environ) if changed else base
+    trusted_base = base
+    if changed:
+        from agentv_ci.selection.discover import base_ref
+
+        trusted_base = base_ref(base, os.environ)
     return trusted_quarantine(Path.cwd(), trusted_base, os.environ)
 
 

@@ -9,12 +9,10 @@ from pathlib import Path
 
 from agentv_ci.errors import UsageError
 from agentv_ci.selection.changes import changed_files
-from agentv_ci.selection.git import commit_of, repo_toplevel
+from agentv_ci.selection.git import BASE_ENV, commit_of, repo_toplevel
 from agentv_ci.selection.graph import RepoPaths
 from agentv_ci.selection.select import SelectedEval, Selection, select_changed_evals
 from agentv_ci.selection.worktree import checkout_worktree
-
-BASE_ENV = "GITHUB_BASE_REF"  # set by GitHub Actions on pull_request events: the target branch
 
 
 def base_ref(base: str | None, env: Mapping[str, str]) -> str:

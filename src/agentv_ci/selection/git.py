@@ -9,6 +9,8 @@ from pathlib import Path
 
 from agentv_ci.errors import UsageError
 
+BASE_ENV = "GITHUB_BASE_REF"  # set by GitHub Actions on pull_request events: the target branch
+
 GIT_TIMEOUT_S = 120.0
 REMOTE = "origin"
 

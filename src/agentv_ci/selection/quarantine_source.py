@@ -26,8 +26,7 @@ from agentv_ci.loading.quarantine import (
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.waivers import WaiverBook
 from agentv_ci.security.confinement import find_repo_root
-from agentv_ci.selection.discover import BASE_ENV
-from agentv_ci.selection.git import GitError, repo_toplevel, resolve_commit, run_git
+from agentv_ci.selection.git import BASE_ENV, GitError, repo_toplevel, resolve_commit, run_git
 
 __all__ = ["trusted_quarantine"]
 
