@@ -107,29 +107,62 @@ def _project(root: Path, targets: str, eval_text: str) -> Path:
     return evals
 
 
+def _run_refused_at(root: Path, evals: Path, file: str, where: str, code: str) -> None:
+    """`run` exits 2 with `file:line:col: error` (no traceback): an eval file's with its code, as
+    `validate` prints it, a targets.yaml problem as it stops (no code)."""
+    refused = run_cli("run", str(evals), "-o", str(root / "out"), cwd=root, timeout=60)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    output = refused.stdout + refused.stderr
+    coded = re.compile(rf"{re.escape(file)}:{where}: error\[{code}\]: ")
+    assert coded.search(output) or re.search(rf"{re.escape(file)}:{where}: error: ", output), output
+    assert "Traceback" not in output
+
+
 def _refused_at(root: Path, evals: Path, file: str, where: str, code: str) -> None:
     """`validate` and `run` both exit 2 with `file:line:col: error[code]` (no traceback)."""
     pattern = re.compile(rf"{re.escape(file)}:{where}: error\[{code}\]: ")
     checked = run_cli("validate", str(evals), cwd=root, timeout=60)
     assert checked.returncode == 2, checked.stdout + checked.stderr
     assert pattern.search(checked.stdout), checked.stdout
-    refused = run_cli("run", str(evals), "-o", str(root / "out"), cwd=root, timeout=60)
-    assert refused.returncode == 2, refused.stdout + refused.stderr
-    # `run` prints a targets.yaml problem as it stops (no code), an eval file's as `validate` does
-    output = refused.stdout + refused.stderr
-    assert pattern.search(output) or re.search(rf"{re.escape(file)}:{where}: error: ", output), output
-    assert "Traceback" not in output
+    _run_refused_at(root, evals, file, where, code)
+
+
+@pytest.mark.parametrize("value", list(VALUES))
+def test_validate_refuses_each_target_setting_out_of_range_at_its_line(
+    tmp_path: Path, llm_server: FakeLlmServer, value: str
+) -> None:
+    """One targets.yaml with a target per setting, each used by its own eval file: `validate` checks
+    every target a suite uses and names each one's error at its line (one process, not nine)."""
+    evals = tmp_path / "evals"
+    (evals / ".agentv").mkdir(parents=True)
+    lines = ["targets:"]
+    expected: dict[str, re.Pattern[str]] = {}
+    for index, (setting, (body, where, code)) in enumerate(TARGET_SETTINGS.items()):
+        name = f"t{index}"
+        first = len(lines) + 1  # the `- name:` line; `where` counts from line 2 of a one-target file
+        lines.append(f"  - name: {name}")
+        lines += body.replace("{url}", llm_server.base_url).replace("{v}", VALUES[value]).splitlines()
+        line, column = where.split(":")
+        expected[setting] = re.compile(rf"targets\.yaml:{first + int(line) - 2}:{column}: error\[{code}\]: ")
+        (evals / f"{name}.eval.yaml").write_text(f"execution:\n  target: {name}\n" + TEST)
+    (evals / ".agentv" / "targets.yaml").write_text("\n".join(lines) + "\n")
+    checked = run_cli("validate", str(evals), cwd=tmp_path, timeout=60)
+    assert checked.returncode == 2, checked.stdout + checked.stderr
+    for setting, pattern in expected.items():
+        assert pattern.search(checked.stdout), (setting, checked.stdout)
+    assert llm_server.calls == []
 
 
 @pytest.mark.parametrize("value", list(VALUES))
 @pytest.mark.parametrize("setting", list(TARGET_SETTINGS))
-def test_a_target_setting_out_of_range_is_refused_at_its_line(
+def test_a_target_setting_out_of_range_stops_the_run_at_its_line(
     tmp_path: Path, llm_server: FakeLlmServer, setting: str, value: str
 ) -> None:
+    """`run` stops at the first bad target it meets, so each setting gets a run of its own."""
     lines, where, code = TARGET_SETTINGS[setting]
     targets = lines.replace("{url}", llm_server.base_url).replace("{v}", VALUES[value])
     evals = _project(tmp_path, targets, TEST)
-    _refused_at(tmp_path, evals, "targets.yaml", where, code)
+    _run_refused_at(tmp_path, evals, "targets.yaml", where, code)
     assert llm_server.calls == []
 
 
