@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -55,13 +56,13 @@ def _fill(value: Any, number: int) -> Any:
     return value
 
 
-def _write_suite(directory: Path, setting: str, form: str) -> Path:
+def _write_suite(directory: Path, setting: str, form: str, name: str = "s") -> Path:
     test: dict[str, Any] = {"id": "a", "input": "hi", "assertions": [{"type": "contains", "value": "h"}]}
     suite: dict[str, Any] = {}
     for key, value in _fill(SETTINGS[setting], BIG).items():
         (suite if key in ("execution", "workspace") else test)[key] = value
     directory.mkdir(parents=True)
-    header = "name: s\n" + "".join(f"{key}: {json.dumps(value)}\n" for key, value in suite.items())
+    header = f"name: {name}\n" + "".join(f"{key}: {json.dumps(value)}\n" for key, value in suite.items())
     if form == "jsonl":
         (directory / "cases.jsonl").write_text(json.dumps(test) + "\n")
         text = header + "tests: ./cases.jsonl\n"
@@ -72,16 +73,23 @@ def _write_suite(directory: Path, setting: str, form: str) -> Path:
 
 
 @pytest.mark.parametrize("form", ["yaml", "jsonl"])
-@pytest.mark.parametrize("setting", sorted(SETTINGS))
-def test_a_400_digit_number_is_bad_input_at_its_line(tmp_path: Path, setting: str, form: str) -> None:
-    eval_file = _write_suite(tmp_path / "evals", setting, form)
-    for args in (("validate", str(eval_file)), ("run", str(eval_file), "-o", str(tmp_path / "out"), "-q")):
+def test_a_400_digit_number_is_bad_input_at_its_line(tmp_path: Path, form: str) -> None:
+    """Each setting in an eval file (or dataset) of its own, all under one directory: `validate` and
+    `run` each check every file and name each one (one process each, not one per setting)."""
+    evals = tmp_path / "evals"
+    expected: dict[str, str] = {}
+    for index, setting in enumerate(sorted(SETTINGS)):
+        eval_file = _write_suite(evals / f"setting{index}", setting, form, name=f"s{index}")
+        in_test = not SETTINGS[setting].keys() & {"execution", "workspace"}
+        where = "cases.jsonl:1:" if form == "jsonl" and in_test else "s.eval.yaml:"
+        expected[setting] = f"{eval_file.parent.name}/{where}"
+    for args in (("validate", str(evals)), ("run", str(evals), "-o", str(tmp_path / "out"), "-q")):
         done = run_cli(*args, cwd=tmp_path)
         assert done.returncode == 2, (args, done.stderr)
         assert "internal error" not in done.stderr and "Traceback" not in done.stderr
-        in_test = not SETTINGS[setting].keys() & {"execution", "workspace"}
-        where = "cases.jsonl:1:" if form == "jsonl" and in_test else "s.eval.yaml:"
-        assert where in done.stdout + done.stderr, (args, done.stdout, done.stderr)
+        for setting, where in expected.items():
+            located = re.compile(re.escape(where) + r"[\d:]*\d: error\[E\d+\]")
+            assert located.search(done.stdout + done.stderr), (args, setting, done.stdout, done.stderr)
     assert not (tmp_path / "out" / "index.jsonl").exists()  # refused before anything ran
 
 
