@@ -1,5 +1,6 @@
-"""Finding and loading plugins: entry points (importlib.metadata), stevedore (third-party plugins;
-built-ins are imported directly), the load-time check.
+"""Finding and loading plugins: entry points (read by plugins/installed.py as importlib.metadata reads
+them, or by importlib.metadata where it must), stevedore (third-party plugins; built-ins are imported
+directly), the load-time check.
 
 Entry points are listed without importing anything; a plugin is imported only when something asks
 for its name, so a broken plugin never disturbs a run that does not use it. When one is used, it
@@ -23,6 +24,7 @@ from agentv_ci import __version__
 from agentv_ci.errors import ConfigError
 from agentv_ci.plugins.checks import contract_problem
 from agentv_ci.plugins.contracts import KINDS
+from agentv_ci.plugins.installed import InstalledEntryPoint, installed_entry_points, load_entry_point
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint, EntryPoints
@@ -126,10 +128,17 @@ class _AllEntryPoints(Protocol):
 def _all_entry_points() -> _AllEntryPoints:
     """Every installed entry point, read once per process: `entry_points(group=...)` reads every
     distribution's entry_points.txt for each group it is asked, and a run asks for two or three."""
-    # lazy: importlib.metadata (entry points) loaded only when `_all_entry_points` runs
+    # lazy: importlib.metadata (entry points) loaded only where plugins/installed.py cannot read them
     from importlib.metadata import entry_points
 
     return entry_points()
+
+
+@functools.cache
+def _installed() -> dict[str, list[InstalledEntryPoint]] | None:
+    """The plugin kinds' entry points as plugins/installed.py reads them (once per process), or None
+    where importlib.metadata has to."""
+    return installed_entry_points()
 
 
 def read_installed_again() -> None:
@@ -137,6 +146,7 @@ def read_installed_again() -> None:
     plugin kinds not listed yet are read from the installed entry points anew, as they were before
     the entry points were read once for all kinds (the kinds already listed stay as they were)."""
     _all_entry_points.cache_clear()
+    _installed.cache_clear()
     _DISTRIBUTIONS.clear()  # keyed by id(): the distribution objects just dropped may be reused
 
 
@@ -145,8 +155,15 @@ def _registered(namespace: str) -> dict[str, list[PluginInfo]]:
     found = _ENTRY_POINTS.get(namespace)
     if found is None:
         found = {}
-        for ep in _all_entry_points().select(group=namespace):
-            found.setdefault(ep.name, []).append(_info(namespace, ep))
+        installed = _installed()
+        if installed is not None:
+            for point in installed.get(namespace, []):
+                found.setdefault(point.name, []).append(
+                    PluginInfo(namespace, point.name, point.value, *(point.distribution or ()))
+                )
+        else:
+            for ep in _all_entry_points().select(group=namespace):
+                found.setdefault(ep.name, []).append(_info(namespace, ep))
         _ENTRY_POINTS[namespace] = found
         _warn_reserved(found)
     return found
@@ -269,11 +286,8 @@ def _load_named(key: tuple[str, str], info: PluginInfo) -> Any:
 
 def _load_one(key: tuple[str, str], info: PluginInfo) -> Any:
     """The class of exactly the entry point `info` (others registered under its name are not imported)."""
-    # lazy: importlib.metadata (entry points) loaded only when `_load_one` runs
-    from importlib.metadata import EntryPoint
-
     try:
-        return EntryPoint(info.name, info.entry_point, info.namespace).load()
+        return load_entry_point(info.entry_point)
     except Exception as exc:
         _fail(key, PluginFailure(info, f"{type(exc).__name__}: {exc}"))
 
