@@ -99,7 +99,7 @@ class Runner:
             protected=options.protected,
         )
         self.configs = TargetConfigs(options.targets_file, options.env, self.warnings)
-        self._eval_paths: dict[str, Path] = {}
+        self._eval_paths: dict[str, tuple[Path, str]] = {}  # suite path -> (eval path, its text)
         self._targets: dict[TargetKey, TargetPlugin] = {}
         self._cache_keys = CacheKeys(self.warnings, watch=options.cache_watch)
         cache = options.cache if not options.dry_run else None
@@ -135,10 +135,15 @@ class Runner:
 
     def _eval_path(self, suite_path: str) -> Path:
         """The eval path as results show it (relative to cwd when below it), computed once per suite."""
-        path = self._eval_paths.get(suite_path)
-        if path is None:
-            path = self._eval_paths[suite_path] = Path(relative_eval_path(Path(suite_path)))
-        return path
+        return self._shown_eval_path(suite_path)[0]
+
+    def _shown_eval_path(self, suite_path: str) -> tuple[Path, str]:
+        """`_eval_path` and its text (what the rows hold), computed once per suite."""
+        shown = self._eval_paths.get(suite_path)
+        if shown is None:
+            text = relative_eval_path(Path(suite_path))
+            shown = self._eval_paths[suite_path] = (Path(text), text)
+        return shown
 
     def prepare(self) -> None:
         """Load targets files and create every target (and the `--grader-target`) before any test runs:
@@ -443,7 +448,7 @@ class Runner:
         target = self._targets[key]
         caller = self._callers[key]
         test = job.test
-        eval_path = self._eval_path(job.suite.path)
+        eval_path, shown_path = self._shown_eval_path(job.suite.path)
         if self._judges is not None:  # the judge's replies are keyed on this answer
             caller = self._judges.bind(caller, job, attempt, eval_path)
         dry_run = self.options.dry_run
@@ -451,7 +456,7 @@ class Runner:
         lease: Lease | None = None
         started_at = now_millis()
         try:
-            hooks = self.configs.hooks(job, str(eval_path))  # warns of hooks with no workspace to run in
+            hooks = self.configs.hooks(job, shown_path)  # warns of hooks with no workspace to run in
             if workspace_of(test, job.suite) is not None:  # none: no coroutine to await per test
                 lease = await self.workspaces.enter(job.suite, test, job.target, hooks)
             workspace = lease.slot.path if lease is not None else None
@@ -483,6 +488,7 @@ class Runner:
                     attempt=attempt,
                     workspace_path=workspace,
                     dependency_results=dependencies,
+                    shown_eval_path=shown_path,
                 )
 
             if test.mode == "conversation" and test.turns:
