@@ -108,6 +108,8 @@ class Runner:
         self._definitions = DefinitionFingerprints()
         self._provenance = ProvenanceRecorder(options.grader_target)
         self._callers: dict[TargetKey, GraderTargetCaller | None] = {}
+        # A dry run's placeholders, which answer at once (see run_attempt); none with --record.
+        self._immediate: dict[TargetKey, Callable[[Test], TargetResponse]] = {}
         self.missing_secrets = WithheldSecrets(options.secrets_withheld)
         self._unkeyed = False  # some target or judge lacks its key (set by prepare(); checked per job)
         self._limits: dict[int, asyncio.Semaphore] = {}
@@ -168,6 +170,7 @@ class Runner:
                 limit = self._target_workers(config, target)
                 if limit is not None:
                     self._limits[id(self._targets[key])] = asyncio.Semaphore(limit)
+                self._note_immediate(key, self._targets[key])
                 self._callers[key] = make_grader_caller(
                     config,
                     eval_target=target,
@@ -189,6 +192,17 @@ class Runner:
                         self.missing_secrets.note_judge(key, name, exc)
         self._unkeyed = bool(self.missing_secrets)
         self._prepared = True
+
+    def _note_immediate(self, key: TargetKey, target: TargetPlugin) -> None:
+        """Keep a dry run's placeholder answer, asked without a request or an await (run_attempt). A run
+        that records its answers or limits a target asks it the usual way."""
+        if not self.options.dry_run or self.options.recorder is not None or id(target) in self._limits:
+            return
+        # lazy: the dry-run target, only for a dry run (create_target has loaded it then)
+        from agentv_ci.targets.dry_run import DryRunTarget
+
+        if type(target) is DryRunTarget:
+            self._immediate[key] = target.answer
 
     async def aclose(self) -> None:
         for target in self._targets.values():
@@ -491,8 +505,16 @@ class Runner:
                     shown_eval_path=shown_path,
                 )
 
+            immediate = self._immediate.get(key)
             if test.mode == "conversation" and test.turns:
                 result = await run_conversation(test, threshold=job.threshold, invoke=invoke, grade=grade)
+            elif immediate is not None:
+                # A dry run's placeholder: `_invoke` without a prompt to render (nothing reads it), a
+                # cache, a recording or a deadline (nothing waits), and no coroutines of its own.
+                response = immediate(test)
+                self.options.budget.add(response.cost_usd)
+                response = self.answer_cap.apply(response, f"{test.id} [{job.target}]")
+                result = await grade(test, response)
             else:
                 result = await grade(test, await invoke(test, test.input, 0))
         except HookError as exc:
