@@ -130,8 +130,11 @@ async def grade_test(
     attempt: int = 0,
     workspace_path: Path | None = None,
     dependency_results: dict[str, DependencyResult] | None = None,
+    shown_eval_path: str | None = None,
 ) -> TestResult:
     """Grade `response` with every grader of `test` (concurrently) and fill a `TestResult`.
+
+    `shown_eval_path`: `relative_eval_path(eval_path)`, when the caller has it (once per suite).
 
     A grader that errors (bad config, crash, timeout, unparseable judge) makes the test an
     `execution_error` with score 0: an error is never reported as a low score.
@@ -210,7 +213,7 @@ async def grade_test(
         timestamp=now_millis(),
         start_time=response.start_time,
         end_time=response.end_time,
-        eval_path=relative_eval_path(eval_path),
+        eval_path=shown_eval_path if shown_eval_path is not None else relative_eval_path(eval_path),
         line=test.location.line if test.location and test.location.line > 0 else None,
         attempt=attempt,
         conversation_id=test.conversation_id,

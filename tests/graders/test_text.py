@@ -166,3 +166,25 @@ def test_a_secret_registered_after_the_grader_was_built_is_masked_in_expected(
     assert run_spec(spec, make_ctx("no token here")).assertions[0].expected == shown_value
     SECRETS.clear()
     assert run_spec(spec, make_ctx("no token here")).assertions[0].expected == before
+
+
+def test_an_answer_shown_before_a_secret_was_registered_is_masked_once_one_is() -> None:
+    """The same answer, shown by several graders of a test, is quoted once while the run knows no
+    secret (issue 31); the answer shown again after a secret was registered is masked, and an
+    answer equal in value but another string is still quoted from its own text."""
+    from agentv_ci.graders.outcome import shown
+    from agentv_ci.security.redaction import SECRETS, register_secret
+
+    answer = "the key is tok-Shown0123456789abcdef"
+    first = shown(answer)
+    assert first == '"the key is tok-Shown0123456789abcdef"'
+    assert shown(answer) is first  # the second grader's quote is the first one's
+    register_secret("tok-Shown0123456789abcdef")
+    try:
+        assert shown(answer) == '"the key is ***"'
+    finally:
+        SECRETS.clear()
+    other = "".join(["line\n", "two"])
+    assert shown(other) == '"line\\ntwo"'
+    assert shown("".join(["line\n", "two"])) == '"line\\ntwo"'
+    assert shown(other, 5) != shown(other)  # another limit is never answered from the memo

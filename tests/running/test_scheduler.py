@@ -171,3 +171,51 @@ def test_grader_target_without_key_fails_before_running_only_if_needed(tmp_path:
     with pytest.raises(ConfigError, match="JUDGE_KEY"):
         asyncio.run(runner.run())
     assert CountingTarget.calls == []
+
+
+def _timeless(row: TestResult) -> TestResult:
+    """`row` without the times a run stamps (they differ between two runs)."""
+    import msgspec
+
+    scores = [msgspec.structs.replace(s, duration_ms=None) for s in row.scores]
+    return msgspec.structs.replace(row, timestamp="", start_time=None, end_time=None, scores=scores)
+
+
+def test_a_dry_runs_placeholder_answers_without_a_request_and_writes_the_same_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31: a dry run asks its placeholder at once, without rendering a prompt nobody reads or
+    awaiting it; its rows are those of the usual request path, an answer cut at --max-answer-bytes and
+    a test's deadline included."""
+    import msgspec
+
+    from agentv_ci.model.suite import Message
+    from agentv_ci.running import scheduler
+    from agentv_ci.targets.mock import DRY_RUN_ANSWER
+
+    write_targets(tmp_path, "targets:\n  - name: t\n    provider: openai\n")
+    suite = make_suite(tmp_path, "d", 3, expect="answer")
+    long = "answer " + "x" * 200
+    suite.tests[0].expected_output = [Message(role="assistant", content=long)]
+    suite.tests[1].expected_output = [Message(role="assistant", content="the answer")]
+    suite.tests[2].execution.timeout_seconds = 5.0
+    options = RunnerOptions(dry_run=True, max_answer_bytes=100)
+
+    def rows(immediate: bool) -> list[TestResult]:
+        results: list[TestResult] = []
+        runner = Runner(plan_jobs([suite], PlanOptions()), options, results.append)
+        runner.prepare()
+        if not immediate:
+            runner._immediate.clear()
+        asyncio.run(runner.run())
+        return results
+
+    usual = rows(immediate=False)
+    rendered: list[object] = []
+    real_render = scheduler.render_input
+    monkeypatch.setattr(scheduler, "render_input", lambda *a, **k: rendered.append(a) or real_render(*a, **k))
+    at_once = rows(immediate=True)
+    assert rendered == []  # no request was built
+    assert [_timeless(r) for r in at_once] == [_timeless(r) for r in usual]
+    assert at_once[0].output is not None and "truncated" in msgspec.json.encode(at_once[0]).decode()
+    assert [r.output for r in at_once][1:] == ["the answer", DRY_RUN_ANSWER]

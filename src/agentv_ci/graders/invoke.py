@@ -54,16 +54,31 @@ async def run_grader_spec(spec: GraderSpec, ctx: GradingContext, *, base_dir: Pa
         # The scoring contract holds for every grader, built-in or plugin: a 7 or a NaN is an
         # execution error naming the grader, never a stored score (nor a pass).
         result = errored(spec, f"the {spec.type} grader's {problem} (a score is a finite number in [0, 1])")
-    result = msgspec.structs.replace(
-        result,
-        name=spec.name,
-        weight=spec.weight,
-        required=bool(spec.required),
-        min_score=own_bar(spec),
-        duration_ms=result.duration_ms
+    duration_ms = (
+        result.duration_ms
         if result.duration_ms is not None
-        else round((time.perf_counter() - started) * 1000, 3),
+        else round((time.perf_counter() - started) * 1000, 3)
     )
+    required, bar = bool(spec.required), own_bar(spec)
+    if (
+        result.name is spec.name
+        and result.weight is spec.weight
+        and result.required is required
+        and result.min_score is None
+        and bar is None
+    ):
+        # What `check` and `scored` build from the spec (nearly every answer): only the duration is new;
+        # compared by identity, so a plugin's equal value of another type (1 for 1.0) is still replaced.
+        result = msgspec.structs.replace(result, duration_ms=duration_ms)
+    else:
+        result = msgspec.structs.replace(
+            result,
+            name=spec.name,
+            weight=spec.weight,
+            required=required,
+            min_score=bar,
+            duration_ms=duration_ms,
+        )
     if spec.negate:
         result = apply_negate(result)
     return result

@@ -66,11 +66,12 @@ def _case_name(result: TestResult) -> str:
     return clean_text(f"{result.test_id} [{result.target}]")
 
 
-def _case_properties(result: TestResult, path: str | None) -> dict[str, str]:
-    """`path`: the result's eval path relative to the repository (`repo_relative`)."""
+def _case_properties(result: TestResult, file: str | None) -> dict[str, str]:
+    """The case's properties, each value escaped for an attribute. `file`: `_file_value` of the
+    result's eval path relative to the repository (`repo_relative`)."""
     props = {"score": f"{result.score:.4f}", "threshold": f"{result.threshold:.4f}"}
-    if path:
-        props["file"] = clean_text(path)
+    if file is not None:
+        props["file"] = file
     if result.line is not None and result.line >= 0:
         props["line"] = str(int(result.line))
     counts = attempt_counts(result)
@@ -151,20 +152,30 @@ def _leaf(tag: str, attributes: Iterable[tuple[str, str]], text: str | None) -> 
     return _start(tag, attributes) + " />"
 
 
+def _file_value(path: str | None) -> str | None:
+    """A `file` property's value: the path cleaned and escaped; None for none (no property)."""
+    return _attr(clean_text(path)) if path else None
+
+
+def _classname(suite: str) -> str:
+    """A case's `classname` attribute (its suite), escaped; "" for none."""
+    classname = clean_text(suite)
+    return f' classname="{_attr(classname)}"' if classname else ""
+
+
 def _case(
-    result: TestResult, summary: RunSummary, name: str, waiver: Waiver | None, outcome: str
+    result: TestResult, summary: RunSummary, name: str, waiver: Waiver | None, outcome: str, classname: str
 ) -> tuple[str, str]:
     """The `<testcase>` element (indented as the 3rd level) and its outcome for the suite's counts:
     "failure", "error", "skipped" or "" (a waived failure: a `<flakyFailure>`, not counted).
-    `name`: the case name, escaped already (`_attr`); `outcome`: `outcome_of(result)`."""
+    `name`: the case name, escaped already (`_attr`); `outcome`: `outcome_of(result)`; `classname`:
+    `_classname(result.suite)` (the same for every case of a suite)."""
     seconds = _seconds(result)
     # `_start("testcase", ...)` spelled out (once per case): only the name and class are text to escape
     start = f'<testcase name="{name}"'
     if seconds:
         start += f' time="{_num(seconds)}"'
-    classname = clean_text(result.suite)
-    if classname:
-        start += f' classname="{_attr(classname)}"'
+    start += classname
     if not seconds:
         start += ' time="0.000"'
     children: list[str] = []
@@ -233,7 +244,9 @@ class _SuiteWriter:
         self.tests = self.failed = self.errored = self.skipped = 0
         self.eval_path: str | None = None
         self.eval_paths = 0  # distinct eval paths seen (stops counting at 2)
-        self._relative: tuple[str | None, str | None] = (None, None)  # the last eval path, made relative
+        # The last eval path, made relative, and that path as a `file` property's escaped value.
+        self._relative: tuple[str | None, str | None, str | None] = (None, None, None)
+        self._classnames: tuple[str, str] = (name, _classname(name))  # a suite's rows name the suite
         tool = f"{summary.tool} {summary.version}".strip()
         self._property("tool", tool)
         if summary.dry_run:
@@ -251,16 +264,18 @@ class _SuiteWriter:
         path = self._repo_relative(result.eval_path)
         escaped = _attr(case_name)
         prefix = f'      <property name="{escaped}.'
-        # Only the file is text; the other values are numbers we formatted: nothing in them to escape.
         self.properties.write(
             "".join(
-                f'{prefix}{key}" value="{_attr(value) if key == "file" else value}" />\n'
-                for key, value in _case_properties(result, path).items()
+                f'{prefix}{key}" value="{value}" />\n'
+                for key, value in _case_properties(result, self._relative[2]).items()
             )
         )
         waiver = self.waived.get((result.suite, result.test_id, result.target)) if self.waived else None
         outcome = outcome_of(result)
-        text, counted = _case(result, self.summary, escaped, waiver, outcome)
+        suite, classname = self._classnames
+        if suite != result.suite:
+            classname = _classname(result.suite)
+        text, counted = _case(result, self.summary, escaped, waiver, outcome, classname)
         self.cases.write(text)
         self.tests += 1
         self.failed += counted == "failure"
@@ -278,7 +293,8 @@ class _SuiteWriter:
     def _repo_relative(self, eval_path: str | None) -> str | None:
         """`repo_relative` of `eval_path`, once for a run of rows with the same one (a suite's rows)."""
         if eval_path != self._relative[0] or eval_path is None:
-            self._relative = (eval_path, repo_relative(eval_path, self.repo_root))
+            path = repo_relative(eval_path, self.repo_root)
+            self._relative = (eval_path, path, _file_value(path))  # escaped once per eval path
         return self._relative[1]
 
     def write_to(self, out: IO[str] | _Spool) -> None:

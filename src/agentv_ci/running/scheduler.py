@@ -99,7 +99,7 @@ class Runner:
             protected=options.protected,
         )
         self.configs = TargetConfigs(options.targets_file, options.env, self.warnings)
-        self._eval_paths: dict[str, Path] = {}
+        self._eval_paths: dict[str, tuple[Path, str]] = {}  # suite path -> (eval path, its text)
         self._targets: dict[TargetKey, TargetPlugin] = {}
         self._cache_keys = CacheKeys(self.warnings, watch=options.cache_watch)
         cache = options.cache if not options.dry_run else None
@@ -108,6 +108,8 @@ class Runner:
         self._definitions = DefinitionFingerprints()
         self._provenance = ProvenanceRecorder(options.grader_target)
         self._callers: dict[TargetKey, GraderTargetCaller | None] = {}
+        # A dry run's placeholders, which answer at once (see run_attempt); none with --record.
+        self._immediate: dict[TargetKey, Callable[[Test], TargetResponse]] = {}
         self.missing_secrets = WithheldSecrets(options.secrets_withheld)
         self._unkeyed = False  # some target or judge lacks its key (set by prepare(); checked per job)
         self._limits: dict[int, asyncio.Semaphore] = {}
@@ -135,10 +137,15 @@ class Runner:
 
     def _eval_path(self, suite_path: str) -> Path:
         """The eval path as results show it (relative to cwd when below it), computed once per suite."""
-        path = self._eval_paths.get(suite_path)
-        if path is None:
-            path = self._eval_paths[suite_path] = Path(relative_eval_path(Path(suite_path)))
-        return path
+        return self._shown_eval_path(suite_path)[0]
+
+    def _shown_eval_path(self, suite_path: str) -> tuple[Path, str]:
+        """`_eval_path` and its text (what the rows hold), computed once per suite."""
+        shown = self._eval_paths.get(suite_path)
+        if shown is None:
+            text = relative_eval_path(Path(suite_path))
+            shown = self._eval_paths[suite_path] = (Path(text), text)
+        return shown
 
     def prepare(self) -> None:
         """Load targets files and create every target (and the `--grader-target`) before any test runs:
@@ -163,6 +170,7 @@ class Runner:
                 limit = self._target_workers(config, target)
                 if limit is not None:
                     self._limits[id(self._targets[key])] = asyncio.Semaphore(limit)
+                self._note_immediate(key, self._targets[key])
                 self._callers[key] = make_grader_caller(
                     config,
                     eval_target=target,
@@ -184,6 +192,17 @@ class Runner:
                         self.missing_secrets.note_judge(key, name, exc)
         self._unkeyed = bool(self.missing_secrets)
         self._prepared = True
+
+    def _note_immediate(self, key: TargetKey, target: TargetPlugin) -> None:
+        """Keep a dry run's placeholder answer, asked without a request or an await (run_attempt). A run
+        that records its answers or limits a target asks it the usual way."""
+        if not self.options.dry_run or self.options.recorder is not None or id(target) in self._limits:
+            return
+        # lazy: the dry-run target, only for a dry run (create_target has loaded it then)
+        from agentv_ci.targets.dry_run import DryRunTarget
+
+        if type(target) is DryRunTarget:
+            self._immediate[key] = target.answer
 
     async def aclose(self) -> None:
         for target in self._targets.values():
@@ -443,7 +462,7 @@ class Runner:
         target = self._targets[key]
         caller = self._callers[key]
         test = job.test
-        eval_path = self._eval_path(job.suite.path)
+        eval_path, shown_path = self._shown_eval_path(job.suite.path)
         if self._judges is not None:  # the judge's replies are keyed on this answer
             caller = self._judges.bind(caller, job, attempt, eval_path)
         dry_run = self.options.dry_run
@@ -451,7 +470,7 @@ class Runner:
         lease: Lease | None = None
         started_at = now_millis()
         try:
-            hooks = self.configs.hooks(job, str(eval_path))  # warns of hooks with no workspace to run in
+            hooks = self.configs.hooks(job, shown_path)  # warns of hooks with no workspace to run in
             if workspace_of(test, job.suite) is not None:  # none: no coroutine to await per test
                 lease = await self.workspaces.enter(job.suite, test, job.target, hooks)
             workspace = lease.slot.path if lease is not None else None
@@ -483,10 +502,19 @@ class Runner:
                     attempt=attempt,
                     workspace_path=workspace,
                     dependency_results=dependencies,
+                    shown_eval_path=shown_path,
                 )
 
+            immediate = self._immediate.get(key)
             if test.mode == "conversation" and test.turns:
                 result = await run_conversation(test, threshold=job.threshold, invoke=invoke, grade=grade)
+            elif immediate is not None:
+                # A dry run's placeholder: `_invoke` without a prompt to render (nothing reads it), a
+                # cache, a recording or a deadline (nothing waits), and no coroutines of its own.
+                response = immediate(test)
+                self.options.budget.add(response.cost_usd)
+                response = self.answer_cap.apply(response, f"{test.id} [{job.target}]")
+                result = await grade(test, response)
             else:
                 result = await grade(test, await invoke(test, test.input, 0))
         except HookError as exc:

@@ -8,6 +8,7 @@ from typing import ClassVar
 import msgspec
 
 from agentv_ci.model.result import TargetResponse
+from agentv_ci.model.suite import Test
 from agentv_ci.plugins import TargetPlugin, TargetRequest
 from agentv_ci.targets.mock import MockConfig, MockTarget
 
@@ -28,6 +29,11 @@ class DryRunTarget:
 
     async def invoke(self, request: TargetRequest) -> TargetResponse:
         return await self.placeholder.invoke(request)
+
+    def answer(self, test: Test) -> TargetResponse:
+        """The placeholder's answer to `test`, at once: the runner asks this way, without a request to
+        render (nothing reads its prompt) or a coroutine to await."""
+        return self.placeholder.answer(test)
 
     async def aclose(self) -> None:
         await self.real.aclose()

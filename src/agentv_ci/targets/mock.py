@@ -11,7 +11,7 @@ import msgspec
 
 from agentv_ci.model.bounds import Usd, WaitMs
 from agentv_ci.model.result import TargetResponse, TokenUsage
-from agentv_ci.model.suite import Message
+from agentv_ci.model.suite import Message, Test
 from agentv_ci.plugins import TargetRequest
 from agentv_ci.prompting import reference_answer
 
@@ -40,15 +40,19 @@ class MockTarget:
         self.base_dir = base_dir
 
     async def invoke(self, request: TargetRequest) -> TargetResponse:
+        if self.config.delay_ms:
+            await asyncio.sleep(self.config.delay_ms / 1000)
+        return self.answer(request.test)
+
+    def answer(self, test: Test) -> TargetResponse:
+        """The answer to `test`, at once (`invoke` without its delay)."""
         config = self.config
-        if config.delay_ms:
-            await asyncio.sleep(config.delay_ms / 1000)
         if config.response is not None:
             text = config.response
             messages = [Message(role="assistant", content=text)]
-        elif request.test.expected_output:
-            last = request.test.expected_output[-1]
-            text = reference_answer(request.test.expected_output)
+        elif test.expected_output:
+            last = test.expected_output[-1]
+            text = reference_answer(test.expected_output)
             messages = [Message(role="assistant", content=last.content, tool_calls=last.tool_calls)]
         else:
             text = DRY_RUN_ANSWER
