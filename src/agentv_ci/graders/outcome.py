@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Callable
@@ -88,6 +89,8 @@ def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
     Secrets are masked in each string before it is quoted (a piece of one at a string's edge too)."""
     if SECRETS:
         value = SECRETS.redact_tree(value)
+    elif type(value) is str:
+        return _shown_str(value, limit)
     if isinstance(value, str):  # the common case, as json.dumps(value, ensure_ascii=False) quotes it
         text = encode_basestring(value)
     else:
@@ -96,6 +99,13 @@ def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
         except (TypeError, ValueError):
             text = repr(value)
     return capped(text, limit)
+
+
+@functools.lru_cache(maxsize=1)
+def _shown_str(value: str, limit: int) -> str:
+    # Without secrets a function of its arguments: the text graders of one answer (contains, regex,
+    # icontains...) each show the same answer in turn, quoted and cleaned once.
+    return capped(encode_basestring(value), limit)
 
 
 class ShownOnce:
