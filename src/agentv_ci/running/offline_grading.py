@@ -131,9 +131,9 @@ async def run_offline_grading(
         rendered = "\n".join(d.render() for d in problems or loaded.diagnostics)
         raise LoadError(f"{eval_path} has errors:\n{rendered}", hint=f"run `agentv-ci validate {eval_path}`")
     suite = loaded.suite
-    # Every answer and row is held until the rows are written: the cyclic GC would rescan them over
-    # and again, and they form no cycles (reference counting frees them).
-    with paused_gc():
+    # Every answer and row is held until the command ends: the cyclic GC would rescan them over and
+    # again, and they form no cycles (reference counting frees them).
+    with paused_gc(freeze=True):
         recorded = read_responses(responses_path)
         if not recorded:
             raise LoadError("no recorded answers", location=SourceLocation(str(responses_path)))
