@@ -144,7 +144,6 @@ class _LineReader:
                 "quote it to keep it as text",
             )
             return None
-        text = line.decode("utf-8", errors="replace")
-        if placeholders and "${{" in text:
+        if placeholders and b"${{" in line:  # the line is valid UTF-8 (msgspec decoded it)
             raw = interpolate_env(raw, self.env)
-        return raw, Node(LineLocator(file, number, text))
+        return raw, Node(LineLocator(file, number, line))
