@@ -39,8 +39,9 @@ def deep_json_offset(data: bytes, limit: int) -> int | None:
 
 
 def too_deep(data: bytes, limit: int = MAX_JSON_DEPTH) -> int | None:
-    """`deep_json_offset`, after a cheap count that clears almost every text at once."""
-    if data.count(b"{") + data.count(b"[") <= limit:
+    """`deep_json_offset`, after cheap checks that clear almost every text at once: more than `limit`
+    levels take more than `limit` opening brackets, so more than `limit` bytes."""
+    if len(data) <= limit or data.count(b"{") + data.count(b"[") <= limit:
         return None
     return deep_json_offset(data, limit)
 

@@ -2,6 +2,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from agentv_ci.loading import jsonl
 from agentv_ci.loading.suite_loader import load_suite
 
 
@@ -56,3 +59,21 @@ def test_sidecar_settings_apply_and_line_execution_overrides(tmp_path: Path) -> 
     assert (test.execution.target, test.execution.threshold) == ("other", 0.6)
     assert [g.type for g in test.graders] == ["contains"]
     assert {Path(p).name for p in result.suite.dependencies} >= {"data.jsonl", "data.yaml"}
+
+
+def test_blocks_of_lines_find_what_only_one_line_of_a_later_block_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(jsonl, "BLOCK_BYTES", 200)  # a few lines a block
+    lines = [f'{{"id": "t{i}", "criteria": "x", "input": "q {i}"}}' for i in range(40)]
+    lines[17] = '{"id": "big", "criteria": "x", "input": "q", "metadata": {"n": 123456789012345678901}}'
+    lines[29] = '{"id": "env", "criteria": "${{ CRIT }}", "input": "q"}'
+    lines[33] = ""
+    result = load_suite(_dataset(tmp_path, lines), repo_root=tmp_path, env={"CRIT": "is right"})
+    assert [(d.code, d.line) for d in result.diagnostics] == [("E005", 18)]
+    assert "holds the integer 123456789012345678901" in result.diagnostics[0].message
+    assert result.suite is not None
+    tests = {t.id: t for t in result.suite.tests}
+    assert len(tests) == 38 and "big" not in tests
+    assert tests["env"].criteria == "is right" and tests["env"].location is not None
+    assert tests["env"].location.line == 30 and tests["t39"].location.line == 40

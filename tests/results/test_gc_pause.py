@@ -23,3 +23,14 @@ def test_nested_pauses_leave_a_disabled_collector_disabled() -> None:
         assert not gc.isenabled()  # it was off before: stays off
     finally:
         gc.enable()
+
+
+def test_freeze_moves_what_the_block_holds_out_of_the_collectors_sight() -> None:
+    before = gc.get_freeze_count()
+    try:
+        with paused_gc(freeze=True):
+            held = [[index] for index in range(1000)]
+        assert gc.get_freeze_count() >= before + len(held)
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()

@@ -157,3 +157,20 @@ def test_validate_exits_2_without_a_targets_file_and_0_with_target_mock(tmp_path
     assert done.stdout.strip().endswith("0 error(s), 0 warning(s)")
     ran = run_cli("run", "a.eval.yaml", "--target", "mock", "--dry-run", "-o", "out", cwd=tmp_path)
     assert ran.returncode == 0, ran.stdout + ran.stderr
+
+
+def test_each_line_of_a_dataset_has_its_own_targets_checked(tmp_path: Path) -> None:
+    """Lines that share the suite's target are checked once; a line naming its own is checked where
+    it names it, after and between lines that do not."""
+    root = _project(tmp_path)
+    (root / "data.yaml").write_text("name: data\nexecution:\n  target: judge\n")
+    lines = [f'{{"id": "t{i}", "input": "hi", "criteria": "says hi"}}' for i in range(6)]
+    lines[2] = '{"id": "own", "input": "hi", "criteria": "says hi", "execution": {"target": "jugde"}}'
+    lines[4] = '{"id": "many", "input": "hi", "criteria": "x", "execution": {"targets": ["judge", "nope"]}}'
+    (root / "data.jsonl").write_text("\n".join(lines) + "\n")
+    report = validate_paths([root / "data.jsonl"], repo_root=root)
+    assert report.tests == 6
+    assert [(d.code, Path(d.file).name, d.line, d.message[:22]) for d in report.diagnostics] == [
+        ("W111", "data.jsonl", 3, "unknown target 'jugde'"),
+        ("W111", "data.jsonl", 5, "unknown target 'nope' "),
+    ]

@@ -145,6 +145,19 @@ def _recorded(data: dict[str, Any], where: SourceLocation) -> RecordedResponse:
     return RecordedResponse(test_id, response, where.line, target if isinstance(target, str) else None)
 
 
+def _decoded(line: str) -> Any:
+    """`json.loads(line)`, by msgspec where it can (the faster decoder): where msgspec decodes a
+    line it gives the same value; what it refuses (NaN, 1e400, a lone surrogate, deep nesting, bad
+    JSON) json.loads decodes, or refuses with its own message, as before."""
+    try:
+        return _DECODE(line)
+    except (msgspec.DecodeError, RecursionError):  # msgspec's ValidationError is a DecodeError
+        return json.loads(line)
+
+
+_DECODE = msgspec.json.Decoder().decode
+
+
 def read_responses(path: Path) -> list[RecordedResponse]:
     """Parse a responses JSONL file; a bad line raises `LoadError` at `file:line`."""
     try:
@@ -157,7 +170,7 @@ def read_responses(path: Path) -> list[RecordedResponse]:
             continue
         where = SourceLocation(str(path), number, 1)
         try:
-            data = json.loads(line)
+            data = _decoded(line)
         except (ValueError, RecursionError) as exc:
             col = getattr(exc, "colno", 1)
             raise LoadError(

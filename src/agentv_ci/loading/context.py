@@ -25,28 +25,38 @@ class Locator(Protocol):
 
 
 class LineLocator:
-    """A JSONL line: every path maps to that line; columns point at the key when it can be found."""
+    """A JSONL line: every path maps to that line; columns point at the key when it can be found.
+    The line's text is decoded when a position in it is asked for (hardly ever: for a diagnostic)."""
 
-    __slots__ = ("file", "line", "text")
+    __slots__ = ("_text", "data", "file", "line")
 
-    def __init__(self, file: str, line: int, text: str) -> None:
+    def __init__(self, file: str, line: int, data: bytes) -> None:
         self.file = file
         self.line = line
-        self.text = text
+        self.data = data
+        self._text: str | None = None
+
+    @property
+    def text(self) -> str:
+        text = self._text
+        if text is None:  # decoded once, when first asked
+            text = self._text = self.data.decode("utf-8", errors="replace")
+        return text
 
     def locate(self, path: JsonPath, *, key: bool = False) -> SourceLocation:
         if not path:
             return SourceLocation(self.file, self.line, 1)
         col = 1
+        text = self.text
         for part in reversed(path):
             if isinstance(part, str):
-                found = self.text.find(f'"{part}"')
+                found = text.find(f'"{part}"')
                 if found >= 0:
                     col = found + 1
                     if not key:
-                        colon = self.text.find(":", found + len(part) + 2)
+                        colon = text.find(":", found + len(part) + 2)
                         if colon >= 0:
-                            rest = self.text[colon + 1 :]
+                            rest = text[colon + 1 :]
                             col = colon + 2 + (len(rest) - len(rest.lstrip()))
                 break
         return SourceLocation(self.file, self.line, col)

@@ -1,13 +1,13 @@
-"""JSONL datasets: one test per line, decoded with a typed msgspec decoder; each line keeps its
-own line number for diagnostics. A dataset is read line by line as its cases are taken, so a run
-holds one line at a time, however large the dataset."""
+"""JSONL datasets: one test per line, decoded by msgspec; each line keeps its own line number for
+diagnostics. A dataset is read a block of lines at a time as its cases are taken, so a run holds
+about a megabyte of it (and one line, however long), however large the dataset."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import msgspec
 
@@ -23,41 +23,14 @@ from agentv_ci.loading.documents import may_read
 from agentv_ci.loading.interpolate import interpolate_env
 from agentv_ci.model.source import SourceLocation
 
-_UNSET: Any = msgspec.UNSET
-
-
-class JsonlCase(msgspec.Struct, forbid_unknown_fields=True):
-    """The happy-path shape of a JSONL test line. Lines that do not fit (unknown keys, wrong types)
-    are re-decoded generically so the loader can report every problem with its location."""
-
-    id: str
-    input: Any = _UNSET
-    criteria: str | msgspec.UnsetType = _UNSET
-    expected_output: Any = _UNSET
-    assertions: list[Any] | msgspec.UnsetType = _UNSET
-    execution: dict[str, Any] | msgspec.UnsetType = _UNSET
-    input_files: list[str] | msgspec.UnsetType = _UNSET
-    vars: dict[str, Any] | msgspec.UnsetType = _UNSET
-    metadata: dict[str, Any] | msgspec.UnsetType = _UNSET
-    tags: list[str] | msgspec.UnsetType = _UNSET
-    description: str | msgspec.UnsetType = _UNSET
-    note: str | msgspec.UnsetType = _UNSET
-    conversation_id: str | msgspec.UnsetType = _UNSET
-    rubrics: list[Any] | msgspec.UnsetType = _UNSET
-    workspace: Any = _UNSET
-
-
-_DECODER = msgspec.json.Decoder(JsonlCase)
+# Lines are decoded generically: a typed decode checked nothing the builder does not check again,
+# and converting its Struct back to a dict cost more than the decode.
+_DECODE = msgspec.json.Decoder().decode
 _BYTE = re.compile(r"\(byte (\d+)\)")
 # Bounds on what one dataset may cost in memory: the file, and one line (one test).
 MAX_JSONL_BYTES = 1024 * 1024 * 1024
 MAX_LINE_BYTES = 16 * 1024 * 1024
-
-
-def _as_dict(case: JsonlCase) -> dict[str, Any]:
-    """The fields that were present on the line (UNSET ones are dropped by `to_builtins`)."""
-    out: dict[str, Any] = msgspec.to_builtins(case)
-    return out
+BLOCK_BYTES = 1024 * 1024  # lines are read in blocks of about this size
 
 
 def read_jsonl_cases(
@@ -86,15 +59,41 @@ def read_jsonl_cases(
             )
 
 
-def _cases(handle: Iterator[bytes], file: str, ctx: LoadContext) -> Iterator[tuple[Any, Node]]:
-    env = ctx.env
-    for number, line in enumerate(handle, start=1):
+def _cases(handle: BinaryIO, file: str, ctx: LoadContext) -> Iterator[tuple[Any, Node]]:
+    reader = _LineReader(file, ctx)
+    number = 0
+    while lines := handle.readlines(BLOCK_BYTES):
+        block = b"".join(lines)
+        # What hardly any line holds is looked for once a block; a line is searched only when its
+        # block has it (no match can span lines: each ends at its newline).
+        long_digits = may_hold_oversized_int(block)
+        placeholders = b"${{" in block
+        for line in lines:
+            number += 1
+            found = reader.case(line, number, long_digits, placeholders)
+            if found is not None:
+                yield found
+
+
+class _LineReader:
+    """The lines of one dataset to cases, with the environment its first line was read with."""
+
+    __slots__ = ("ctx", "env", "file")
+
+    def __init__(self, file: str, ctx: LoadContext) -> None:
+        self.file, self.ctx, self.env = file, ctx, ctx.env
+
+    def case(
+        self, line: bytes, number: int, long_digits: bool, placeholders: bool
+    ) -> tuple[Any, Node] | None:
+        """The case of one line and where it is, or None when there is none (blank, or reported)."""
+        file, ctx = self.file, self.ctx
         if line.endswith(b"\n"):
             line = line[:-1]
         if number == 1 and line.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark (Windows editors)
             line = line[3:]
         if not line.strip():
-            continue
+            return None
         if len(line) > MAX_LINE_BYTES:
             ctx.report(
                 "E005",
@@ -102,7 +101,7 @@ def _cases(handle: Iterator[bytes], file: str, ctx: LoadContext) -> Iterator[tup
                 SourceLocation(file, number, 1),
                 "one line is one test; move large content into files it references",
             )
-            continue
+            return None
         deep = too_deep(line)
         if deep is not None:  # refused before decoding: a deep value would exhaust the stack
             ctx.report(
@@ -111,11 +110,11 @@ def _cases(handle: Iterator[bytes], file: str, ctx: LoadContext) -> Iterator[tup
                 SourceLocation(file, number, len(line[:deep].decode("utf-8", "replace")) + 1),
                 "flatten this structure; a test never needs this much nesting",
             )
-            continue
+            return None
         raw: Any
         try:
-            raw = _as_dict(_DECODER.decode(line))
-        except (msgspec.DecodeError, UnicodeDecodeError):
+            raw = _DECODE(line)
+        except (msgspec.DecodeError, UnicodeDecodeError) as error:
             try:
                 line.decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -126,29 +125,25 @@ def _cases(handle: Iterator[bytes], file: str, ctx: LoadContext) -> Iterator[tup
                     SourceLocation(file, number, col),
                     "save the file as UTF-8",
                 )
-                continue
-            try:
-                raw = msgspec.json.decode(line)
-            except msgspec.DecodeError as exc:
-                match = _BYTE.search(str(exc))
-                col = int(match.group(1)) + 1 if match else len(line.rstrip()) + 1
-                message = str(exc).split(" (byte")[0]
-                ctx.report(
-                    "E005",
-                    f"invalid JSON on line {number}: {message}",
-                    SourceLocation(file, number, col),
-                    "each line must be one JSON object",
-                )
-                continue
-        if may_hold_oversized_int(line) and (big := oversized_int(raw)) is not None:
+                return None
+            match = _BYTE.search(str(error))
+            col = int(match.group(1)) + 1 if match else len(line.rstrip()) + 1
+            message = str(error).split(" (byte")[0]
+            ctx.report(
+                "E005",
+                f"invalid JSON on line {number}: {message}",
+                SourceLocation(file, number, col),
+                "each line must be one JSON object",
+            )
+            return None
+        if long_digits and may_hold_oversized_int(line) and (big := oversized_int(raw)) is not None:
             ctx.report(
                 "E005",
                 f"line {number} holds {describe_int(big)}, too large to be a number (64 bits at most)",
                 SourceLocation(file, number, 1),
                 "quote it to keep it as text",
             )
-            continue
-        text = line.decode("utf-8", errors="replace")
-        if "${{" in text:
-            raw = interpolate_env(raw, env)
-        yield raw, Node(LineLocator(file, number, text))
+            return None
+        if placeholders and b"${{" in line:  # the line is valid UTF-8 (msgspec decoded it)
+            raw = interpolate_env(raw, self.env)
+        return raw, Node(LineLocator(file, number, line))

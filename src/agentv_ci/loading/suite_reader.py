@@ -3,7 +3,7 @@ suites it imports), either kept or, in `check` mode, checked and dropped."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -158,14 +158,14 @@ class SuiteReader:
         included = workspaced = False
         builder, execution = prepared.builder, prepared.defaults.execution
         for entry in prepared.entries:
-            made_all: Sequence[Built] = ()
-            if isinstance(entry, RawCase):
+            if isinstance(entry, RawCase):  # one test (the common case: no list of one)
                 made = builder.build(entry.data, entry.node, entry.run)
-                made_all = [made] if made is not None else []
-            else:
-                included = True
-                made_all = apply_include(entry, execution, self.ctx)
-            for built in made_all:
+                if made is not None:
+                    workspaced = workspaced or made[0].workspace is not None
+                    yield made
+                continue
+            included = True
+            for built in apply_include(entry, execution, self.ctx):
                 workspaced = workspaced or built[0].workspace is not None
                 yield built
         if included:

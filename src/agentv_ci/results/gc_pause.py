@@ -16,11 +16,16 @@ __all__ = ["paused_gc"]
 
 
 @contextmanager
-def paused_gc() -> Iterator[None]:
+def paused_gc(*, freeze: bool = False) -> Iterator[None]:
+    """`freeze`: what the block built and still holds moves to the permanent generation when it ends
+    (`gc.freeze`), for objects that live until the process ends: else the first collection after
+    the pause walks every one of them (~0.3 s for `grade`'s 100k rows)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if freeze:
+            gc.freeze()
         if was_enabled:
             gc.enable()

@@ -22,8 +22,10 @@ from agentv_ci.model.result import TargetResponse, TestResult
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import Suite, Test
 from agentv_ci.plugins import GraderTargetCaller
+from agentv_ci.results.batched_rows import write_rows
+from agentv_ci.results.gc_pause import paused_gc
 from agentv_ci.results.plan_file import PlannedJob, PlanWriter
-from agentv_ci.results.results_file import SUMMARY_NAME, ResultsWriter
+from agentv_ci.results.results_file import SUMMARY_NAME
 from agentv_ci.running.session import timestamp_dir
 from agentv_ci.scoring import effective_threshold, three_way_verdict
 from agentv_ci.targets.config import load_targets
@@ -129,55 +131,58 @@ async def run_offline_grading(
         rendered = "\n".join(d.render() for d in problems or loaded.diagnostics)
         raise LoadError(f"{eval_path} has errors:\n{rendered}", hint=f"run `agentv-ci validate {eval_path}`")
     suite = loaded.suite
-    recorded = read_responses(responses_path)
-    if not recorded:
-        raise LoadError("no recorded answers", location=SourceLocation(str(responses_path)))
-    _check_answers(recorded, suite, responses_path)
-    tests = {t.id: t for t in suite.tests}
-    callers = _GraderCallers(eval_path, grader_target=grader_target, targets_file=targets_file)
-    if grader_target or targets_file or any(uses_grader_model(tests[r.test_id]) for r in recorded):
-        callers.load()
+    # Every answer and row is held until the command ends: the cyclic GC would rescan them over and
+    # again, and they form no cycles (reference counting frees them).
+    with paused_gc(freeze=True):
+        recorded = read_responses(responses_path)
+        if not recorded:
+            raise LoadError("no recorded answers", location=SourceLocation(str(responses_path)))
+        _check_answers(recorded, suite, responses_path)
+        tests = {t.id: t for t in suite.tests}
+        callers = _GraderCallers(eval_path, grader_target=grader_target, targets_file=targets_file)
+        if grader_target or targets_file or any(uses_grader_model(tests[r.test_id]) for r in recorded):
+            callers.load()
 
-    eval_path_of_suite = Path(suite.path)  # one Path for every answer: building one cost ~10 µs
+        eval_path_of_suite = Path(suite.path)  # one Path for every answer: building one cost ~10 µs
 
-    async def grade_one(item: RecordedResponse, attempt: int) -> TestResult:
-        test = tests[item.test_id]
-        target = item.target or test.execution.target or suite.execution.target or "recorded"
-        if not has_content(item.response):  # `"output": null`, `""` or nothing: no answer to grade
-            error = f"the recorded answer has no content ({responses_path}:{item.line})"
-            bar = effective_threshold(threshold, test, suite)
-            return _row_without_answer(test, suite, bar, error=error, target=target, attempt=attempt)
-        return await grade_test(
-            test,
-            item.response,
-            target=target,
-            eval_path=eval_path_of_suite,
-            threshold=effective_threshold(threshold, test, suite),
-            call_grader_target=callers.for_target(target),
-            attempt=attempt,
-        )
+        async def grade_one(item: RecordedResponse, attempt: int) -> TestResult:
+            test = tests[item.test_id]
+            target = item.target or test.execution.target or suite.execution.target or "recorded"
+            if not has_content(item.response):  # `"output": null`, `""` or nothing: no answer to grade
+                error = f"the recorded answer has no content ({responses_path}:{item.line})"
+                bar = effective_threshold(threshold, test, suite)
+                return _row_without_answer(test, suite, bar, error=error, target=target, attempt=attempt)
+            return await grade_test(
+                test,
+                item.response,
+                target=target,
+                eval_path=eval_path_of_suite,
+                threshold=effective_threshold(threshold, test, suite),
+                call_grader_target=callers.for_target(target),
+                attempt=attempt,
+            )
 
-    seen: dict[str, int] = {}
-    attempts: list[int] = []
-    for item in recorded:
-        seen[item.test_id] = seen.get(item.test_id, -1) + 1
-        attempts.append(seen[item.test_id])
-    try:
-        results = await _in_workers(len(recorded), lambda i: grade_one(recorded[i], attempts[i]))
-    finally:
-        await callers.aclose()
-    if output is None:
-        output = timestamp_dir()
-    answered = {r.test_id for r in recorded}
-    unanswered = [t for t in suite.tests if t.id not in answered]
-    rows = results + [  # `report` on these results is inconclusive too, as `grade` is
-        _row_without_answer(t, suite, effective_threshold(threshold, t, suite), error="no recorded answer")
-        for t in unanswered
-    ]
-    _start_results(output, rows)
-    with ResultsWriter(output / "index.jsonl") as writer:
-        for row in rows:
-            writer.append(row)
+        seen: dict[str, int] = {}
+        attempts: list[int] = []
+        for item in recorded:
+            seen[item.test_id] = seen.get(item.test_id, -1) + 1
+            attempts.append(seen[item.test_id])
+        try:
+            results = await _in_workers(len(recorded), lambda i: grade_one(recorded[i], attempts[i]))
+        finally:
+            await callers.aclose()
+        if output is None:
+            output = timestamp_dir()
+        answered = {r.test_id for r in recorded}
+        unanswered = [t for t in suite.tests if t.id not in answered]
+        rows = results + [  # `report` on these results is inconclusive too, as `grade` is
+            _row_without_answer(
+                t, suite, effective_threshold(threshold, t, suite), error="no recorded answer"
+            )
+            for t in unanswered
+        ]
+        _start_results(output, rows)
+        write_rows(output / "index.jsonl", rows)
     warnings = [d.render() for d in loaded.diagnostics if d.severity == "warning"]
     return OfflineOutcome(results, output, [t.id for t in unanswered], warnings)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -89,21 +90,49 @@ def validate_paths(
         # Tests are checked one at a time and not held (a dataset of any size costs no memory).
         used: dict[str, SourceLocation | None] = {}
         built = [0]
+        # The suite and test execution fields (target, targets, target_location) of the test before,
+        # its target names and its targets file when it has a Codex target: a dataset's tests all
+        # share their suite's, and noting the same targets again changes nothing.
+        last: list[Any] = [None] * 6
 
         def visit(
-            suite: Suite, test: Test, used: dict[str, SourceLocation | None] = used, built: list[int] = built
+            suite: Suite,
+            test: Test,
+            used: dict[str, SourceLocation | None] = used,
+            built: list[int] = built,
+            last: list[Any] = last,
         ) -> None:
             built[0] += 1
             suite_names.note(suite, test)
-            names = targets_for(test, suite, cli_targets)
+            execution = test.execution
+            if (
+                suite is last[0]
+                and execution.target is last[1]
+                and execution.targets is last[2]
+                and execution.target_location is last[3]
+            ):
+                names, codex = last[4], last[5]
+            else:
+                names = targets_for(test, suite, cli_targets)
+                codex = None
+                if check_targets:
+                    targets.note(suite, test, used)
+                    config = targets.config_of(suite)
+                    if config is not None and not read_only_codex.none_in(config):
+                        codex = config
+                last[:] = [
+                    suite,
+                    execution.target,
+                    execution.targets,
+                    execution.target_location,
+                    names,
+                    codex,
+                ]
             over = matrix.add(len(names))
             if over is not None:
                 diagnostics.append(at_test("E115", over, test, suite, MATRIX_HINT))
-            if check_targets:
-                targets.note(suite, test, used)
-                config = targets.config_of(suite)
-                if config is not None and not read_only_codex.none_in(config):
-                    diagnostics.extend(read_only_edit_warnings(test, suite, names, config, read_only_codex))
+            if codex is not None:
+                diagnostics.extend(read_only_edit_warnings(test, suite, names, codex, read_only_codex))
 
         result = load_suite(
             path, repo_root=repo_root, env=env, allow_outside=allow_outside, mode="check", on_test=visit
