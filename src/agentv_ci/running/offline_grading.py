@@ -144,6 +144,7 @@ async def run_offline_grading(
             callers.load()
 
         eval_path_of_suite = Path(suite.path)  # one Path for every answer: building one cost ~10 µs
+        shown_path = relative_eval_path(eval_path_of_suite)  # the rows' text, once (a getcwd each else)
 
         async def grade_one(item: RecordedResponse, attempt: int) -> TestResult:
             test = tests[item.test_id]
@@ -160,6 +161,7 @@ async def run_offline_grading(
                 threshold=effective_threshold(threshold, test, suite),
                 call_grader_target=callers.for_target(target),
                 attempt=attempt,
+                shown_eval_path=shown_path,
             )
 
         seen: dict[str, int] = {}
