@@ -154,9 +154,10 @@ def parse_execution(
     return spec
 
 
-def merge_execution(suite: ExecutionSpec, test: ExecutionSpec) -> ExecutionSpec:
-    """Test values override suite values; `skip_defaults` is the test's own."""
-    if test == _UNSET_SPEC:
+def merge_execution(suite: ExecutionSpec, test: ExecutionSpec | None) -> ExecutionSpec:
+    """Test values override suite values; `skip_defaults` is the test's own. `test` None: a test with
+    no execution settings (a plain dataset line), without building an empty spec to compare."""
+    if test is None or test == _UNSET_SPEC:
         return msgspec.structs.replace(suite, skip_defaults=False)
     merged = ExecutionSpec(skip_defaults=test.skip_defaults)
     for field in (

@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-import msgspec
-
 from agentv_ci.loading.context import LoadContext, Node, type_name
 from agentv_ci.loading.conversation_turns import (
     AGGREGATIONS,
@@ -145,14 +143,12 @@ class TestBuilder:
             criteria=criteria,
             expected_output=[] if expected is None else [Message(role="assistant", content=expected)],
             graders=list(defaults.graders),
-            # merge_execution(defaults.execution, ExecutionSpec()) and merge_workspace(.., None), without
-            # building and comparing an empty spec, or calling for no workspace, per test
-            execution=msgspec.structs.replace(defaults.execution, skip_defaults=False),
+            execution=merge_execution(defaults.execution, None),
             input_files=[],
             vars={},
             metadata=merge_metadata(defaults.metadata, metadata),
             tags=[],
-            workspace=None if defaults.workspace is None else merge_workspace(defaults.workspace, None),
+            workspace=merge_workspace(defaults.workspace, None),
             preprocessors=defaults.preprocessors,
             suite=defaults.name,
             location=node.loc(),

@@ -88,10 +88,9 @@ def _metadata_dirs(root: str) -> Iterator[tuple[str, str]]:
         low = child.lower()
         if low.endswith((".dist-info", ".egg-info")):
             infos.setdefault(_normalize(low.rpartition(".")[0].partition("-")[0]), []).append(child)
-    for group in infos.values():
+    for normalized, group in infos.items():
         for child in group:
-            # de-duplicated by the name in the directory's own stem, case kept (importlib's key)
-            yield _normalize(os.path.splitext(child)[0].partition("-")[0]), os.path.join(root, child)
+            yield normalized, os.path.join(root, child)
 
 
 def _normalize(name: str) -> str:
