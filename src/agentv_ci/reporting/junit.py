@@ -261,13 +261,13 @@ class _SuiteWriter:
             seen = self.seen[case_name] = self.seen.get(case_name, 0) + 1
             if seen > 1:  # never emit duplicate names (readers treat them as retries)
                 case_name = f"{case_name} #{seen}"
-        path = self._repo_relative(result.eval_path)
+        path, file_value = self._repo_relative(result.eval_path)
         escaped = _attr(case_name)
         prefix = f'      <property name="{escaped}.'
         self.properties.write(
             "".join(
                 f'{prefix}{key}" value="{value}" />\n'
-                for key, value in _case_properties(result, self._relative[2]).items()
+                for key, value in _case_properties(result, file_value).items()
             )
         )
         waiver = self.waived.get((result.suite, result.test_id, result.target)) if self.waived else None
@@ -290,12 +290,13 @@ class _SuiteWriter:
             self.eval_paths += 1
             self.eval_path = path
 
-    def _repo_relative(self, eval_path: str | None) -> str | None:
-        """`repo_relative` of `eval_path`, once for a run of rows with the same one (a suite's rows)."""
+    def _repo_relative(self, eval_path: str | None) -> tuple[str | None, str | None]:
+        """`repo_relative` of `eval_path` and its `file` property's value (`_file_value`), worked out
+        once for a run of rows with the same one (a suite's rows)."""
         if eval_path != self._relative[0] or eval_path is None:
             path = repo_relative(eval_path, self.repo_root)
-            self._relative = (eval_path, path, _file_value(path))  # escaped once per eval path
-        return self._relative[1]
+            self._relative = (eval_path, path, _file_value(path))
+        return self._relative[1], self._relative[2]
 
     def write_to(self, out: IO[str] | _Spool) -> None:
         summary = self.summary

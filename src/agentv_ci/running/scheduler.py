@@ -419,6 +419,12 @@ class Runner:
         async with asyncio.timeout(job.timeout_s):
             return await invoke_target(target, request)
 
+    def _fresh(self, job: Job, test: Test, response: TargetResponse) -> TargetResponse:
+        """A target's new answer: its cost spent, and cut before anything keeps it (graders, the cache,
+        --record and the row see the cut answer)."""
+        self.options.budget.add(response.cost_usd)
+        return self.answer_cap.apply(response, f"{test.id} [{job.target}]")
+
     async def _invoke(self, job: Job, request: TargetRequest, target: TargetPlugin) -> TargetResponse:
         cache = self.options.cache if not self.options.dry_run else None
         key: str | None = None
@@ -437,9 +443,7 @@ class Runner:
                     response = await self._call(job, request, target)
             else:
                 response = await self._call(job, request, target)
-            self.options.budget.add(response.cost_usd)
-            # Cut before anything keeps it: graders, the cache, --record and the row see the cut answer.
-            response = self.answer_cap.apply(response, f"{request.test.id} [{job.target}]")
+            response = self._fresh(job, request.test, response)
             if cache is not None and key is not None:
                 cache.put(key, response)
         if self.options.recorder is not None:  # cached answers too: the recording stays complete
@@ -511,10 +515,7 @@ class Runner:
             elif immediate is not None:
                 # A dry run's placeholder: `_invoke` without a prompt to render (nothing reads it), a
                 # cache, a recording or a deadline (nothing waits), and no coroutines of its own.
-                response = immediate(test)
-                self.options.budget.add(response.cost_usd)
-                response = self.answer_cap.apply(response, f"{test.id} [{job.target}]")
-                result = await grade(test, response)
+                result = await grade(test, self._fresh(job, test, immediate(test)))
             else:
                 result = await grade(test, await invoke(test, test.input, 0))
         except HookError as exc:
