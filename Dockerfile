@@ -19,12 +19,20 @@ RUN mkdir -p /opt/agentv-ci/cache/python-entrypoints \
  && apt-get install -y --no-install-recommends git \
  && rm -rf /var/lib/apt/lists/*
 
-# The core and the in-repo plugins (the HTML reporter, the JSON Schema grader, the text-stats grader),
-# installed in one pip call so each plugin's `agentv-ci` requirement is this very source tree.
+# The dependencies first, in a layer of their own: read from pyproject.toml (with the build backend),
+# they are installed again only when pyproject.toml changes, not on every change to the source.
 COPY pyproject.toml README.md /src/
+RUN python -c "import tomllib; p = tomllib.load(open('/src/pyproject.toml', 'rb')); \
+print('\n'.join(p['project']['dependencies'] + p['build-system']['requires']))" > /tmp/requirements.txt \
+ && pip install -r /tmp/requirements.txt \
+ && rm -rf /tmp/requirements.txt /root/.cache
+
+# The core and the in-repo plugins (the HTML reporter, the JSON Schema grader, the text-stats grader),
+# installed in one pip call so each plugin's `agentv-ci` requirement is this very source tree (its
+# dependencies and build backend are in place already, so nothing is fetched).
 COPY src /src/src
 COPY plugins /src/plugins
-RUN pip install /src /src/plugins/html-report /src/plugins/jsonschema-grader /src/plugins/text-stats-grader \
+RUN pip install --no-build-isolation /src /src/plugins/html-report /src/plugins/jsonschema-grader /src/plugins/text-stats-grader \
  && rm -rf /src /root/.cache \
  && agentv-ci --version \
  && agentv-ci plugins --json >/dev/null

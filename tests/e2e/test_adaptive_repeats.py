@@ -19,7 +19,7 @@ TARGETS = f"""\
 targets:
   - name: default
     provider: cli
-    command: {sys.executable} {AGENT} {{PROMPT}} {{ATTEMPT}} {{OUTPUT_FILE}}
+    command: {sys.executable} -S {AGENT} {{PROMPT}} {{ATTEMPT}} {{OUTPUT_FILE}}
     env:
       AGENT_SEED: ${{{{ AGENT_SEED }}}}
       AGENT_RATES: ${{{{ AGENT_RATES }}}}
