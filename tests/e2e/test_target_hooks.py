@@ -16,7 +16,7 @@ import pytest
 
 from tests.cli_helpers import run_cli
 
-PY = sys.executable
+PY = sys.executable  # the hooks and agents run with `-S`: no site-packages to scan, once per test and hook
 READY = "ready=(alpha|beta|fast)"  # what a test needs: its target's before_each ran
 
 # Each hook appends one line: its name, the target it belongs to ("-": the workspace's), the test id
@@ -54,7 +54,7 @@ def _hooks(target: str, indent: str) -> str:
     lines = []
     for name in ("before_all", "before_each", "after_each", "after_all"):
         lines.append(f"{name}:")
-        lines.append(f"  command: [{PY}, ../scripts/log.py, {name}, {target}]")
+        lines.append(f"  command: [{PY}, -S, ../scripts/log.py, {name}, {target}]")
     return textwrap.indent("\n".join(lines), indent)
 
 
@@ -71,7 +71,7 @@ def _project(tmp_path: Path, targets: str, *, tests: int = 2) -> Path:
         "targets:\n"
         + "".join(
             f"  - name: {name}\n    provider: cli\n"
-            f"    command: {PY} {project}/scripts/agent.py {name} {{OUTPUT_FILE}}\n"
+            f"    command: {PY} -S {project}/scripts/agent.py {name} {{OUTPUT_FILE}}\n"
             for name in ("alpha", "beta")
         )
     )
