@@ -12,6 +12,7 @@ merges them (memory: `SORT_CHUNK` keys, whatever the number of rows).
 
 from __future__ import annotations
 
+import os
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -24,7 +25,7 @@ from agentv_ci.results.key_sort import spilled_sort
 from agentv_ci.results.results_file import aggregate_attempts, decode_own_row, decode_row, merge_attempts
 from agentv_ci.results.tally import ResultsTally
 from agentv_ci.results.totals import outcome_of
-from agentv_ci.results.written_rows import WrittenRows
+from agentv_ci.results.written_rows import SortedKey, WrittenRows
 
 __all__ = [
     "SORT_CHUNK",
@@ -54,9 +55,7 @@ class _Outcome(msgspec.Struct):
 
 _OUTCOME = msgspec.json.Decoder(_Outcome)
 _IMPLIED = {"ok": "pass", "not_run": "skip"}  # as the row reader implies a verdict our writer omitted
-_SPILLED = msgspec.json.Decoder(tuple[str, str, str, int])
-
-SortedKey = tuple[str, str, str, int]  # suite, test id, target, byte offset of the row
+_SPILLED = msgspec.json.Decoder(tuple[str, str, str, int, int])
 
 
 class StoredResults(Sequence[TestResult]):
@@ -205,10 +204,16 @@ class StoredResults(Sequence[TestResult]):
         group: list[TestResult] = []
         current: tuple[str, str, str] | None = None
         file = str(self.path)
+        decode = self._decode
         with self.path.open("rb") as handle:
-            for suite, test_id, target, offset in self._keys_in_order(on_key):
-                handle.seek(offset)
-                row = self._decode(handle.readline(), file)
+            descriptor = handle.fileno()
+            for suite, test_id, target, offset, length in self._keys_in_order(on_key):
+                # the row's bytes alone (a seek and readline would refill the whole read buffer)
+                line = os.pread(descriptor, length, offset)
+                if len(line) != length:  # cut short: the reader says where
+                    handle.seek(offset)
+                    line = handle.readline()
+                row = decode(line, file)
                 key = (suite, test_id, target)
                 if key != current and group:
                     yield merge_attempts(group)
@@ -221,8 +226,8 @@ class StoredResults(Sequence[TestResult]):
     def _keys_in_order(
         self, on_key: Callable[[tuple[str, str, str]], None] | None = None
     ) -> Iterator[SortedKey]:
-        """(suite, test id, target, offset) of every row, sorted; equal keys in file order (the
-        offset breaks ties). Chunks of `SORT_CHUNK` keys are sorted and spilled, then merged."""
+        """(suite, test id, target, offset, length) of every row, sorted; equal keys in file order
+        (the offset breaks ties). Chunks of `SORT_CHUNK` keys are sorted and spilled, then merged."""
         return spilled_sort(self._keys(on_key), _SPILLED, chunk=SORT_CHUNK, prefix="agentv-ci-sort-")
 
     def _keys(self, on_key: Callable[[tuple[str, str, str]], None] | None) -> Iterator[SortedKey]:
@@ -240,7 +245,7 @@ class StoredResults(Sequence[TestResult]):
                     key = _key_of(line, self.path)
                     if on_key is not None:
                         on_key(key)
-                    yield (*key, position)
+                    yield (*key, position, len(line))
                 position += len(line)
 
 

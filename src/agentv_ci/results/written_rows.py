@@ -21,15 +21,16 @@ import msgspec
 from agentv_ci.model.result import TestResult
 from agentv_ci.results.totals import outcome_of
 
-__all__ = ["MAX_ORIGINS", "WrittenRows"]
+__all__ = ["MAX_ORIGINS", "SortedKey", "WrittenRows"]
 
 MAX_ORIGINS = 10_000  # (suite, eval path) pairs kept; past that the rows are read for them
 _FLUSH_BYTES = 1 << 20
 
-SortedKey = tuple[str, str, str, int]  # suite, test id, target, byte offset of the row
+# suite, test id, target, byte offset and length of the row
+SortedKey = tuple[str, str, str, int, int]
 
 _ENCODER = msgspec.json.Encoder()
-_KEY = msgspec.json.Decoder(tuple[str, str, str, int])
+_KEY = msgspec.json.Decoder(tuple[str, str, str, int, int])
 
 
 class WrittenRows:
@@ -71,7 +72,7 @@ class WrittenRows:
             if len(origins) > MAX_ORIGINS:
                 self._origins = None
         buffer = self._buffer
-        _ENCODER.encode_into((suite, result.test_id, result.target, offset), buffer, -1)
+        _ENCODER.encode_into((suite, result.test_id, result.target, offset, line_bytes), buffer, -1)
         buffer.extend(b"\n")
         if len(buffer) > _FLUSH_BYTES:
             self._spool().write(buffer)
@@ -96,7 +97,7 @@ class WrittenRows:
         return list(self._origins) if self._origins is not None else None
 
     def row_keys(self) -> Iterator[SortedKey]:
-        """(suite, test id, target, offset) of each row, in file order."""
+        """(suite, test id, target, offset, length) of each row, in file order."""
         if not self.complete:
             raise RuntimeError("the written rows' keys were not all kept")
         if self._keys is None:
