@@ -45,6 +45,8 @@ class WrittenRows:
         self.rows = 0
         self.failing = 0  # rows whose outcome is failed or errored
         self._origins: dict[tuple[str, str | None], None] | None = {}
+        self._last_suite: str | None = None  # the last origin added
+        self._last_path: str | None = None
         self._keys: IO[bytes] | None = None
         self._buffer = bytearray()
 
@@ -64,11 +66,17 @@ class WrittenRows:
         if not suite:  # read back by the full reader, which may name it otherwise
             self.lost()
             return
-        if outcome_of(result) in ("failed", "error"):
+        # A passing row (most) is told by its verdict alone; the others as `outcome_of` tells them.
+        if (result.verdict != "pass" or result.execution_status == "execution_error") and outcome_of(
+            result
+        ) in ("failed", "error"):
             self.failing += 1
+        eval_path = result.eval_path
         origins = self._origins
-        if origins is not None:
-            origins[(suite, result.eval_path)] = None
+        # A suite's rows come in runs with the same strings: the same objects are not looked up again.
+        if origins is not None and (suite is not self._last_suite or eval_path is not self._last_path):
+            self._last_suite, self._last_path = suite, eval_path
+            origins[(suite, eval_path)] = None
             if len(origins) > MAX_ORIGINS:
                 self._origins = None
         buffer = self._buffer
