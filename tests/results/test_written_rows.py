@@ -4,6 +4,9 @@ row of the file (rows there before the writer, a row whose text was scrubbed, an
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import re
 from pathlib import Path
 
 import msgspec
@@ -14,11 +17,13 @@ from agentv_ci.reporting.codequality import render_codequality
 from agentv_ci.reporting.junit import render_junit
 from agentv_ci.reporting.sarif import render_sarif
 from agentv_ci.results import stored_results
-from agentv_ci.results.results_file import ResultsWriter
+from agentv_ci.results.results_file import ResultsWriter, load_run
 from agentv_ci.results.sidecars import eval_files_of
 from agentv_ci.results.stored_results import StoredResults
+from agentv_ci.results.streamed_run import load_run_streamed
 from agentv_ci.results.tally import ResultsTally
 from agentv_ci.results.written_rows import WrittenRows
+from agentv_ci.running.session import RunRequest, execute_run
 from tests.reporting.golden import FAKE_REPO
 from tests.reporting.sample_runs import sample_results
 
@@ -135,3 +140,72 @@ def test_a_failing_row_keeps_the_failing_scan(tmp_path: Path) -> None:
     stored = _store([rows[0], failing, *rows[2:]], tmp_path / "index.jsonl", seen)
     assert seen.failing == 1
     assert [r.test_id for r in stored.aggregated_failing()] == [failing.test_id]
+
+
+def test_attempt_rows_sort_from_the_facts_as_from_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows repeating a test x target are merged in the order they were written: the offsets kept
+    with the keys break the ties as the file's positions do."""
+    monkeypatch.setattr(stored_results, "SORT_CHUNK", 3)
+    rows = _encodable(sample_results(FAKE_REPO))
+    attempts = [msgspec.structs.replace(rows[0], score=s, attempt=n) for n, s in enumerate((1.0, 0.0, 0.5))]
+    mixed = [attempts[0], *rows[1:3], attempts[1], *rows[3:], attempts[2]]
+    tally = ResultsTally()
+    seen = WrittenRows()
+    index = tmp_path / "index.jsonl"
+    with ResultsWriter(index, seen) as writer:
+        for row in mixed:
+            tally.add(writer.append(row))
+    facts = StoredResults(index, tally, count=len(mixed), unique_keys=False, own=True, written=seen)
+    read = StoredResults(index, tally, count=len(mixed), unique_keys=False, own=True)
+    assert facts.origins() is not None
+    assert list(facts.aggregated_in_key_order()) == list(read.aggregated_in_key_order())
+    merged = next(r for r in facts.aggregated() if r.test_id == rows[0].test_id)
+    assert [t.score for t in merged.trials] == [1.0, 0.0, 0.5]
+
+
+def _dataset(root: Path) -> Path:
+    (root / ".git").mkdir()
+    (root / ".agentv").mkdir()
+    (root / ".agentv" / "targets.yaml").write_text("targets:\n  - name: default\n    provider: mock\n")
+    (root / "cases.yaml").write_text("name: cases\nassertions:\n  - type: contains\n    value: answer\n")
+    lines = (json.dumps({"id": f"t{i:04d}", "input": f"question {i}"}) for i in range(40))
+    (root / "cases.jsonl").write_text("".join(line + "\n" for line in lines))
+    return root / "cases.jsonl"
+
+
+def test_a_run_hands_its_writers_facts_to_the_reports_and_a_resumed_run_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dataset = _dataset(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    request = RunRequest(paths=[dataset], output_dir=tmp_path / "out", dry_run=True, quiet=True)
+    results = execute_run(request).summary.results
+    assert isinstance(results, StoredResults)
+    origins = results.origins()
+    assert origins is not None and [suite for suite, _ in origins] == ["cases"]
+    assert eval_files_of(results, tmp_path) == {dataset.resolve(): {"cases"}}
+    first = render_junit(execute_run(request).summary, tmp_path)
+    # resumed: the rows of the run before are in the file, not seen by this run's writer
+    resumed = execute_run(dataclasses.replace(request, resume=True)).summary
+    assert isinstance(resumed.results, StoredResults) and len(resumed.results) == 40
+    assert resumed.results.origins() is None
+    assert eval_files_of(resumed.results, tmp_path) == {dataset.resolve(): {"cases"}}
+    assert _no_times(render_junit(resumed, tmp_path)) == _no_times(first)
+
+
+def _no_times(xml: str) -> str:
+    return re.sub(r'(time|timestamp)="[^"]*"', "", xml)
+
+
+def test_a_report_of_a_finished_run_reads_its_spool_through_the_facts(tmp_path: Path) -> None:
+    rows = _many(_encodable(sample_results(FAKE_REPO)))
+    _store(rows, tmp_path / "run" / "index.jsonl", None)
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    streamed = load_run_streamed(tmp_path / "run", spool)
+    assert isinstance(streamed.results, StoredResults) and streamed.results.origins() is not None
+    whole = load_run(tmp_path / "run")
+    assert render_junit(streamed, FAKE_REPO) == render_junit(whole, FAKE_REPO)
+    assert render_sarif(streamed, FAKE_REPO) == render_sarif(whole, FAKE_REPO)
