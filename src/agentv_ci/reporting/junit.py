@@ -225,7 +225,7 @@ def _case(
         children.append("<system-out>" + _text(out) + "</system-out>")
     if not children:
         return "    " + start + " />\n", counted
-    inner = "".join("\n      " + child for child in children)
+    inner = "\n      " + "\n      ".join(children)
     return "    " + start + ">" + inner + "\n    </testcase>\n", counted
 
 
