@@ -16,8 +16,8 @@ from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.reporting.codequality import render_codequality
 from agentv_ci.reporting.junit import render_junit
 from agentv_ci.reporting.sarif import render_sarif
-from agentv_ci.results import stored_results
-from agentv_ci.results.results_file import ResultsWriter, load_run
+from agentv_ci.results import stored_results, written_rows
+from agentv_ci.results.results_file import ResultsWriter, load_run, read_results
 from agentv_ci.results.sidecars import eval_files_of
 from agentv_ci.results.stored_results import StoredResults
 from agentv_ci.results.streamed_run import load_run_streamed
@@ -209,3 +209,34 @@ def test_a_report_of_a_finished_run_reads_its_spool_through_the_facts(tmp_path: 
     whole = load_run(tmp_path / "run")
     assert render_junit(streamed, FAKE_REPO) == render_junit(whole, FAKE_REPO)
     assert render_sarif(streamed, FAKE_REPO) == render_sarif(whole, FAKE_REPO)
+
+
+class _FullDisk:
+    """A temporary file on a full disk: every write fails."""
+
+    def write(self, data: bytes) -> int:
+        raise OSError(28, "No space left on device")
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("fails_at", ["run", "report"])
+def test_no_room_for_the_keys_leaves_the_run_whole_and_the_reports_read_the_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fails_at: str
+) -> None:
+    """The key spool is a convenience: a full temporary directory while the run writes (or when the
+    reports settle the last keys) drops the facts; every row is still written and reported."""
+    monkeypatch.setattr(written_rows, "_FLUSH_BYTES", 1 if fails_at == "run" else 10**9)
+    rows = _many(_encodable(sample_results(FAKE_REPO)))
+    seen = WrittenRows()
+    if fails_at == "report":
+        seen._keys = _FullDisk()  # type: ignore[assignment]  # as if spooled before, now full
+    monkeypatch.setattr(WrittenRows, "_spool", lambda self: _FullDisk())
+    stored = _store(rows, tmp_path / "index.jsonl", seen)
+    read = _store(rows, tmp_path / "read.jsonl", None)
+    assert stored.origins() is None and not seen.complete
+    assert len(stored) == len(rows) == len(read_results(tmp_path / "index.jsonl"))
+    assert render_junit(RunSummary(results=stored), FAKE_REPO) == render_junit(
+        RunSummary(results=read), FAKE_REPO
+    )

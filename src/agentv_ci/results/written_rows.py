@@ -83,7 +83,11 @@ class WrittenRows:
         _ENCODER.encode_into((suite, result.test_id, result.target, offset, line_bytes), buffer, -1)
         buffer.extend(b"\n")
         if len(buffer) > _FLUSH_BYTES:
-            self._spool().write(buffer)
+            try:
+                self._spool().write(buffer)
+            except OSError:  # no room for the keys: the run goes on, the reports read the rows
+                self.lost()
+                return
             buffer.clear()
 
     def lost(self) -> None:
@@ -95,8 +99,13 @@ class WrittenRows:
         if not self.complete:
             return False
         try:
+            if self._keys is not None and self._buffer:  # every key where `row_keys` reads them
+                self._keys.write(self._buffer)
+                self._keys.flush()
+                self._buffer.clear()
             return path.stat().st_size == self.end
-        except OSError:
+        except OSError:  # no room for the keys (or no file): the rows are read
+            self.lost()
             return False
 
     def origins(self) -> list[tuple[str, str | None]] | None:
@@ -112,9 +121,8 @@ class WrittenRows:
             yield from (_KEY.decode(line) for line in bytes(self._buffer).splitlines())
             return
         keys = self._keys
-        if self._buffer:
-            keys.write(self._buffer)
-            self._buffer.clear()
+        if self._buffer:  # written by `describes` first
+            raise RuntimeError("the written rows' keys were read before `describes` settled them")
         keys.seek(0)
         try:
             for line in keys:
