@@ -66,22 +66,26 @@ def _case_name(result: TestResult) -> str:
     return clean_text(f"{result.test_id} [{result.target}]")
 
 
-def _case_properties(result: TestResult, file: str | None) -> dict[str, str]:
-    """The case's properties, each value escaped for an attribute. `file`: `_file_value` of the
-    result's eval path relative to the repository (`repo_relative`)."""
-    props = {"score": f"{result.score:.4f}", "threshold": f"{result.threshold:.4f}"}
+def _property_lines(prefix: str, result: TestResult, file: str | None) -> str:
+    """The case's `<property>` lines, values escaped for an attribute (`prefix`: the line up to the
+    case's escaped name and its dot). `file`: `_file_value` of the result's eval path relative to the
+    repository (`repo_relative`)."""
+    text = f'{prefix}score" value="{result.score:.4f}" />\n'
+    text += f'{prefix}threshold" value="{result.threshold:.4f}" />\n'
     if file is not None:
-        props["file"] = file
-    if result.line is not None and result.line >= 0:
-        props["line"] = str(int(result.line))
+        text += f'{prefix}file" value="{file}" />\n'
+    line = result.line
+    if line is not None and line >= 0:
+        text += f'{prefix}line" value="{int(line)}" />\n'
     counts = attempt_counts(result)
     if counts is not None:
-        props["passed_attempts"], props["total_attempts"] = str(counts[0]), str(counts[1])
+        passed, total = counts
+        text += f'{prefix}passed_attempts" value="{passed}" />\n{prefix}total_attempts" value="{total}" />\n'
     if result.cost_usd is not None:
-        props["cost_usd"] = f"{result.cost_usd:.6f}"
+        text += f'{prefix}cost_usd" value="{result.cost_usd:.6f}" />\n'
     if result.token_usage is not None:
-        props["tokens"] = str(result.token_usage.total)
-    return props
+        text += f'{prefix}tokens" value="{result.token_usage.total}" />\n'
+    return text
 
 
 def _failure_body(result: TestResult) -> str:
@@ -217,11 +221,11 @@ def _case(
         children.append(_leaf("skipped", pairs, None))
         counted = "skipped"
     out = _system_out(result)
-    if out:
-        children.append(_leaf("system-out", [], out))
+    if out:  # `_leaf("system-out", [], out)` spelled out
+        children.append("<system-out>" + _text(out) + "</system-out>")
     if not children:
         return "    " + start + " />\n", counted
-    inner = "".join("\n      " + child for child in children)
+    inner = "\n      " + "\n      ".join(children)
     return "    " + start + ">" + inner + "\n    </testcase>\n", counted
 
 
@@ -263,13 +267,7 @@ class _SuiteWriter:
                 case_name = f"{case_name} #{seen}"
         path, file_value = self._repo_relative(result.eval_path)
         escaped = _attr(case_name)
-        prefix = f'      <property name="{escaped}.'
-        self.properties.write(
-            "".join(
-                f'{prefix}{key}" value="{value}" />\n'
-                for key, value in _case_properties(result, file_value).items()
-            )
-        )
+        self.properties.write(_property_lines(f'      <property name="{escaped}.', result, file_value))
         waiver = self.waived.get((result.suite, result.test_id, result.target)) if self.waived else None
         outcome = outcome_of(result)
         suite, classname = self._classnames

@@ -9,6 +9,7 @@ from typing import IO, Any
 import msgspec
 
 from agentv_ci.model.result import TestResult
+from agentv_ci.results.written_rows import WrittenRows
 from agentv_ci.security.redaction import SECRETS
 
 __all__ = ["ResultsWriter"]
@@ -18,16 +19,20 @@ _ENCODER = msgspec.json.Encoder()
 
 class ResultsWriter:
     """Append `TestResult` rows to `index.jsonl`, one line each, flushed at once (a crash loses nothing
-    finished). Use as a context manager; creates parent directories."""
+    finished). Use as a context manager; creates parent directories. `seen`, when given, is told of
+    every row written (and of rows it cannot describe), so the reports need not read them all back."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, seen: WrittenRows | None = None) -> None:
         self.path = path
+        self.seen = seen
         self._handle: IO[bytes] | None = None
         self._buffer = bytearray()
 
     def __enter__(self) -> ResultsWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._handle = self.path.open("ab")
+        if self.seen is not None:
+            self.seen.opened_at(self._handle.seek(0, 2))
         return self
 
     def __exit__(
@@ -42,18 +47,26 @@ class ResultsWriter:
         if self._handle is None:
             raise RuntimeError("ResultsWriter used outside its `with` block")
         self._buffer.clear()
+        scrubbed = False
         try:
             _ENCODER.encode_into(result, self._buffer)
         except UnicodeEncodeError:  # a lone surrogate in model text: keep the row, replace the char
             self._buffer.clear()
             _ENCODER.encode_into(_scrub(msgspec.to_builtins(result)), self._buffer)
+            scrubbed = True
         if SECRETS and SECRETS.contains_bytes(self._buffer):
             result = _redacted(result)
             self._buffer.clear()
             _ENCODER.encode_into(result, self._buffer)
+            scrubbed = False  # `_redacted` scrubs too: `result` is what the line says
         self._buffer.extend(b"\n")
         self._handle.write(self._buffer)
         self._handle.flush()
+        if self.seen is not None:
+            if scrubbed:  # the line says what `result` does not (a replaced character)
+                self.seen.lost()
+            else:
+                self.seen.add(result, len(self._buffer))
         return result
 
     def close(self) -> None:

@@ -69,9 +69,14 @@ _WHERE = msgspec.json.Decoder(_Where)
 
 
 def _origins(results: Iterable[TestResult]) -> Iterator[tuple[str, str | None]]:
-    """(suite, eval path) of each result; a run's stored rows are read for these two fields only."""
+    """(suite, eval path) of each result (each pair at least once); a run's stored rows are read for
+    these two fields only, unless their writer kept them."""
     if not isinstance(results, StoredResults):
         yield from ((r.suite, r.eval_path) for r in results)
+        return
+    seen = results.origins()
+    if seen is not None:  # as the run's writer saw them: no row read
+        yield from seen
         return
     with results.path.open("rb") as handle:
         for number, line in enumerate(handle, start=1):

@@ -12,6 +12,7 @@ merges them (memory: `SORT_CHUNK` keys, whatever the number of rows).
 
 from __future__ import annotations
 
+import os
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -24,6 +25,7 @@ from agentv_ci.results.key_sort import spilled_sort
 from agentv_ci.results.results_file import aggregate_attempts, decode_own_row, decode_row, merge_attempts
 from agentv_ci.results.tally import ResultsTally
 from agentv_ci.results.totals import outcome_of
+from agentv_ci.results.written_rows import SortedKey, WrittenRows
 
 __all__ = [
     "SORT_CHUNK",
@@ -53,9 +55,7 @@ class _Outcome(msgspec.Struct):
 
 _OUTCOME = msgspec.json.Decoder(_Outcome)
 _IMPLIED = {"ok": "pass", "not_run": "skip"}  # as the row reader implies a verdict our writer omitted
-_SPILLED = msgspec.json.Decoder(tuple[str, str, str, int])
-
-SortedKey = tuple[str, str, str, int]  # suite, test id, target, byte offset of the row
+_SPILLED = msgspec.json.Decoder(tuple[str, str, str, int, int])
 
 
 class StoredResults(Sequence[TestResult]):
@@ -64,13 +64,22 @@ class StoredResults(Sequence[TestResult]):
     `count` is the number of rows; `tally` their figures (threshold None). `unique_keys`: no two rows
     share a suite, test id and target (no attempts to merge: `aggregated` is the rows themselves).
     `own`: every row is one this run wrote or strictly read before appending (`decode_own_row`); a
-    file from elsewhere (`report`, a merge) keeps every check of `decode_row`.
+    file from elsewhere (`report`, a merge) keeps every check of `decode_row`. `written`: what the
+    writer saw of the rows (used only while it describes every row of the file, else they are read).
     """
 
     def __init__(
-        self, index: Path, tally: ResultsTally, *, count: int, unique_keys: bool, own: bool = False
+        self,
+        index: Path,
+        tally: ResultsTally,
+        *,
+        count: int,
+        unique_keys: bool,
+        own: bool = False,
+        written: WrittenRows | None = None,
     ) -> None:
         self.path = index
+        self._written = written
         self._decode = decode_own_row if own else decode_row
         self._length = count
         self.unique_keys = unique_keys
@@ -79,6 +88,19 @@ class StoredResults(Sequence[TestResult]):
 
     def __len__(self) -> int:
         return self._length
+
+    def _seen(self) -> WrittenRows | None:
+        """The writer's facts, when they describe every row of the file now."""
+        written = self._written
+        if written is not None and written.rows == self._length and written.describes(self.path):
+            return written
+        return None
+
+    def origins(self) -> list[tuple[str, str | None]] | None:
+        """(suite, eval path) pairs of the rows, each once, as the writer saw them; None when unknown
+        (then read the rows)."""
+        seen = self._seen()
+        return seen.origins() if seen is not None else None
 
     def __iter__(self) -> Iterator[TestResult]:
         file = str(self.path)
@@ -155,6 +177,9 @@ class StoredResults(Sequence[TestResult]):
         if not self.unique_keys:
             yield from (r for r in self.aggregated_in_key_order() if outcome_of(r) in _FAILING)
             return
+        facts = self._seen()
+        if facts is not None and not facts.failing:  # no row the writer saw failed or errored
+            return
         file = str(self.path)
         with self.path.open("rb") as handle:
             for number, line in enumerate(handle, start=1):
@@ -179,10 +204,16 @@ class StoredResults(Sequence[TestResult]):
         group: list[TestResult] = []
         current: tuple[str, str, str] | None = None
         file = str(self.path)
+        decode = self._decode
         with self.path.open("rb") as handle:
-            for suite, test_id, target, offset in self._keys_in_order(on_key):
-                handle.seek(offset)
-                row = self._decode(handle.readline(), file)
+            descriptor = handle.fileno()
+            for suite, test_id, target, offset, length in self._keys_in_order(on_key):
+                # the row's bytes alone (a seek and readline would refill the whole read buffer)
+                line = os.pread(descriptor, length, offset)
+                if len(line) != length:  # cut short: the reader says where
+                    handle.seek(offset)
+                    line = handle.readline()
+                row = decode(line, file)
                 key = (suite, test_id, target)
                 if key != current and group:
                     yield merge_attempts(group)
@@ -195,11 +226,18 @@ class StoredResults(Sequence[TestResult]):
     def _keys_in_order(
         self, on_key: Callable[[tuple[str, str, str]], None] | None = None
     ) -> Iterator[SortedKey]:
-        """(suite, test id, target, offset) of every row, sorted; equal keys in file order (the
-        offset breaks ties). Chunks of `SORT_CHUNK` keys are sorted and spilled, then merged."""
+        """(suite, test id, target, offset, length) of every row, sorted; equal keys in file order
+        (the offset breaks ties). Chunks of `SORT_CHUNK` keys are sorted and spilled, then merged."""
         return spilled_sort(self._keys(on_key), _SPILLED, chunk=SORT_CHUNK, prefix="agentv-ci-sort-")
 
     def _keys(self, on_key: Callable[[tuple[str, str, str]], None] | None) -> Iterator[SortedKey]:
+        facts = self._seen()
+        if facts is not None:  # as the writer saw them: no row is read for its key
+            for sorted_key in facts.row_keys():
+                if on_key is not None:
+                    on_key(sorted_key[:3])
+                yield sorted_key
+            return
         position = 0
         with self.path.open("rb") as handle:
             for line in handle:
@@ -207,7 +245,7 @@ class StoredResults(Sequence[TestResult]):
                     key = _key_of(line, self.path)
                     if on_key is not None:
                         on_key(key)
-                    yield (*key, position)
+                    yield (*key, position, len(line))
                 position += len(line)
 
 

@@ -31,6 +31,7 @@ from agentv_ci.results.results_file import (
 from agentv_ci.results.results_writer import ResultsWriter
 from agentv_ci.results.stored_results import StoredResults
 from agentv_ci.results.tally import ResultsTally
+from agentv_ci.results.written_rows import WrittenRows
 
 __all__ = ["load_run_streamed"]
 
@@ -49,7 +50,8 @@ def load_run_streamed(
     spool = spool_dir / "index.jsonl"
     tally = ResultsTally()
     seen: set[int] = set()
-    with ResultsWriter(spool) as writer:
+    written_rows = WrittenRows()  # what the reports would otherwise read every row again for
+    with ResultsWriter(spool, written_rows) as writer:
         for row in iter_results(index, torn_tail=killed):
             key = hash((row.suite, row.test_id, row.target))
             if key in seen:  # attempts of one test in separate rows: merged the usual way
@@ -61,7 +63,7 @@ def load_run_streamed(
     dry_run = base.dry_run or tally.dry_run
     plan = read_plan(directory)
     if plan is None:
-        results = StoredResults(spool, tally, count=tally.results, unique_keys=True)
+        results = StoredResults(spool, tally, count=tally.results, unique_keys=True, written=written_rows)
         return msgspec.structs.replace(
             base,
             results=results,
@@ -74,7 +76,7 @@ def load_run_streamed(
     reason, code = missing_reason(has_summary=has_summary, interrupted=base.interrupted)
     dry_run = dry_run or plan.dry_run
     written = StoredResults(spool, tally, count=tally.results, unique_keys=True)
-    with ResultsWriter(spool) as writer:
+    with ResultsWriter(spool, written_rows) as writer:
 
         def missing(job: PlannedJob) -> None:  # called once every row's key has been read
             tally.add(writer.append(not_run_row(job, reason, code=code, dry_run=dry_run)))
@@ -82,7 +84,7 @@ def load_run_streamed(
         count = count_against_plan(plan, written.keys(), missing)
     return msgspec.structs.replace(
         base,
-        results=StoredResults(spool, tally, count=tally.results, unique_keys=True),
+        results=StoredResults(spool, tally, count=tally.results, unique_keys=True, written=written_rows),
         planned=count.planned,
         not_run=tally.not_run_status + count.unlisted,
         plan_unknown=False,

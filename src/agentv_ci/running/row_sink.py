@@ -11,6 +11,7 @@ from pathlib import Path
 from agentv_ci.model.result import TestResult
 from agentv_ci.results.results_file import ResultsWriter
 from agentv_ci.results.tally import ResultsTally
+from agentv_ci.results.written_rows import WrittenRows
 from agentv_ci.running.progress import Progress
 from agentv_ci.running.resume import KeyCheck
 
@@ -22,6 +23,7 @@ class RowSink:
         self.tally = ResultsTally()
         self.keys = KeyCheck()
         self.progress = progress
+        self.written = WrittenRows()  # what the writer saw, for the reports (all `writing` blocks)
         self._writer: ResultsWriter | None = None
 
     def count(self, result: TestResult) -> None:
@@ -31,7 +33,7 @@ class RowSink:
     @contextmanager
     def writing(self, index: Path, *, shown: bool = True) -> Iterator[None]:
         """Rows appended inside go to `index` (and, when `shown`, to the progress line)."""
-        with ResultsWriter(index) as writer:
+        with ResultsWriter(index, self.written) as writer:
             self._writer = writer
             progress, self.progress = self.progress, (self.progress if shown else None)
             try:

@@ -259,7 +259,9 @@ def _run_planned(request: RunRequest, start: _RunStart, recording: PlanRecorder)
             record_not_run(
                 planned, stored.keys(), rows.append, interrupted=interrupted, dry_run=request.dry_run
             )
-    results = StoredResults(index, tally, count=tally.results, unique_keys=keys.unique, own=True)
+    results = StoredResults(
+        index, tally, count=tally.results, unique_keys=keys.unique, own=True, written=rows.written
+    )
     summary = _summary(
         request, start, results, tally, planned.listed, budget, runner, cache, first.estimate, interrupted
     )
