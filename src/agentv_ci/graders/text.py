@@ -51,6 +51,7 @@ class _TextGrader:
 
     Config: ClassVar[type[msgspec.Struct]] = TextConfig
     inline: ClassVar[bool] = True  # pure computation: graded without an asyncio task
+    answer_only: ClassVar[bool] = True  # reads the answer's text alone (graders/answer_only.py)
     many: ClassVar[bool] = False
 
     def __init__(self, spec: GraderSpec, config: TextConfig, *, base_dir: Path) -> None:
@@ -85,6 +86,10 @@ class _TextGrader:
 
     async def grade(self, ctx: GradingContext) -> GraderResult:
         return self.evaluate(answer_text(ctx.response))
+
+    def grade_answer(self, output: str) -> GraderResult | None:
+        """`grade` of an answer whose text is `output`, at once (graders/answer_only.py)."""
+        return self.evaluate(output)
 
     def evaluate(self, output: str) -> GraderResult:
         raise NotImplementedError
@@ -250,18 +255,27 @@ class Regex(_TextGrader):
 
     async def grade(self, ctx: GradingContext) -> GraderResult:
         output = answer_text(ctx.response)
-        flags, sticky = self.flags, self.sticky
-        subject = js_subject(output, flags)
-        try:
-            match = regex_search.search_inline(self.pattern, subject, sticky=sticky)
-            if match is regex_search.PENDING:  # a long match: finished off the event loop
-                match = await regex_search.finish(self.pattern, subject, sticky=sticky)
+        graded = self.grade_answer(output)
+        if graded is not None:
+            return graded
+        flags, subject = self.flags, js_subject(output, self.flags)
+        try:  # a long match: finished off the event loop
+            match = await regex_search.finish(self.pattern, subject, sticky=self.sticky)
         except regex_search.RegexTimeout:
             return errored(
                 self.spec,
                 f"regex /{self.values[0]}/{flags} did not finish within {regex_search.REGEX_BUDGET_S:g}s "
                 f"on a {len(output)}-character answer (catastrophic backtracking?)",
             )
+        return self._verdict(match, output, subject)
+
+    def grade_answer(self, output: str) -> GraderResult | None:
+        """The match's inline slice (graders/answer_only.py): None when it needs longer (`grade`
+        finishes it off the event loop)."""
+        subject = js_subject(output, self.flags)
+        match = regex_search.search_inline(self.pattern, subject, sticky=self.sticky)
+        if match is regex_search.PENDING:
+            return None
         return self._verdict(match, output, subject)
 
     def evaluate(self, output: str) -> GraderResult:
