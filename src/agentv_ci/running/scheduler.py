@@ -138,6 +138,7 @@ class Runner:
         self._prepared = False  # prepare() ran (the session calls it before run(), which calls it too)
         self.halted_by: str | None = None  # set by `execution.fail_on_error` on the first execution error
         self._attempts_since_turn = 0  # a dry run's attempts since the event loop last ran (_turn)
+        self._lanes: dict[tuple[object, ...], tuple[list[GraderSpec], _Lane | None]] = {}  # see _lane
 
     # ------------------------------------------------------------------ setup
     def _config_for(self, suite_path: str) -> TargetsConfig:
@@ -348,12 +349,25 @@ class Runner:
         test = job.test
         if (test.mode == "conversation" and test.turns) or workspace_of(test, job.suite) is not None:
             return None
+        if test.execution.target_hooks:  # a matrix entry may alias the target: not cached
+            return self._new_lane(job)
+        # A suite's graders are the same spec objects in each of its tests (running/spooled_tests.py):
+        # their lane is found once (and holds them, so an id is never another spec's while cached).
+        key = (job.suite.path, job.target, *map(id, test.graders))
+        cached = self._lanes.get(key)
+        if cached is None:
+            if len(self._lanes) >= 1024:  # tests with graders of their own: keep memory flat
+                self._lanes.clear()
+            cached = self._lanes[key] = (test.graders, self._new_lane(job))
+        return cached[1]
+
+    def _new_lane(self, job: Job) -> _Lane | None:
         config = self.configs.for_job(job)
         immediate = self._immediate.get(self.configs.key(config, job.target))
         if immediate is None:
             return None
         eval_path, shown_path = self._shown_eval_path(job.suite.path)
-        graders = answer_graders(test, eval_path)
+        graders = answer_graders(job.test, eval_path)
         if graders is None:
             return None
         return _Lane(config, immediate, graders, shown_path)
