@@ -14,8 +14,9 @@ _BUILT_IN_MODULES = frozenset({"agentv_ci.graders.text"})
 
 
 class AnswerGrader(Protocol):
-    def grade_answer(self, output: str) -> GraderResult | None:
-        """`grade` of an answer whose text is `output`, at once; None when it needs `grade` after all."""
+    def grade_answer(self, output: str, started: float) -> GraderResult | None:
+        """`grade` of an answer whose text is `output`, at once, built from the spec with its duration
+        since `started` (`time.perf_counter()`); None when it needs `grade` after all."""
         ...
 
 
