@@ -127,3 +127,22 @@ def test_a_regex_that_needs_longer_is_finished_off_the_loop(
     assert graded == 1 and len(finished) == 1  # the lane handed it on; the thread finished the match
     assert [_timeless(r) for r in at_once] == [_timeless(r) for r in usual]
     assert at_once[0].verdict == "pass"
+
+
+def test_a_grader_that_raises_is_an_execution_error_in_the_lane_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Never a crash of the run (nor a pass): the row the usual path writes (run_grader_spec)."""
+    suite = _suite(tmp_path, [[_spec("contains", "c", config={"value": "answer"})]] * 2)
+
+    def broken(self: Contains, output: str, started: float | None = None) -> GraderResult:
+        raise ValueError("boom")
+
+    monkeypatch.setattr(Contains, "evaluate", broken)
+    usual, _ = _rows(suite, lane=False, monkeypatch=monkeypatch)
+    at_once, graded = _rows(suite, lane=True, monkeypatch=monkeypatch)
+    assert graded == 0
+    assert [_timeless(r) for r in at_once] == [_timeless(r) for r in usual]
+    assert [(r.execution_status, r.scores[0].error) for r in at_once] == [
+        ("execution_error", "ValueError: boom")
+    ] * 2

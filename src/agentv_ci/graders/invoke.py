@@ -49,11 +49,22 @@ def grade_answer_now(spec: GraderSpec, grader: AnswerGrader, output: str) -> Gra
     """`run_grader_spec` for a built-in grader that reads the answer's text alone, at once (no
     coroutine, no context); None when it needs `grade` after all (a regex past its inline slice)."""
     started = time.perf_counter()
-    result = grader.grade_answer(output, started)
-    if result is None:
-        return None
-    if result.duration_ms is not None and not spec.negate and own_bar(spec) is None:
-        return result  # built from the spec, timed: what settling would make of it
+    try:
+        result: object = grader.grade_answer(output, started)
+    except AgentvCiError as exc:  # as run_grader_spec: a failing grader is an error, never a crash
+        result = errored(spec, _error_message(exc))
+    except Exception as exc:
+        result = errored(spec, f"{type(exc).__name__}: {exc}")
+    else:
+        if result is None:
+            return None
+        if (
+            type(result) is GraderResult
+            and result.duration_ms is not None
+            and not spec.negate
+            and own_bar(spec) is None
+        ):
+            return result  # built from the spec, timed: what settling would make of it
     return settle_grader_result(spec, result, started)
 
 
