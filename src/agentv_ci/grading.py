@@ -121,6 +121,13 @@ def _skipped_graders_error(skipped: list[GraderResult]) -> str:
     return messages[0] if len(messages) == 1 else "Graders skipped: " + " | ".join(messages)
 
 
+def _skipped(results: list[GraderResult]) -> bool:
+    for r in results:  # noqa: SIM110 (a loop, not any(genexpr): once per answer)
+        if r.verdict == "skip":
+            return True
+    return False
+
+
 def _status(results: list[GraderResult], verdict: Verdict) -> ExecutionStatus:
     for r in results:  # a loop, not any(genexpr): once per answer
         if r.error is not None:
@@ -274,7 +281,7 @@ def graded_row(
         score, verdict, failure_stage, reason = 0.0, "fail", "grading", "grader_error"
     elif not graded:
         reason = "no_graders"
-    elif any(r.verdict == "skip" for r in results):
+    elif _skipped(results):
         # As AgentV: a grader that skipped leaves the answer unjudged, an execution error (stage
         # `evaluator`); never a "not run" row for a test whose target answered.
         error = _skipped_graders_error([r for r in results if r.verdict == "skip"])
