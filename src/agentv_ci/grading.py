@@ -9,7 +9,8 @@ from pathlib import Path
 
 from agentv_ci.clock import now_millis
 from agentv_ci.errors import ConfigError
-from agentv_ci.graders.invoke import run_grader_spec
+from agentv_ci.graders.answer_only import AnswerGrader, answer_grader
+from agentv_ci.graders.invoke import grade_answer_now, run_grader_spec
 from agentv_ci.graders.outcome import answer_text
 from agentv_ci.model.result import (
     DependencyResult,
@@ -21,14 +22,23 @@ from agentv_ci.model.result import (
 )
 from agentv_ci.model.score_range import usage_problem
 from agentv_ci.model.suite import GraderSpec, Message, Test
-from agentv_ci.plugins import GRADERS_NAMESPACE, GraderTargetCaller, GradingContext, load_plugin_class
+from agentv_ci.plugins import (
+    GRADERS_NAMESPACE,
+    GraderTargetCaller,
+    GradingContext,
+    build_grader,
+    load_plugin_class,
+)
 from agentv_ci.prompting import render_input
 from agentv_ci.scoring import combine_grader_results
 
 __all__ = [
     "IMPLICIT_GRADER_NAME",
     "OUTPUT_CAP",
+    "answer_graders",
+    "grade_now",
     "grade_test",
+    "graded_row",
     "graders_for",
     "relative_eval_path",
 ]
@@ -111,6 +121,13 @@ def _skipped_graders_error(skipped: list[GraderResult]) -> str:
     return messages[0] if len(messages) == 1 else "Graders skipped: " + " | ".join(messages)
 
 
+def _skipped(results: list[GraderResult]) -> bool:
+    for r in results:  # noqa: SIM110 (a loop, not any(genexpr): once per answer)
+        if r.verdict == "skip":
+            return True
+    return False
+
+
 def _status(results: list[GraderResult], verdict: Verdict) -> ExecutionStatus:
     for r in results:  # a loop, not any(genexpr): once per answer
         if r.error is not None:
@@ -162,6 +179,97 @@ async def grade_test(
         results = [await run_grader_spec(s, ctx, base_dir=base_dir) for s in specs]
     else:
         results = list(await asyncio.gather(*(run_grader_spec(s, ctx, base_dir=base_dir) for s in specs)))
+    shown = shown_eval_path if shown_eval_path is not None else relative_eval_path(eval_path)
+    return graded_row(
+        test,
+        response,
+        results,
+        target=target,
+        threshold=threshold,
+        dry_run=dry_run,
+        attempt=attempt,
+        eval_path=shown,
+        suite=test.suite,
+        graded=bool(specs),
+    )
+
+
+def answer_graders(test: Test, eval_path: Path) -> list[tuple[GraderSpec, AnswerGrader]] | None:
+    """The test's graders, built, when every one grades the answer's text alone (`grade_answer_now`);
+    else None (a grader that reads more, a plugin, or one that does not build: `grade_test` grades,
+    or reports, it)."""
+    specs = graders_for(test)
+    if not specs:
+        return None
+    base_dir = _directory_of(eval_path)
+    graders: list[tuple[GraderSpec, AnswerGrader]] = []
+    for spec in specs:
+        try:
+            grader = answer_grader(build_grader(spec, base_dir=base_dir))
+        except Exception:
+            return None
+        if grader is None:
+            return None
+        graders.append((spec, grader))
+    return graders
+
+
+def grade_now(
+    test: Test,
+    response: TargetResponse,
+    graders: list[tuple[GraderSpec, AnswerGrader]],
+    *,
+    target: str,
+    threshold: float,
+    dry_run: bool,
+    eval_path: str,
+    suite: str,
+    fingerprint: str,
+    started_at: str,
+) -> TestResult | None:
+    """`grade_test` of attempt 0 with `answer_graders`, at once, and the row finished as the runner
+    finishes it (its suite, fingerprint and times); None when a grader needs awaiting after all."""
+    output = answer_text(response)
+    results: list[GraderResult] = []
+    for spec, grader in graders:
+        result = grade_answer_now(spec, grader, output)
+        if result is None:
+            return None
+        results.append(result)
+    return graded_row(
+        test,
+        response,
+        results,
+        target=target,
+        threshold=threshold,
+        dry_run=dry_run,
+        attempt=0,
+        eval_path=eval_path,
+        suite=suite,
+        graded=True,
+        fingerprint=fingerprint,
+        started_at=started_at,
+    )
+
+
+def graded_row(
+    test: Test,
+    response: TargetResponse,
+    results: list[GraderResult],
+    *,
+    target: str,
+    threshold: float,
+    dry_run: bool,
+    attempt: int,
+    eval_path: str,
+    suite: str,
+    graded: bool,
+    fingerprint: str | None = None,
+    started_at: str | None = None,
+) -> TestResult:
+    """The row of an answer graded by `results` under the scoring contract. `graded`: the test has
+    graders. `started_at`: when the runner started the attempt (the row's start when the answer
+    gives none; it ends now)."""
     score, verdict = combine_grader_results(results, threshold)
     status = _status(results, verdict)
     error: str | None = None
@@ -171,9 +279,9 @@ async def grade_test(
         errors = [f"{r.name}: {r.error}" for r in results if r.error is not None]
         error = "grader error: " + "; ".join(errors)
         score, verdict, failure_stage, reason = 0.0, "fail", "grading", "grader_error"
-    elif not specs:
+    elif not graded:
         reason = "no_graders"
-    elif any(r.verdict == "skip" for r in results):
+    elif _skipped(results):
         # As AgentV: a grader that skipped leaves the answer unjudged, an execution error (stage
         # `evaluator`); never a "not run" row for a test whose target answered.
         error = _skipped_graders_error([r for r in results if r.verdict == "skip"])
@@ -195,9 +303,13 @@ async def grade_test(
             "agent",
             "provider_error",
         )
+    timestamp = now_millis()
+    start_time, end_time = response.start_time, response.end_time
+    if started_at is not None and start_time is None:
+        start_time, end_time = started_at, timestamp
     return TestResult(
         test_id=test.id,
-        suite=test.suite,
+        suite=suite,
         target=target,
         score=score,
         execution_status=status,
@@ -210,10 +322,10 @@ async def grade_test(
         token_usage=usage,
         cost_usd=response.cost_usd,
         duration_ms=response.duration_ms,
-        timestamp=now_millis(),
-        start_time=response.start_time,
-        end_time=response.end_time,
-        eval_path=shown_eval_path if shown_eval_path is not None else relative_eval_path(eval_path),
+        timestamp=timestamp,
+        start_time=start_time,
+        end_time=end_time,
+        eval_path=eval_path,
         line=test.location.line if test.location and test.location.line > 0 else None,
         attempt=attempt,
         conversation_id=test.conversation_id,
@@ -223,4 +335,5 @@ async def grade_test(
         tags=list(test.tags),
         dry_run=dry_run or response.dry_run,
         notes=list(response.notes),
+        fingerprint=fingerprint,
     )

@@ -11,6 +11,7 @@ from pathlib import Path
 import msgspec
 
 from agentv_ci.errors import AgentvCiError
+from agentv_ci.graders.answer_only import AnswerGrader
 from agentv_ci.graders.outcome import errored
 from agentv_ci.model.result import GraderResult
 from agentv_ci.model.score_range import score_problem
@@ -38,12 +39,46 @@ async def run_grader_spec(spec: GraderSpec, ctx: GradingContext, *, base_dir: Pa
         grader = build_grader(spec, base_dir=base_dir)
         result = await grader.grade(ctx)
     except AgentvCiError as exc:
-        message = f"{exc.location}: {exc.message}" if exc.location else exc.message
-        if exc.hint:
-            message += f" (hint: {exc.hint})"
-        result = errored(spec, message)
+        result = errored(spec, _error_message(exc))
     except Exception as exc:  # a plugin bug must not stop the other graders or the run
         result = errored(spec, f"{type(exc).__name__}: {exc}")
+    return settle_grader_result(spec, result, started)
+
+
+def grade_answer_now(spec: GraderSpec, grader: AnswerGrader, output: str) -> GraderResult | None:
+    """`run_grader_spec` for a built-in grader that reads the answer's text alone, at once (no
+    coroutine, no context); None when it needs `grade` after all (a regex past its inline slice)."""
+    started = time.perf_counter()
+    try:
+        result: object = grader.grade_answer(output, started)
+    except AgentvCiError as exc:  # as run_grader_spec: a failing grader is an error, never a crash
+        result = errored(spec, _error_message(exc))
+    except Exception as exc:
+        result = errored(spec, f"{type(exc).__name__}: {exc}")
+    else:
+        if result is None:
+            return None
+        if (
+            type(result) is GraderResult
+            and result.duration_ms is not None
+            and not spec.negate
+            and own_bar(spec) is None
+        ):
+            return result  # built from the spec, timed: what settling would make of it
+    return settle_grader_result(spec, result, started)
+
+
+def _error_message(exc: AgentvCiError) -> str:
+    message = f"{exc.location}: {exc.message}" if exc.location else exc.message
+    if exc.hint:
+        message += f" (hint: {exc.hint})"
+    return message
+
+
+def settle_grader_result(spec: GraderSpec, result: object, started: float) -> GraderResult:
+    """A grader's result held to the contract (a GraderResult with a score in [0, 1], else an error
+    naming the grader), with its duration since `started` (perf_counter), the spec's name, weight,
+    bar and `negate` applied."""
     if not isinstance(result, GraderResult):
         result = errored(spec, f"grader returned {type(result).__name__}, expected GraderResult")
     elif (

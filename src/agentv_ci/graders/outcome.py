@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Callable
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
@@ -68,6 +69,21 @@ def check(
     actual: str | None = None,
 ) -> GraderResult:
     """A one-assertion pass/fail result (score 1 or 0), as AgentV's deterministic assertions."""
+    return timed_check(spec, passed, text, evidence, expected=expected, actual=actual, started=None)
+
+
+def timed_check(
+    spec: GraderSpec,
+    passed: bool,
+    text: str,
+    evidence: str | None = None,
+    *,
+    expected: str | None,
+    actual: str | None,
+    started: float | None,
+) -> GraderResult:
+    """`check`, with the grader's duration since `started` (`time.perf_counter()`) when given: the
+    result is built once, not built and then copied with its duration (graders/answer_only.py)."""
     assertion = AssertionResult(text=text, passed=passed, evidence=evidence, expected=expected, actual=actual)
     # `scored(spec, 1.0 or 0.0, [assertion])` built directly: 1 and 0 need no clamp, and their verdict
     # against the 0.8 bar is known (this runs for every answer of every text grader).
@@ -79,6 +95,7 @@ def check(
         weight=spec.weight,
         assertions=[assertion],
         required=bool(spec.required),
+        duration_ms=None if started is None else round((time.perf_counter() - started) * 1000, 3),
     )
 
 

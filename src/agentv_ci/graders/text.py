@@ -18,11 +18,11 @@ from agentv_ci.graders.outcome import (
     ShownOnce,
     answer_text,
     around,
-    check,
     errored,
     excerpt,
     shown,
     shown_text,
+    timed_check,
 )
 from agentv_ci.js_semantics.js_numbers import js_trim
 from agentv_ci.js_semantics.js_regex import compile_js_regex, js_subject, span_in_text
@@ -51,6 +51,7 @@ class _TextGrader:
 
     Config: ClassVar[type[msgspec.Struct]] = TextConfig
     inline: ClassVar[bool] = True  # pure computation: graded without an asyncio task
+    answer_only: ClassVar[bool] = True  # reads the answer's text alone (graders/answer_only.py)
     many: ClassVar[bool] = False
 
     def __init__(self, spec: GraderSpec, config: TextConfig, *, base_dir: Path) -> None:
@@ -86,7 +87,13 @@ class _TextGrader:
     async def grade(self, ctx: GradingContext) -> GraderResult:
         return self.evaluate(answer_text(ctx.response))
 
-    def evaluate(self, output: str) -> GraderResult:
+    def grade_answer(self, output: str, started: float) -> GraderResult | None:
+        """`grade` of an answer whose text is `output`, at once, timed since `started`
+        (graders/answer_only.py)."""
+        return self.evaluate(output, started)
+
+    def evaluate(self, output: str, started: float | None = None) -> GraderResult:
+        """The result for the answer text `output` (timed since `started`, when given)."""
         raise NotImplementedError
 
 
@@ -97,12 +104,14 @@ class Contains(_TextGrader):
         super().__init__(spec, config, base_dir=base_dir)
         self.texts = (f'Output does not contain "{self.values[0]}"', f'Output contains "{self.values[0]}"')
 
-    def evaluate(self, output: str) -> GraderResult:
+    def evaluate(self, output: str, started: float | None = None) -> GraderResult:
         value = self.values[0]
         at = output.find(value)
         found = at >= 0
         actual = around(output, at, at + len(value)) if found else shown(output)
-        return check(self.spec, found, self.texts[found], expected=self.expected(), actual=actual)
+        return timed_check(
+            self.spec, found, self.texts[found], expected=self.expected(), actual=actual, started=started
+        )
 
 
 class IContains(_TextGrader):
@@ -117,11 +126,13 @@ class IContains(_TextGrader):
             f'Output contains "{value}" (case-insensitive)',
         )
 
-    def evaluate(self, output: str) -> GraderResult:
+    def evaluate(self, output: str, started: float | None = None) -> GraderResult:
         at = output.lower().find(self.lowered)
         found = at >= 0
         actual = around(output, at, at + len(self.values[0])) if found else shown(output)
-        return check(self.spec, found, self.texts[found], expected=self.expected(), actual=actual)
+        return timed_check(
+            self.spec, found, self.texts[found], expected=self.expected(), actual=actual, started=started
+        )
 
 
 class _ManyGrader(_TextGrader):
@@ -129,7 +140,7 @@ class _ManyGrader(_TextGrader):
     require_all: ClassVar[bool] = False
     ignore_case: ClassVar[bool] = False
 
-    def evaluate(self, output: str) -> GraderResult:
+    def evaluate(self, output: str, started: float | None = None) -> GraderResult:
         haystack = output.lower() if self.ignore_case else output
         found = [v for v in self.values if (v.lower() if self.ignore_case else v) in haystack]
         missing = [v for v in self.values if v not in found]
@@ -161,7 +172,7 @@ class _ManyGrader(_TextGrader):
             actual = around(output, at, at + len(first))
         else:
             actual = shown(output)
-        return check(self.spec, passed, text, expected=expected, actual=actual)
+        return timed_check(self.spec, passed, text, expected=expected, actual=actual, started=started)
 
 
 class ContainsAny(_ManyGrader):
@@ -190,27 +201,43 @@ class IContainsAll(_ManyGrader):
 class StartsWith(_TextGrader):
     """`starts-with`: the trimmed answer starts with the trimmed `value`."""
 
-    def evaluate(self, output: str) -> GraderResult:
+    def evaluate(self, output: str, started: float | None = None) -> GraderResult:
         value = self.values[0]
         trimmed = js_trim(output)
         passed = trimmed.startswith(js_trim(value))
         verb = "starts" if passed else "does not start"
         text = f'Output {verb} with "{value}"'
         evidence = None if passed else excerpt(output)
-        return check(self.spec, passed, text, evidence, expected=self.expected(), actual=shown(trimmed))
+        return timed_check(
+            self.spec,
+            passed,
+            text,
+            evidence,
+            expected=self.expected(),
+            actual=shown(trimmed),
+            started=started,
+        )
 
 
 class EndsWith(_TextGrader):
     """`ends-with`: the trimmed answer ends with the trimmed `value`."""
 
-    def evaluate(self, output: str) -> GraderResult:
+    def evaluate(self, output: str, started: float | None = None) -> GraderResult:
         value = self.values[0]
         trimmed = js_trim(output)
         passed = trimmed.endswith(js_trim(value))
         verb = "ends" if passed else "does not end"
         text = f'Output {verb} with "{value}"'
         evidence = None if passed else excerpt(output)
-        return check(self.spec, passed, text, evidence, expected=self.expected(), actual=shown(trimmed))
+        return timed_check(
+            self.spec,
+            passed,
+            text,
+            evidence,
+            expected=self.expected(),
+            actual=shown(trimmed),
+            started=started,
+        )
 
 
 class Equals(_TextGrader):
@@ -221,14 +248,22 @@ class Equals(_TextGrader):
         self.trimmed = js_trim(self.values[0])
         self.expected = ShownOnce(self.trimmed)
 
-    def evaluate(self, output: str) -> GraderResult:
+    def evaluate(self, output: str, started: float | None = None) -> GraderResult:
         value = self.values[0]
         trimmed = js_trim(output)
         passed = trimmed == self.trimmed
         verb = "equals" if passed else "does not equal"
         text = f'Output {verb} "{value}"'
         evidence = None if passed else excerpt(output)
-        return check(self.spec, passed, text, evidence, expected=self.expected(), actual=shown(trimmed))
+        return timed_check(
+            self.spec,
+            passed,
+            text,
+            evidence,
+            expected=self.expected(),
+            actual=shown(trimmed),
+            started=started,
+        )
 
 
 class Regex(_TextGrader):
@@ -264,7 +299,16 @@ class Regex(_TextGrader):
             )
         return self._verdict(match, output, subject)
 
-    def evaluate(self, output: str) -> GraderResult:
+    def grade_answer(self, output: str, started: float) -> GraderResult | None:
+        """The match's inline slice (graders/answer_only.py): None when it needs longer (`grade`
+        finishes it off the event loop)."""
+        subject = js_subject(output, self.flags)
+        match = regex_search.search_inline(self.pattern, subject, sticky=self.sticky)
+        if match is regex_search.PENDING:
+            return None
+        return self._verdict(match, output, subject, started)
+
+    def evaluate(self, output: str, started: float | None = None) -> GraderResult:
         """Synchronous grading (within the same time budget, holding the caller meanwhile)."""
         flags = self.config.flags or ""
         run = self.pattern.match if "y" in flags else self.pattern.search
@@ -273,15 +317,29 @@ class Regex(_TextGrader):
             match = run(subject, timeout=regex_search.REGEX_BUDGET_S)
         except TimeoutError:
             return errored(self.spec, f"regex /{self.values[0]}/{flags} did not finish in time")
-        return self._verdict(match, output, subject)
+        return self._verdict(match, output, subject, started)
 
-    def _verdict(self, match: Any, output: str, subject: str) -> GraderResult:
+    def _verdict(self, match: Any, output: str, subject: str, started: float | None = None) -> GraderResult:
         pattern = self.expected()
         if match:
             # offsets in code units map back to whole characters: a half emoji is never shown
             start, end = span_in_text(output, subject, match.start(), match.end())
             found = around(output, start, end)
-            return check(
-                self.spec, True, self.texts[1], excerpt(output[start:end]), expected=pattern, actual=found
+            return timed_check(
+                self.spec,
+                True,
+                self.texts[1],
+                excerpt(output[start:end]),
+                expected=pattern,
+                actual=found,
+                started=started,
             )
-        return check(self.spec, False, self.texts[0], excerpt(output), expected=pattern, actual=shown(output))
+        return timed_check(
+            self.spec,
+            False,
+            self.texts[0],
+            excerpt(output),
+            expected=pattern,
+            actual=shown(output),
+            started=started,
+        )

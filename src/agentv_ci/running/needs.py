@@ -53,11 +53,19 @@ class RunNeeds:
         self.jobs += 1
         needs = self._needs
         alias = matrix_alias(test, target) if test.execution.target_hooks else None
-        need = Need("target", eval_path, target, None, alias)
-        if need != self._last:  # a suite's tests mostly need what the one before needed
-            needs.setdefault(need)
-            self._last = need
-        if test.turns or not test.graders or any(spec.type in MODEL_GRADERS for spec in test.graders):
+        last = self._last
+        # A suite's tests mostly need what the one before needed (the same path and name objects).
+        if (
+            last is None
+            or last.eval_path is not eval_path
+            or last.target is not target
+            or last.alias != alias
+        ):
+            need = Need("target", eval_path, target, None, alias)
+            if need != last:
+                needs.setdefault(need)
+                self._last = need
+        if test.turns or not test.graders or _asks_a_model(test.graders):
             for own in model_grader_targets(test):
                 needs.setdefault(Need("grader", eval_path, target, own, alias))
 
@@ -70,6 +78,13 @@ class RunNeeds:
         for job in jobs:
             needs.add(job)
         return needs
+
+
+def _asks_a_model(specs: list[GraderSpec]) -> bool:
+    for spec in specs:  # noqa: SIM110 (a loop, not any(genexpr): once per test)
+        if spec.type in MODEL_GRADERS:
+            return True
+    return False
 
 
 def model_grader_targets(test: Test) -> list[str | None]:

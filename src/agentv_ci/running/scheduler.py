@@ -17,9 +17,10 @@ import msgspec
 
 from agentv_ci.clock import now_millis
 from agentv_ci.errors import AgentvCiError, TargetError, TargetTimeout
-from agentv_ci.grading import grade_test, relative_eval_path
+from agentv_ci.graders.answer_only import AnswerGrader
+from agentv_ci.grading import answer_graders, grade_now, grade_test, relative_eval_path
 from agentv_ci.model.result import AdaptiveStop, AdaptiveStopReason, TargetResponse, TestResult
-from agentv_ci.model.suite import Message, Test
+from agentv_ci.model.suite import GraderSpec, Message, Test
 from agentv_ci.plugins import GraderTargetCaller, TargetPlugin, TargetRequest
 from agentv_ci.prompting import render_input
 from agentv_ci.running.adaptive import AdaptiveRepeats, conclusive_counts
@@ -34,7 +35,7 @@ from agentv_ci.running.plan import Job
 from agentv_ci.running.provenance import ProvenanceRecorder
 from agentv_ci.running.rows import unfinished_result
 from agentv_ci.running.target_configs import TargetConfigs, TargetKey, setup_of
-from agentv_ci.running.waves import Dependencies, JobSource, Ordering
+from agentv_ci.running.waves import WAIT, Dependencies, JobSource, Ordering
 from agentv_ci.running.withheld_secrets import NEEDS_SECRET, WithheldSecrets
 from agentv_ci.running.workspace import HookError, Lease, WorkspaceManager, workspace_of
 from agentv_ci.scoring import aggregate_attempts
@@ -48,6 +49,25 @@ from agentv_ci.targets.replay import ReplayRecorder
 
 ResultSink = Callable[[TestResult], None]
 _DRY_RUN_TURN = 32  # a dry run lets the event loop run once per this many attempts
+
+
+@dataclass(frozen=True, slots=True)
+class _Lane:
+    """What `Runner._run_in_lane` needs of a job, found by `Runner._lane`."""
+
+    config: TargetsConfig
+    immediate: Callable[[Test], TargetResponse]
+    graders: list[tuple[GraderSpec, AnswerGrader]]
+    shown_path: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Detour:
+    """A job `_run_in_lane` hands to run_attempt: its fingerprint, and the answer already given (None:
+    ask again)."""
+
+    fingerprint: str
+    answer: TargetResponse | None
 
 
 @dataclass
@@ -118,6 +138,7 @@ class Runner:
         self._prepared = False  # prepare() ran (the session calls it before run(), which calls it too)
         self.halted_by: str | None = None  # set by `execution.fail_on_error` on the first execution error
         self._attempts_since_turn = 0  # a dry run's attempts since the event loop last ran (_turn)
+        self._lanes: dict[tuple[object, ...], tuple[list[GraderSpec], _Lane | None]] = {}  # see _lane
 
     # ------------------------------------------------------------------ setup
     def _config_for(self, suite_path: str) -> TargetsConfig:
@@ -219,12 +240,16 @@ class Runner:
     # ------------------------------------------------------------------ run
     async def _turn(self) -> None:
         """Let the event loop run (signals, other workers) before an attempt: see run_job."""
-        if self.options.dry_run:
-            self._attempts_since_turn += 1
-            if self._attempts_since_turn < _DRY_RUN_TURN:
-                return
-            self._attempts_since_turn = 0
-        await asyncio.sleep(0)
+        if not self.options.dry_run or self._turn_due():
+            await asyncio.sleep(0)
+
+    def _turn_due(self) -> bool:
+        """A dry run's attempt that lets the event loop run first (one in _DRY_RUN_TURN)."""
+        self._attempts_since_turn += 1
+        if self._attempts_since_turn < _DRY_RUN_TURN:
+            return False
+        self._attempts_since_turn = 0
+        return True
 
     def _stop_reason(self) -> tuple[str, str] | None:
         """Why no new test may start: (reason code, message), or None."""
@@ -254,7 +279,12 @@ class Runner:
         progress.jobs_left = self.needs.jobs if self.needs is not None else None
 
         async def worker() -> None:
-            while (taken := await pending.take()) is not None:
+            while True:
+                taken = pending.take_now()  # no coroutine per job while the next one is at hand
+                if taken is WAIT:
+                    taken = await pending.take()
+                if taken is None:
+                    return
                 job, dependencies = taken
                 if progress.jobs_left:
                     progress.jobs_left -= 1
@@ -262,7 +292,19 @@ class Runner:
                     skipped.append(job)
                     pending.stop()
                     return
-                result = await self.run_job(job, dependencies)
+                lane = self._lane(job)
+                result: TestResult | None
+                if lane is None:
+                    result = await self.run_job(job, dependencies)
+                else:
+                    if self._turn_due():  # as run_job waits before an attempt
+                        await asyncio.sleep(0)
+                    done = self._run_in_lane(job, lane)
+                    if isinstance(done, _Detour):
+                        done = await self.run_attempt(
+                            job, 0, done.fingerprint, dependencies, answered=done.answer
+                        )
+                    result = done
                 if result is None:  # the budget was spent while its first attempt waited to start
                     skipped.append(job)
                     pending.stop()
@@ -297,6 +339,65 @@ class Runner:
                 )
         finally:
             await self.aclose()
+
+    def _lane(self, job: Job) -> _Lane | None:
+        """What a job needs to run at once (see `_run_in_lane`): a dry run's placeholder answers it, it
+        has one attempt, no workspace, no conversation, and only graders that read the answer's text
+        (graders/answer_only.py); else None (run_job)."""
+        if not self._immediate or job.attempts != 1 or self._unkeyed or job.adaptive:
+            return None
+        test = job.test
+        if (test.mode == "conversation" and test.turns) or workspace_of(test, job.suite) is not None:
+            return None
+        if test.execution.target_hooks:  # a matrix entry may alias the target: not cached
+            return self._new_lane(job)
+        # A suite's graders are the same spec objects in each of its tests (running/spooled_tests.py):
+        # their lane is found once (and holds them, so an id is never another spec's while cached).
+        key = (job.suite.path, job.target, *map(id, test.graders))
+        cached = self._lanes.get(key)
+        if cached is None:
+            if len(self._lanes) >= 1024:  # tests with graders of their own: keep memory flat
+                self._lanes.clear()
+            cached = self._lanes[key] = (test.graders, self._new_lane(job))
+        return cached[1]
+
+    def _new_lane(self, job: Job) -> _Lane | None:
+        config = self.configs.for_job(job)
+        immediate = self._immediate.get(self.configs.key(config, job.target))
+        if immediate is None:
+            return None
+        eval_path, shown_path = self._shown_eval_path(job.suite.path)
+        graders = answer_graders(job.test, eval_path)
+        if graders is None:
+            return None
+        return _Lane(config, immediate, graders, shown_path)
+
+    def _run_in_lane(self, job: Job, lane: _Lane) -> TestResult | _Detour:
+        """`run_job` of a job `_lane` admits, in one plain call: its row built once, with what
+        run_attempt adds. Its rare detours take run_attempt: an answer that fails (asked again there)
+        or a regex that needs longer (graded off the loop)."""
+        test = job.test
+        fingerprint = self.definition_fingerprint(job, lane.config)
+        started_at = now_millis()
+        self.configs.hooks(job, lane.shown_path)  # warns of hooks with no workspace to run in
+        try:
+            answer = lane.immediate(test)
+        except AgentvCiError:
+            return _Detour(fingerprint, None)
+        answer = self._fresh(job, test, answer)
+        row = grade_now(
+            test,
+            answer,
+            lane.graders,
+            target=job.target,
+            threshold=job.threshold,
+            dry_run=True,
+            eval_path=lane.shown_path,
+            suite=test.suite or job.suite.name,
+            fingerprint=fingerprint,
+            started_at=started_at,
+        )
+        return row if row is not None else _Detour(fingerprint, answer)
 
     async def run_job(self, job: Job, dependencies: Dependencies | None = None) -> TestResult | None:
         """All attempts of one job, combined by the job's strategy; None when the budget let none
@@ -458,8 +559,16 @@ class Runner:
         return response
 
     async def run_attempt(
-        self, job: Job, attempt: int, fingerprint: str | None = None, dependencies: Dependencies | None = None
+        self,
+        job: Job,
+        attempt: int,
+        fingerprint: str | None = None,
+        dependencies: Dependencies | None = None,
+        *,
+        answered: TargetResponse | None = None,
     ) -> TestResult:
+        """One attempt: the target asked (`answered`: a dry run's placeholder answer, already given
+        and cut), the answer graded, the row finished."""
 
         config = self.configs.for_job(job)
         key = self.configs.key(config, job.target)
@@ -515,7 +624,9 @@ class Runner:
             elif immediate is not None:
                 # A dry run's placeholder: `_invoke` without a prompt to render (nothing reads it), a
                 # cache, a recording or a deadline (nothing waits), and no coroutines of its own.
-                result = await grade(test, self._fresh(job, test, immediate(test)))
+                if answered is None:
+                    answered = self._fresh(job, test, immediate(test))
+                result = await grade(test, answered)
             else:
                 result = await grade(test, await invoke(test, test.input, 0))
         except HookError as exc:

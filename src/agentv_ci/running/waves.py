@@ -15,6 +15,7 @@ JSONL dataset stays streamed). A suite with dependencies has its jobs held while
 from __future__ import annotations
 
 import asyncio
+import enum
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -23,11 +24,20 @@ from agentv_ci.model.result import DependencyResult, DependencyStatus, TestResul
 from agentv_ci.running.plan import Job
 from agentv_ci.running.rows import unfinished_result
 
-__all__ = ["Dependencies", "JobSource", "Ordering", "dependency_result"]
+__all__ = ["WAIT", "Dependencies", "JobSource", "Ordering", "Wait", "dependency_result"]
 
 Key = tuple[str, str, str]  # (suite, test id, target)
 Dependencies = dict[str, DependencyResult]
 Taken = tuple[Job, Dependencies | None]
+
+
+class Wait(enum.Enum):
+    """`JobSource.take_now` has no job at hand: `take()` one."""
+
+    WAIT = enum.auto()
+
+
+WAIT = Wait.WAIT
 
 
 @dataclass(frozen=True)
@@ -127,6 +137,17 @@ class JobSource:
         self._groups: dict[tuple[str, str], _Group] = {}
         self._wake: asyncio.Event | None = None
         self._stopped = False
+
+    def take_now(self) -> Taken | Wait | None:
+        """The next job when it is at hand (a suite without dependencies), without a coroutine; else
+        `WAIT`: `take()` it (a wave to wait for, the first job of a held suite, the end of the jobs)."""
+        if self._stopped or self._ready or self._ahead is not None:
+            return WAIT
+        job = next(self._jobs, None)
+        if job is None or job.suite.path in self._ordering.suites:
+            self._ahead = job  # for take()
+            return WAIT
+        return job, None
 
     async def take(self) -> Taken | None:
         while not self._stopped:
