@@ -224,11 +224,13 @@ def grade_now(
     dry_run: bool,
     eval_path: str,
     suite: str,
-    fingerprint: str,
-    started_at: str,
+    fingerprint: str | None = None,
+    started_at: str | None = None,
+    attempt: int = 0,
 ) -> TestResult | None:
-    """`grade_test` of attempt 0 with `answer_graders`, at once, and the row finished as the runner
-    finishes it (its suite, fingerprint and times); None when a grader needs awaiting after all."""
+    """`grade_test` with `answer_graders`, at once; a run's row finished as the runner finishes it
+    (`fingerprint` and `started_at` given), `grade`'s as `grade_test` leaves it (neither). None when
+    a grader needs awaiting after all."""
     output = answer_text(response)
     results: list[GraderResult] = []
     for spec, grader in graders:
@@ -243,7 +245,7 @@ def grade_now(
         target=target,
         threshold=threshold,
         dry_run=dry_run,
-        attempt=0,
+        attempt=attempt,
         eval_path=eval_path,
         suite=suite,
         graded=True,

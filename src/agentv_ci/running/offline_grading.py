@@ -14,13 +14,14 @@ from typing import Any
 
 from agentv_ci.clock import now_millis
 from agentv_ci.errors import LoadError
+from agentv_ci.graders.answer_only import AnswerGrader
 from agentv_ci.graders.outcome import answer_text
 from agentv_ci.graders.responses_file import RecordedResponse, read_responses
-from agentv_ci.grading import grade_test, relative_eval_path
+from agentv_ci.grading import answer_graders, grade_now, grade_test, relative_eval_path
 from agentv_ci.loading.suite_loader import load_suite
 from agentv_ci.model.result import TargetResponse, TestResult
 from agentv_ci.model.source import SourceLocation
-from agentv_ci.model.suite import Suite, Test
+from agentv_ci.model.suite import GraderSpec, Suite, Test
 from agentv_ci.plugins import GraderTargetCaller
 from agentv_ci.results.batched_rows import write_rows
 from agentv_ci.results.gc_pause import paused_gc
@@ -146,19 +147,36 @@ async def run_offline_grading(
         eval_path_of_suite = Path(suite.path)  # one Path for every answer: building one cost ~10 µs
         shown_path = relative_eval_path(eval_path_of_suite)  # the rows' text, once (a getcwd each else)
 
+        lanes = _AnswerLanes(eval_path_of_suite)
+
         async def grade_one(item: RecordedResponse, attempt: int) -> TestResult:
             test = tests[item.test_id]
             target = item.target or test.execution.target or suite.execution.target or "recorded"
+            bar = effective_threshold(threshold, test, suite)
             if not has_content(item.response):  # `"output": null`, `""` or nothing: no answer to grade
                 error = f"the recorded answer has no content ({responses_path}:{item.line})"
-                bar = effective_threshold(threshold, test, suite)
                 return _row_without_answer(test, suite, bar, error=error, target=target, attempt=attempt)
+            graders = lanes.of(test)
+            if graders is not None:  # graders that read the answer's text alone: graded at once
+                row = grade_now(
+                    test,
+                    item.response,
+                    graders,
+                    target=target,
+                    threshold=bar,
+                    dry_run=False,
+                    eval_path=shown_path,
+                    suite=test.suite,
+                    attempt=attempt,
+                )
+                if row is not None:
+                    return row
             return await grade_test(
                 test,
                 item.response,
                 target=target,
                 eval_path=eval_path_of_suite,
-                threshold=effective_threshold(threshold, test, suite),
+                threshold=bar,
                 call_grader_target=callers.for_target(target),
                 attempt=attempt,
                 shown_eval_path=shown_path,
@@ -202,6 +220,30 @@ async def _in_workers(count: int, job: Callable[[int], Awaitable[TestResult]]) -
 
     await asyncio.gather(*(worker() for _ in range(min(CONCURRENCY, count))))
     return [r for r in results if r is not None]
+
+
+class _AnswerLanes:
+    """Per set of grader specs (a suite's are the same objects in each of its tests), their built
+    graders when every one reads the answer's text alone (`grading.answer_graders`), else None:
+    `grade_now` grades such an answer in one call, no coroutine or context per grader."""
+
+    def __init__(self, eval_path: Path) -> None:
+        self.eval_path = eval_path
+        # the specs are held with their lane, so an id is never another spec's while cached
+        self._lanes: dict[
+            tuple[int, ...], tuple[list[GraderSpec], list[tuple[GraderSpec, AnswerGrader]] | None]
+        ] = {}
+
+    def of(self, test: Test) -> list[tuple[GraderSpec, AnswerGrader]] | None:
+        key = tuple(map(id, test.graders))
+        cached = self._lanes.get(key)
+        if cached is None or not key:  # no graders of its own: `criteria` may differ per test
+            if len(self._lanes) >= 1024:  # tests with graders of their own: keep memory flat
+                self._lanes.clear()
+            cached = (test.graders, answer_graders(test, self.eval_path))
+            if key:
+                self._lanes[key] = cached
+        return cached[1]
 
 
 def _start_results(output: Path, rows: list[TestResult]) -> None:
