@@ -142,6 +142,9 @@ class DefinitionFingerprints:
         # The graders' encoded part by the identity of their specs: a suite's graders are the same
         # objects in every test (held here, so an id is never reused while cached).
         self._grader_parts: dict[tuple[str, tuple[int, ...]], tuple[list[GraderSpec], _Encoded]] = {}
+        self._last_specs: list[GraderSpec] | None = None
+        self._last_path = ""
+        self._last_parts: _Encoded = (msgspec.Raw(b""), msgspec.Raw(b""))
 
     def of_job(self, job: Job, targets: TargetsConfig | None) -> str:
         """The job's test with the threshold its eval file gives it: a `--threshold` on the command
@@ -187,6 +190,8 @@ class DefinitionFingerprints:
     def _grader_parts_of(self, specs: list[GraderSpec], eval_path: str) -> _Encoded:
         """The graders and the digests of the files they name, each encoded (the bytes they have
         inline in the payload)."""
+        if specs is self._last_specs and eval_path == self._last_path:  # the spool's shared list
+            return self._last_parts
         key = (eval_path, tuple(map(id, specs)))
         cached = self._grader_parts.get(key)
         if cached is None:
@@ -195,6 +200,8 @@ class DefinitionFingerprints:
             files = self._grader_files(specs, eval_path) if specs else None
             parts = (msgspec.Raw(_ENCODER.encode(_graders(specs))), msgspec.Raw(_ENCODER.encode(files)))
             cached = self._grader_parts[key] = (specs, parts)
+        # Held, so `is` above is never another list's identity (test graders are not changed in place)
+        self._last_specs, self._last_path, self._last_parts = specs, eval_path, cached[1]
         return cached[1]
 
     def _extras(self, test: Test, eval_path: str) -> tuple[Any, ...]:

@@ -7,7 +7,9 @@ the run's own (unlinked at once), so a dataset edited while the run goes changes
 
 A suite's graders are one spec object shared by every test (built graders and fingerprint parts are
 cached by that identity: plugins/building.py, running/fingerprints.py), so specs are spooled by
-reference to a table of the ones seen, as long as it has room, and come back as the same objects.
+reference to a table of the ones seen, as long as it has room, and come back as the same objects;
+consecutive tests with the same specs, all from the table, share one `graders` list (nothing changes
+a built test's graders in place), which the fingerprints' cache recognises at once.
 """
 
 from __future__ import annotations
@@ -82,6 +84,8 @@ class SpooledTests:
         if self._pending:
             self._write_frame()
         offset, end = 0, self._size  # tests added while reading are not read (none are)
+        last_order: list[int] | None = None
+        last_graders: list[GraderSpec] = []
         while offset < end:
             (length,) = _HEADER.unpack(os.pread(self._fd, _HEADER.size, offset))
             payload = os.pread(self._fd, length, offset + _HEADER.size)
@@ -90,10 +94,16 @@ class SpooledTests:
             offset += _HEADER.size + length
             shared = self._shared
             for spooled in _DECODER.decode(payload):
-                test = spooled.test
-                if spooled.order is not None:  # a fresh object of ours: its graders put back in place
+                test, order = spooled.test, spooled.order
+                if order is None:
+                    pass
+                elif not test.graders:  # every spec from the table: one list for a run of tests
+                    if order != last_order:
+                        last_order, last_graders = order, [shared[i] for i in order]
+                    test.graders = last_graders
+                else:  # a fresh object of ours: its graders put back in place
                     inline = iter(test.graders)
-                    test.graders = [shared[i] if i >= 0 else next(inline) for i in spooled.order]
+                    test.graders = [shared[i] if i >= 0 else next(inline) for i in order]
                 yield test
 
     def close(self) -> None:
