@@ -298,3 +298,22 @@ def test_one_graders_list_under_two_eval_files_is_fingerprinted_for_each(tmp_pat
     fresh = [definition_fingerprint(test, eval_path=p, threshold=0.8, target="m") for p in paths]
     assert got == fresh
     assert got[0] != got[1]
+
+
+def test_one_instance_agrees_with_a_fresh_one_job_after_job_whatever_the_target(project: Path) -> None:
+    # The instance remembers the last job's target: jobs alternating between targets and configs
+    # (an empty name too) must each get what a fresh instance gives.
+    config = load_targets(project / "evals" / "fp.eval.yaml", env={})
+    test = SuiteTest(id="t", input=[Message(role="user", content="q")])
+    eval_path = str(project / "evals" / "fp.eval.yaml")
+    shared = DefinitionFingerprints()
+    calls = [("", None), ("model", config), ("", None), ("model", None), ("model", config), ("other", config)]
+    got = [
+        shared.fingerprint(test, eval_path=eval_path, threshold=0.8, target=t, targets=c) for t, c in calls
+    ]
+    fresh = [
+        definition_fingerprint(test, eval_path=eval_path, threshold=0.8, target=t, targets=c)
+        for t, c in calls
+    ]
+    assert got == fresh
+    assert len(set(got)) == 4

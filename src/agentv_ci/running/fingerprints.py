@@ -142,6 +142,11 @@ class DefinitionFingerprints:
         # The graders' encoded part by the identity of their specs: a suite's graders are the same
         # objects in every test (held here, so an id is never reused while cached).
         self._grader_parts: dict[tuple[str, tuple[int, ...]], tuple[list[GraderSpec], _Encoded]] = {}
+        # The last job's target (its config and name objects, held) and its identity: a suite's jobs
+        # mostly run against the one target.
+        self._last_config: TargetsConfig | None = None
+        self._last_target: str | None = None  # never a target: the first job looks it up
+        self._last_identity = msgspec.Raw(b"")
         self._last_specs: list[GraderSpec] | None = None
         self._last_path = ""
         self._last_parts: _Encoded = (msgspec.Raw(b""), msgspec.Raw(b""))
@@ -163,14 +168,19 @@ class DefinitionFingerprints:
     def _fingerprint(
         self, test: Test, eval_path: str, threshold: float, target: str, targets: TargetsConfig | None
     ) -> str:
-        key = (
-            (targets.path, target, targets.aliased.get(target))
-            if targets is not None
-            else (None, target, None)
-        )
-        identity = self._targets.get(key)
-        if identity is None:
-            identity = self._targets[key] = msgspec.Raw(_ENCODER.encode(target_identity(target, targets)))
+        if targets is self._last_config and target is self._last_target:  # as the job before
+            identity = self._last_identity
+        else:
+            key = (
+                (targets.path, target, targets.aliased.get(target))
+                if targets is not None
+                else (None, target, None)
+            )
+            known = self._targets.get(key)
+            if known is None:
+                known = self._targets[key] = msgspec.Raw(_ENCODER.encode(target_identity(target, targets)))
+            identity = known
+            self._last_config, self._last_target, self._last_identity = targets, target, identity
         messages = self._messages
         payload = _ENCODER.encode(
             (
