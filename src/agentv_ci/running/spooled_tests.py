@@ -14,6 +14,7 @@ a built test's graders in place), which the fingerprints' cache recognises at on
 
 from __future__ import annotations
 
+import operator
 import os
 import struct
 import tempfile
@@ -51,13 +52,21 @@ class SpooledTests:
         self._size = 0  # bytes written
         self._shared: list[GraderSpec] = []  # held, so an id in `_index` is never another object's
         self._index: dict[int, int] = {}  # id of a spec -> its place in `_shared`
+        self._last: list[GraderSpec] = []  # the last specs all in the table, and their `order`
+        self._last_order: list[int] = []
         self.count = 0
 
     def add(self, test: Test) -> None:
         order: list[int] | None = None
-        if test.graders:
+        graders = test.graders
+        if not graders:
+            pass
+        elif len(graders) == len(self._last) and all(map(operator.is_, graders, self._last)):
+            order = self._last_order  # the same spec objects as the last ones all in the table
+            test = msgspec.structs.replace(test, graders=[])
+        else:
             order, inline = [], []
-            for spec in test.graders:
+            for spec in graders:
                 index = self._index.get(id(spec))
                 if index is None and len(self._shared) < _SHARED_SPECS:
                     index = self._index[id(spec)] = len(self._shared)
@@ -67,6 +76,8 @@ class SpooledTests:
                     order.append(-1)
                 else:
                     order.append(index)
+            if not inline:
+                self._last, self._last_order = graders, order  # held: an id is never another's
             test = msgspec.structs.replace(test, graders=inline)
         self._pending.append(_Spooled(test, order))
         self.count += 1
@@ -108,5 +119,5 @@ class SpooledTests:
 
     def close(self) -> None:
         self._pending = []
-        self._shared, self._index = [], {}
+        self._shared, self._index, self._last = [], {}, []
         self._file.close()
