@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 from agentv_ci.model.result import TestResult
+from agentv_ci.model.suite import GraderSpec, Message
+from agentv_ci.model.suite import Test as SuiteTest
 from agentv_ci.running.budget import Budget
-from agentv_ci.running.fingerprints import FINGERPRINT_LENGTH, definition_fingerprint
+from agentv_ci.running.fingerprints import FINGERPRINT_LENGTH, DefinitionFingerprints, definition_fingerprint
 from agentv_ci.running.plan import PlanOptions, plan_jobs
 from agentv_ci.running.scheduler import Runner, RunnerOptions
 from agentv_ci.running.selected_suites import load_selected_suites
@@ -280,3 +282,38 @@ def test_the_results_file_keeps_the_fingerprint(project: Path, tmp_path: Path) -
     first = json.loads((tmp_path / "index.jsonl").read_text(encoding="utf-8").splitlines()[0])
     assert first["fingerprint"] == rows[0].fingerprint
     assert [r.fingerprint for r in read_results(tmp_path / "index.jsonl")] == [r.fingerprint for r in rows]
+
+
+def test_one_graders_list_under_two_eval_files_is_fingerprinted_for_each(tmp_path: Path) -> None:
+    # The spool shares one graders list between tests: the cache that recognises it by identity
+    # must still tell eval files apart (a grader naming a file is hashed with that file's bytes).
+    for name, text in (("a", "one"), ("b", "two")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "check.py").write_text(text)
+    graders = [GraderSpec(type="code-grader", name="c", config={"command": "check.py"})]
+    test = SuiteTest(id="t", input=[Message(role="user", content="q")], graders=graders)
+    shared = DefinitionFingerprints()
+    paths = [str(tmp_path / d / "eval.yaml") for d in ("a", "b", "a")]
+    got = [shared.fingerprint(test, eval_path=p, threshold=0.8, target="m", targets=None) for p in paths]
+    fresh = [definition_fingerprint(test, eval_path=p, threshold=0.8, target="m") for p in paths]
+    assert got == fresh
+    assert got[0] != got[1]
+
+
+def test_one_instance_agrees_with_a_fresh_one_job_after_job_whatever_the_target(project: Path) -> None:
+    # The instance remembers the last job's target: jobs alternating between targets and configs
+    # (an empty name too) must each get what a fresh instance gives.
+    config = load_targets(project / "evals" / "fp.eval.yaml", env={})
+    test = SuiteTest(id="t", input=[Message(role="user", content="q")])
+    eval_path = str(project / "evals" / "fp.eval.yaml")
+    shared = DefinitionFingerprints()
+    calls = [("", None), ("model", config), ("", None), ("model", None), ("model", config), ("other", config)]
+    got = [
+        shared.fingerprint(test, eval_path=eval_path, threshold=0.8, target=t, targets=c) for t, c in calls
+    ]
+    fresh = [
+        definition_fingerprint(test, eval_path=eval_path, threshold=0.8, target=t, targets=c)
+        for t, c in calls
+    ]
+    assert got == fresh
+    assert len(set(got)) == 4

@@ -32,3 +32,24 @@ def test_tests_come_back_equal_in_order_with_shared_grader_specs_the_same_object
             assert all(test.graders[1] is suite_grader for test in back)
     finally:
         spool.close()
+
+
+def test_tests_whose_specs_all_come_from_the_table_share_one_graders_list_per_run_of_them() -> None:
+    first = GraderSpec(type="contains", name="a", config={"value": "a"})
+    second = GraderSpec(type="contains", name="b", config={"value": "b"})
+    orders = [[first], [first], [first, second], [first, second], [first], [second, first]]
+    tests = [SuiteTest(id=f"t{i}", graders=list(specs)) for i, specs in enumerate(orders)]
+    own = GraderSpec(type="regex", name="own", config={"value": "^x$"})
+    tests.insert(2, SuiteTest(id="own", graders=[first, own]))  # an inline spec between two runs
+    spool = SpooledTests()
+    try:
+        for test in tests:
+            spool.add(test)
+        back = list(spool)
+    finally:
+        spool.close()
+    assert back == tests
+    assert back[0].graders is back[1].graders
+    assert back[2].graders == [first, own] and back[2].graders is not back[1].graders
+    assert back[3].graders is back[4].graders and back[4].graders is not back[1].graders
+    assert back[5].graders is not back[4].graders and back[6].graders is not back[5].graders

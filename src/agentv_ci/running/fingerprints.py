@@ -142,6 +142,14 @@ class DefinitionFingerprints:
         # The graders' encoded part by the identity of their specs: a suite's graders are the same
         # objects in every test (held here, so an id is never reused while cached).
         self._grader_parts: dict[tuple[str, tuple[int, ...]], tuple[list[GraderSpec], _Encoded]] = {}
+        # The last job's target (its config and name objects, held) and its identity: a suite's jobs
+        # mostly run against the one target.
+        self._last_config: TargetsConfig | None = None
+        self._last_target: str | None = None  # never a target: the first job looks it up
+        self._last_identity = msgspec.Raw(b"")
+        self._last_specs: list[GraderSpec] | None = None
+        self._last_path = ""
+        self._last_parts: _Encoded = (msgspec.Raw(b""), msgspec.Raw(b""))
 
     def of_job(self, job: Job, targets: TargetsConfig | None) -> str:
         """The job's test with the threshold its eval file gives it: a `--threshold` on the command
@@ -160,14 +168,19 @@ class DefinitionFingerprints:
     def _fingerprint(
         self, test: Test, eval_path: str, threshold: float, target: str, targets: TargetsConfig | None
     ) -> str:
-        key = (
-            (targets.path, target, targets.aliased.get(target))
-            if targets is not None
-            else (None, target, None)
-        )
-        identity = self._targets.get(key)
-        if identity is None:
-            identity = self._targets[key] = msgspec.Raw(_ENCODER.encode(target_identity(target, targets)))
+        if targets is self._last_config and target is self._last_target:  # as the job before
+            identity = self._last_identity
+        else:
+            key = (
+                (targets.path, target, targets.aliased.get(target))
+                if targets is not None
+                else (None, target, None)
+            )
+            known = self._targets.get(key)
+            if known is None:
+                known = self._targets[key] = msgspec.Raw(_ENCODER.encode(target_identity(target, targets)))
+            identity = known
+            self._last_config, self._last_target, self._last_identity = targets, target, identity
         messages = self._messages
         payload = _ENCODER.encode(
             (
@@ -187,6 +200,8 @@ class DefinitionFingerprints:
     def _grader_parts_of(self, specs: list[GraderSpec], eval_path: str) -> _Encoded:
         """The graders and the digests of the files they name, each encoded (the bytes they have
         inline in the payload)."""
+        if specs is self._last_specs and eval_path == self._last_path:  # the spool's shared list
+            return self._last_parts
         key = (eval_path, tuple(map(id, specs)))
         cached = self._grader_parts.get(key)
         if cached is None:
@@ -195,6 +210,8 @@ class DefinitionFingerprints:
             files = self._grader_files(specs, eval_path) if specs else None
             parts = (msgspec.Raw(_ENCODER.encode(_graders(specs))), msgspec.Raw(_ENCODER.encode(files)))
             cached = self._grader_parts[key] = (specs, parts)
+        # Held, so `is` above is never another list's identity (test graders are not changed in place)
+        self._last_specs, self._last_path, self._last_parts = specs, eval_path, cached[1]
         return cached[1]
 
     def _extras(self, test: Test, eval_path: str) -> tuple[Any, ...]:

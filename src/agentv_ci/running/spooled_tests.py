@@ -7,11 +7,14 @@ the run's own (unlinked at once), so a dataset edited while the run goes changes
 
 A suite's graders are one spec object shared by every test (built graders and fingerprint parts are
 cached by that identity: plugins/building.py, running/fingerprints.py), so specs are spooled by
-reference to a table of the ones seen, as long as it has room, and come back as the same objects.
+reference to a table of the ones seen, as long as it has room, and come back as the same objects;
+consecutive tests with the same specs, all from the table, share one `graders` list (nothing changes
+a built test's graders in place), which the fingerprints' cache recognises at once.
 """
 
 from __future__ import annotations
 
+import operator
 import os
 import struct
 import tempfile
@@ -49,13 +52,21 @@ class SpooledTests:
         self._size = 0  # bytes written
         self._shared: list[GraderSpec] = []  # held, so an id in `_index` is never another object's
         self._index: dict[int, int] = {}  # id of a spec -> its place in `_shared`
+        self._last: list[GraderSpec] = []  # the last specs all in the table, and their `order`
+        self._last_order: list[int] = []
         self.count = 0
 
     def add(self, test: Test) -> None:
         order: list[int] | None = None
-        if test.graders:
+        graders = test.graders
+        if not graders:
+            pass
+        elif len(graders) == len(self._last) and all(map(operator.is_, graders, self._last)):
+            order = self._last_order  # the same spec objects as the last ones all in the table
+            test = msgspec.structs.replace(test, graders=[])
+        else:
             order, inline = [], []
-            for spec in test.graders:
+            for spec in graders:
                 index = self._index.get(id(spec))
                 if index is None and len(self._shared) < _SHARED_SPECS:
                     index = self._index[id(spec)] = len(self._shared)
@@ -65,6 +76,8 @@ class SpooledTests:
                     order.append(-1)
                 else:
                     order.append(index)
+            if not inline:
+                self._last, self._last_order = graders, order  # held: an id is never another's
             test = msgspec.structs.replace(test, graders=inline)
         self._pending.append(_Spooled(test, order))
         self.count += 1
@@ -82,6 +95,8 @@ class SpooledTests:
         if self._pending:
             self._write_frame()
         offset, end = 0, self._size  # tests added while reading are not read (none are)
+        last_order: list[int] | None = None
+        last_graders: list[GraderSpec] = []
         while offset < end:
             (length,) = _HEADER.unpack(os.pread(self._fd, _HEADER.size, offset))
             payload = os.pread(self._fd, length, offset + _HEADER.size)
@@ -90,13 +105,19 @@ class SpooledTests:
             offset += _HEADER.size + length
             shared = self._shared
             for spooled in _DECODER.decode(payload):
-                test = spooled.test
-                if spooled.order is not None:  # a fresh object of ours: its graders put back in place
+                test, order = spooled.test, spooled.order
+                if order is None:
+                    pass
+                elif not test.graders:  # every spec from the table: one list for a run of tests
+                    if order != last_order:
+                        last_order, last_graders = order, [shared[i] for i in order]
+                    test.graders = last_graders
+                else:  # a fresh object of ours: its graders put back in place
                     inline = iter(test.graders)
-                    test.graders = [shared[i] if i >= 0 else next(inline) for i in spooled.order]
+                    test.graders = [shared[i] if i >= 0 else next(inline) for i in order]
                 yield test
 
     def close(self) -> None:
         self._pending = []
-        self._shared, self._index = [], {}
+        self._shared, self._index, self._last = [], {}, []
         self._file.close()

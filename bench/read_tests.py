@@ -1,0 +1,86 @@
+"""The CPU a run spends reading its tests, REF against the work tree, in turns.
+
+The stage measured: the first reading of bench/suites.py's JSONL suites (`check_selected_suites`:
+read, build, check and spool every test), then the run's taking them back (the spool, `iter_jobs`)
+with each job's definition fingerprint. No target, grading or reports: what issue 31's "read the
+tests" part costs, with less noise than a whole dry run. Each side runs in its own process (REF's
+`src/` from `git archive`, as bench/compare.py does), after one unmeasured warm-up run each, the sides
+taking turns; the CPU time is the stage's own (`time.process_time`, imports left out).
+
+Usage: python bench/read_tests.py [REF] [--count 100000] [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from compare import REPO, Side, default_ref, in_turns, unpack_ref
+from suites import write_mock_suites
+
+STAGE = """
+import sys, time
+from pathlib import Path
+from agentv_ci.running.fingerprints import DefinitionFingerprints
+from agentv_ci.running.plan import PlanOptions, iter_jobs
+from agentv_ci.running.selected_suites import check_selected_suites
+
+start = time.process_time()
+loaded = check_selected_suites([Path(sys.argv[1])], env={})
+fingerprints, options, jobs = DefinitionFingerprints(), PlanOptions(), 0
+for one in loaded:
+    for job in iter_jobs(one.suite, one.tests(), options):
+        fingerprints.of_job(job, None)
+        jobs += 1
+print(time.process_time() - start, jobs)
+"""
+
+
+def read_stage(suite: Path, count: int) -> object:
+    def one(side: Side) -> float:
+        env = {**os.environ, "PYTHONPATH": str(side.src)}
+        done = subprocess.run(
+            [sys.executable, "-c", STAGE, str(suite)], env=env, capture_output=True, text=True, check=False
+        )
+        if done.returncode != 0:
+            raise SystemExit(f"{side.label}: exited {done.returncode}:\n{done.stderr[-2000:]}")
+        cpu, jobs = done.stdout.split()
+        if int(jobs) != count:
+            raise SystemExit(f"{side.label}: {jobs} jobs, expected {count}")
+        return float(cpu)
+
+    return one
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("ref", nargs="?", default=None)
+    parser.add_argument("--count", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    ref = args.ref or default_ref()
+    with tempfile.TemporaryDirectory(prefix="agentv-ci-read-") as temp:
+        work = Path(temp)
+        sides = [Side(ref, unpack_ref(ref, work)), Side("work tree", REPO / "src")]
+        suite = work / f"evals-{args.count}"
+        write_mock_suites(suite, args.count, "jsonl")
+        subprocess.run([sys.executable, "-m", "compileall", "-q", *(str(s.src) for s in sides)], check=True)
+        load = os.getloadavg()[0]
+        times = in_turns(sides, args.runs, read_stage(suite, args.count))
+        medians = [statistics.median(times[side]) for side in sides]
+        for side, median in zip(sides, medians, strict=True):
+            runs = ", ".join(f"{t:.2f}" for t in times[side])
+            print(f"{side.label}: {median:.3f} s [{runs}] CPU")
+        print(f"ratio {medians[1] / medians[0]:.2f}x; load {load:.2f} -> {os.getloadavg()[0]:.2f} (1 min)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
