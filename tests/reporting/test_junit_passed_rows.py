@@ -19,6 +19,7 @@ from agentv_ci.results.results_file import ResultsWriter, read_results
 from agentv_ci.results.stored_results import StoredResults
 from agentv_ci.results.tally import ResultsTally
 from agentv_ci.results.written_rows import WrittenRows
+from agentv_ci.security.redaction import SECRETS
 from tests.reporting.golden import FAKE_REPO
 from tests.reporting.junit_oracle import junit_xml_document
 from tests.reporting.sample_runs import HOSTILE, sample_results
@@ -116,3 +117,16 @@ def test_random_small_runs_read_back_are_what_junit_xml_writes(
         stored, written = _store(kept, Path(directory) / "index.jsonl", complete=False)
         document = render_junit(RunSummary(results=stored, budget_exhausted=exhausted), FAKE_REPO)
     assert document == junit_xml_document(RunSummary(results=written, budget_exhausted=exhausted), FAKE_REPO)
+
+
+def test_a_secret_known_after_the_rows_were_written_is_masked_in_passing_cases(tmp_path: Path) -> None:
+    rows = [
+        _passing("a", input="token s3cr3t-value-123", output="plain"),
+        _passing("b", output="s3cr3t-value-123"),
+    ]
+    stored, read = _store(rows, tmp_path / "index.jsonl")
+    assert all(isinstance(r, PassedRow) for r in stored.passed_or_aggregated_in_key_order())
+    SECRETS.add("s3cr3t-value-123")  # the autouse fixture forgets it after the test
+    document = render_junit(RunSummary(results=stored), FAKE_REPO)
+    assert "s3cr3t" not in document and document.count("***") == 2
+    assert document == render_junit(RunSummary(results=read), FAKE_REPO)

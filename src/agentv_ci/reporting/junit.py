@@ -54,7 +54,7 @@ from agentv_ci.results.gc_pause import paused_gc
 from agentv_ci.results.passed_rows import PassedRow
 from agentv_ci.results.stored_results import passed_or_aggregated_in_key_order
 from agentv_ci.results.totals import outcome_of
-from agentv_ci.security.redaction import excerpt
+from agentv_ci.security.redaction import SECRETS, excerpt
 from agentv_ci.text_safety import clean_text, neutralise_workflow_commands
 
 __all__ = ["JunitReporter", "render_junit"]
@@ -67,6 +67,8 @@ LIMITS = REPORT  # how much of a test's text a testcase holds (reporting.details
 # A case name without these characters is left as it is by `clean_text` and `_attr` (a workflow
 # command needs a `:` or a `#`): one scan for the common name, the full treatment for the others.
 _NAME_WORK = re.compile('[&<>"\x00-\x1f\x7f\ufffe\uffff\ud800-\udfff:#]')
+# What `clean_text`, `neutralise_workflow_commands` or `_text` would change in a `<system-out>`.
+_OUT_WORK = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\udfff&<>\r]|:(?::|%3[aA])|##\\[")
 
 
 def _case_name(result: TestResult) -> str:
@@ -120,6 +122,29 @@ def _system_out(result: TestResult | PassedRow) -> str | None:
     if result.output:
         parts.append("output:\n" + excerpt(result.output, LIMITS.answer))
     return neutralise_workflow_commands("\n\n".join(parts)) or None
+
+
+def _passed_system_out(row: PassedRow) -> str | None:
+    """`_text(_system_out(row))`: the common input and answer (short, nothing to clean, break or
+    escape, no secret known) joined as they are, the others as `_system_out` says."""
+    given, answer = row.input, row.output
+    if given and answer:
+        text = f"input:\n{given}\n\noutput:\n{answer}"
+    elif given:
+        text = "input:\n" + given
+    elif answer:
+        text = "output:\n" + answer
+    else:
+        return None
+    if (
+        SECRETS  # `excerpt` masks them
+        or (given is not None and len(given) > LIMITS.input)
+        or (answer is not None and len(answer) > LIMITS.answer)
+        or _OUT_WORK.search(text) is not None
+    ):
+        out = _system_out(row)
+        return _text(out) if out else None
+    return text
 
 
 def _num(value: float) -> str:
@@ -329,9 +354,8 @@ class _SuiteWriter:
             start = f'    <testcase name="{escaped}" time="{_num(seconds)}"{classname}'
         else:
             start = f'    <testcase name="{escaped}"{classname} time="0.000"'
-        out = _system_out(row)
+        out = _passed_system_out(row)
         if out:
-            out = _text(out)
             self.cases.write(f"{start}>\n      <system-out>{out}</system-out>\n    </testcase>\n")
         else:
             self.cases.write(start + " />\n")
