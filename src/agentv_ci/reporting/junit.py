@@ -67,8 +67,9 @@ LIMITS = REPORT  # how much of a test's text a testcase holds (reporting.details
 # A case name without these characters is left as it is by `clean_text` and `_attr` (a workflow
 # command needs a `:` or a `#`): one scan for the common name, the full treatment for the others.
 _NAME_WORK = re.compile('[&<>"\x00-\x1f\x7f\ufffe\uffff\ud800-\udfff:#]')
-# What `clean_text`, `neutralise_workflow_commands` or `_text` would change in a `<system-out>`.
-_OUT_WORK = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\udfff&<>\r]|:(?::|%3[aA])|##\\[")
+# An input or answer without these characters is left as it is by `clean_text`, `_text` and, joined
+# under our `input:` and `output:` lines, by `neutralise_workflow_commands` (which needs a `:` or `#`).
+_OUT_WORK = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\udfff&<>\r:#]")
 
 
 def _case_name(result: TestResult) -> str:
@@ -128,23 +129,18 @@ def _passed_system_out(row: PassedRow) -> str | None:
     """`_text(_system_out(row))`: the common input and answer (short, nothing to clean, break or
     escape, no secret known) joined as they are, the others as `_system_out` says."""
     given, answer = row.input, row.output
-    if given and answer:
-        text = f"input:\n{given}\n\noutput:\n{answer}"
-    elif given:
-        text = "input:\n" + given
-    elif answer:
-        text = "output:\n" + answer
-    else:
-        return None
     if (
         SECRETS  # `excerpt` masks them
-        or (given is not None and len(given) > LIMITS.input)
-        or (answer is not None and len(answer) > LIMITS.answer)
-        or _OUT_WORK.search(text) is not None
+        or (given and (len(given) > LIMITS.input or _OUT_WORK.search(given) is not None))
+        or (answer and (len(answer) > LIMITS.answer or _OUT_WORK.search(answer) is not None))
     ):
         out = _system_out(row)
         return _text(out) if out else None
-    return text
+    if given and answer:
+        return f"input:\n{given}\n\noutput:\n{answer}"
+    if given:
+        return "input:\n" + given
+    return "output:\n" + answer if answer else None
 
 
 def _num(value: float) -> str:
