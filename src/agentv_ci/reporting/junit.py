@@ -341,7 +341,23 @@ class _SuiteWriter:
                 plain = False
         escaped = case_name if plain else _attr(case_name)
         path, file_value = self._repo_relative(row.eval_path)
-        self.properties.write(_property_lines(f'      <property name="{escaped}.', row, file_value))
+        prefix = f'      <property name="{escaped}.'
+        line = row.line
+        if (
+            file_value is not None
+            and line is not None
+            and line >= 0
+            and row.cost_usd is None
+            and row.token_usage is None
+        ):
+            # `_property_lines` of the common row (a file and a line, no cost or tokens) in one string
+            self.properties.write(
+                f'{prefix}score" value="{_four_places(row.score)}" />\n'
+                f'{prefix}threshold" value="{_four_places(row.threshold)}" />\n'
+                f'{prefix}file" value="{file_value}" />\n{prefix}line" value="{int(line)}" />\n'
+            )
+        else:
+            self.properties.write(_property_lines(prefix, row, file_value))
         suite, classname = self._classnames
         if suite != row.suite:
             classname = _classname(row.suite)
