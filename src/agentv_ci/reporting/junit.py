@@ -15,7 +15,9 @@ on the way out (attributes keep newlines as character references).
 The document is written as a stream, case by case, in the order of the results' keys (suite, test
 id, target; a run's rows are sorted on disk, `stored_results`), so its size never costs memory: each
 suite's properties and cases, and the body under the root (whose totals come last), go through
-spooled temporary files. The bytes are those of junit-xml's element builder serialised by
+spooled temporary files. A run's own passing rows (most) are read without their grader results and
+written by a shorter path (`_SuiteWriter.add_passed`), to the same bytes.
+The bytes are those of junit-xml's element builder serialised by
 ElementTree and indented with `ET.indent`, with what fails the XSD fixed: no `disabled`, plain
 decimal times (`1e-05` is refused), a time for 0 seconds. junit-xml is not imported here (it is a
 dev dependency): it is the tests' oracle, which holds the bytes to it (tests/reporting/junit_oracle.py

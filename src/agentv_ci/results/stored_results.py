@@ -7,7 +7,8 @@ console and the Markdown summary read no row at all.
 
 Reports that need the rows in a fixed order (JUnit: by suite, test id and target) get them through
 `aggregated_in_key_order`, which sorts the keys in bounded chunks spilled to a temporary directory and
-merges them (memory: `SORT_CHUNK` keys, whatever the number of rows).
+merges them (memory: `SORT_CHUNK` keys, whatever the number of rows); JUnit's
+`passed_or_aggregated_in_key_order` leaves the grader results of a run's own passing rows undecoded.
 """
 
 from __future__ import annotations
