@@ -15,7 +15,9 @@ on the way out (attributes keep newlines as character references).
 The document is written as a stream, case by case, in the order of the results' keys (suite, test
 id, target; a run's rows are sorted on disk, `stored_results`), so its size never costs memory: each
 suite's properties and cases, and the body under the root (whose totals come last), go through
-spooled temporary files. The bytes are those of junit-xml's element builder serialised by
+spooled temporary files. A run's own passing rows (most) are read without their grader results and
+written by a shorter path (`_SuiteWriter.add_passed`), to the same bytes.
+The bytes are those of junit-xml's element builder serialised by
 ElementTree and indented with `ET.indent`, with what fails the XSD fixed: no `disabled`, plain
 decimal times (`1e-05` is refused), a time for 0 seconds. junit-xml is not imported here (it is a
 dev dependency): it is the tests' oracle, which holds the bytes to it (tests/reporting/junit_oracle.py
@@ -30,8 +32,10 @@ from __future__ import annotations
 
 import io
 import math
+import re
 import tempfile
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from itertools import groupby
 from pathlib import Path
 from typing import IO
@@ -49,9 +53,10 @@ from agentv_ci.reporting.details import (
     repo_relative,
 )
 from agentv_ci.results.gc_pause import paused_gc
-from agentv_ci.results.stored_results import aggregated_in_key_order
+from agentv_ci.results.passed_rows import PassedRow
+from agentv_ci.results.stored_results import passed_or_aggregated_in_key_order
 from agentv_ci.results.totals import outcome_of
-from agentv_ci.security.redaction import excerpt
+from agentv_ci.security.redaction import SECRETS, excerpt
 from agentv_ci.text_safety import clean_text, neutralise_workflow_commands
 
 __all__ = ["JunitReporter", "render_junit"]
@@ -61,23 +66,41 @@ Waived = Mapping[tuple[str, str, str], Waiver]
 
 LIMITS = REPORT  # how much of a test's text a testcase holds (reporting.details, for every report)
 
+# A case name without these characters is left as it is by `clean_text` and `_attr` (a workflow
+# command needs a `:` or a `#`): one scan for the common name, the full treatment for the others.
+_NAME_WORK = re.compile('[&<>"\x00-\x1f\x7f\ufffe\uffff\ud800-\udfff:#]')
+# An input or answer without these characters is left as it is by `clean_text`, `_text` and, joined
+# under our `input:` and `output:` lines, by `neutralise_workflow_commands` (which needs a `:` or `#`).
+_OUT_WORK = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\udfff&<>\r:#]")
+
 
 def _case_name(result: TestResult) -> str:
     return clean_text(f"{result.test_id} [{result.target}]")
 
 
-def _property_lines(prefix: str, result: TestResult, file: str | None) -> str:
+@lru_cache(maxsize=256)
+def _cached_four_places(value: float) -> str:
+    return f"{value:.4f}"
+
+
+def _four_places(value: float) -> str:
+    """`f"{value:.4f}"`: a run's scores and thresholds are few values, formatted once each. Equal
+    floats print alike, but for 0.0 and -0.0 (equal keys of the cache): zeros are not cached."""
+    return _cached_four_places(value) if value else f"{value:.4f}"
+
+
+def _property_lines(prefix: str, result: TestResult | PassedRow, file: str | None) -> str:
     """The case's `<property>` lines, values escaped for an attribute (`prefix`: the line up to the
     case's escaped name and its dot). `file`: `_file_value` of the result's eval path relative to the
     repository (`repo_relative`)."""
-    text = f'{prefix}score" value="{result.score:.4f}" />\n'
-    text += f'{prefix}threshold" value="{result.threshold:.4f}" />\n'
+    text = f'{prefix}score" value="{_four_places(result.score)}" />\n'
+    text += f'{prefix}threshold" value="{_four_places(result.threshold)}" />\n'
     if file is not None:
         text += f'{prefix}file" value="{file}" />\n'
     line = result.line
     if line is not None and line >= 0:
         text += f'{prefix}line" value="{int(line)}" />\n'
-    counts = attempt_counts(result)
+    counts = attempt_counts(result) if isinstance(result, TestResult) else None  # a PassedRow: one attempt
     if counts is not None:
         passed, total = counts
         text += f'{prefix}passed_attempts" value="{passed}" />\n{prefix}total_attempts" value="{total}" />\n'
@@ -95,7 +118,7 @@ def _failure_body(result: TestResult) -> str:
     return neutralise_workflow_commands("\n\n".join(parts))
 
 
-def _system_out(result: TestResult) -> str | None:
+def _system_out(result: TestResult | PassedRow) -> str | None:
     parts = []
     if result.input:
         parts.append("input:\n" + excerpt(result.input, LIMITS.input))
@@ -104,12 +127,30 @@ def _system_out(result: TestResult) -> str | None:
     return neutralise_workflow_commands("\n\n".join(parts)) or None
 
 
+def _passed_system_out(row: PassedRow) -> str | None:
+    """`_text(_system_out(row))`: the common input and answer (short, nothing to clean, break or
+    escape, no secret known) joined as they are, the others as `_system_out` says."""
+    given, answer = row.input, row.output
+    if (
+        SECRETS  # `excerpt` masks them
+        or (given and (len(given) > LIMITS.input or _OUT_WORK.search(given) is not None))
+        or (answer and (len(answer) > LIMITS.answer or _OUT_WORK.search(answer) is not None))
+    ):
+        out = _system_out(row)
+        return _text(out) if out else None
+    if given and answer:
+        return f"input:\n{given}\n\noutput:\n{answer}"
+    if given:
+        return "input:\n" + given
+    return "output:\n" + answer if answer else None
+
+
 def _num(value: float) -> str:
     """Seconds as a plain decimal (the XSD's SUREFIRE_TIME rejects `1e-05`, negatives and NaN)."""
     return f"{value:.3f}" if value > 0 and math.isfinite(value) else "0.000"
 
 
-def _seconds(result: TestResult) -> float:
+def _seconds(result: TestResult | PassedRow) -> float:
     seconds = (result.duration_ms or 0.0) / 1000
     return seconds if seconds > 0 and math.isfinite(seconds) else 0.0
 
@@ -288,6 +329,58 @@ class _SuiteWriter:
             self.eval_paths += 1
             self.eval_path = path
 
+    def add_passed(self, row: PassedRow) -> None:
+        """`add` for a passing single-attempt row (most of a run's): no waiver applies, and a name
+        and texts that need no cleaning nor escaping (most) are written as they are."""
+        case_name = f"{row.test_id} [{row.target}]"
+        plain = _NAME_WORK.search(case_name) is None
+        if not plain:
+            case_name = clean_text(case_name)
+        if case_name in self.risky_names:  # as `add` counts them
+            seen = self.seen[case_name] = self.seen.get(case_name, 0) + 1
+            if seen > 1:
+                case_name = f"{case_name} #{seen}"
+                plain = False
+        escaped = case_name if plain else _attr(case_name)
+        path, file_value = self._repo_relative(row.eval_path)
+        prefix = f'      <property name="{escaped}.'
+        line = row.line
+        if (
+            file_value is not None
+            and line is not None
+            and line >= 0
+            and row.cost_usd is None
+            and row.token_usage is None
+        ):
+            # `_property_lines` of the common row (a file and a line, no cost or tokens) in one string
+            self.properties.write(
+                f'{prefix}score" value="{_four_places(row.score)}" />\n'
+                f'{prefix}threshold" value="{_four_places(row.threshold)}" />\n'
+                f'{prefix}file" value="{file_value}" />\n{prefix}line" value="{int(line)}" />\n'
+            )
+        else:
+            self.properties.write(_property_lines(prefix, row, file_value))
+        suite, classname = self._classnames
+        if suite != row.suite:
+            classname = _classname(row.suite)
+        seconds = _seconds(row)
+        if seconds:
+            start = f'    <testcase name="{escaped}" time="{_num(seconds)}"{classname}'
+        else:
+            start = f'    <testcase name="{escaped}"{classname} time="0.000"'
+        out = _passed_system_out(row)
+        if out:
+            self.cases.write(f"{start}>\n      <system-out>{out}</system-out>\n    </testcase>\n")
+        else:
+            self.cases.write(start + " />\n")
+        self.tests += 1
+        counts = self.counts
+        counts["tests"] += 1
+        counts["time"] += seconds
+        if path and self.eval_paths < 2 and path != self.eval_path:
+            self.eval_paths += 1
+            self.eval_path = path
+
     def _repo_relative(self, eval_path: str | None) -> tuple[str | None, str | None]:
         """`repo_relative` of `eval_path` and its `file` property's value (`_file_value`), worked out
         once for a run of rows with the same one (a suite's rows)."""
@@ -393,7 +486,7 @@ def write_junit(summary: RunSummary, out: IO[str], repo_root: Path, waived: Waiv
 
 def _write(summary: RunSummary, out: IO[str], repo_root: Path, waived: Waived) -> None:
     risky = _RiskyNames()
-    ordered = aggregated_in_key_order(summary.results, risky)  # one case per test x target
+    ordered = passed_or_aggregated_in_key_order(summary.results, risky)  # one case per test x target
     totals = {"tests": 0.0, "failures": 0.0, "errors": 0.0, "time": 0.0}
     body = _Spool()
     try:
@@ -402,7 +495,10 @@ def _write(summary: RunSummary, out: IO[str], repo_root: Path, waived: Waived) -
             suite = _SuiteWriter(suite_name, summary, repo_root, risky_names, waived)
             try:
                 for result in results:
-                    suite.add(result)
+                    if isinstance(result, PassedRow):
+                        suite.add_passed(result)
+                    else:
+                        suite.add(result)
                 suite.write_to(body)
             finally:
                 suite.close()

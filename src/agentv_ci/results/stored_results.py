@@ -7,7 +7,8 @@ console and the Markdown summary read no row at all.
 
 Reports that need the rows in a fixed order (JUnit: by suite, test id and target) get them through
 `aggregated_in_key_order`, which sorts the keys in bounded chunks spilled to a temporary directory and
-merges them (memory: `SORT_CHUNK` keys, whatever the number of rows).
+merges them (memory: `SORT_CHUNK` keys, whatever the number of rows); JUnit's
+`passed_or_aggregated_in_key_order` leaves the grader results of a run's own passing rows undecoded.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import msgspec
 
 from agentv_ci.model.result import TestResult
 from agentv_ci.results.key_sort import spilled_sort
+from agentv_ci.results.passed_rows import PassedRow, decode_passed_row
 from agentv_ci.results.results_file import aggregate_attempts, decode_own_row, decode_row, merge_attempts
 from agentv_ci.results.tally import ResultsTally
 from agentv_ci.results.totals import outcome_of
@@ -33,6 +35,7 @@ __all__ = [
     "aggregated",
     "aggregated_failing",
     "aggregated_in_key_order",
+    "passed_or_aggregated_in_key_order",
     "result_keys",
 ]
 
@@ -201,10 +204,33 @@ class StoredResults(Sequence[TestResult]):
         """One result per test x target, ordered by suite, test id and target; rows of the same test
         x target are merged in the order they were written (as `aggregate_attempts` merges them).
         `on_key` sees every row's key, all of them before the first result is yielded."""
-        group: list[TestResult] = []
-        current: tuple[str, str, str] | None = None
         file = str(self.path)
         decode = self._decode
+        for lines in self._rows_in_key_order(on_key):
+            yield merge_attempts([decode(line, file) for line in lines])
+
+    def passed_or_aggregated_in_key_order(
+        self, on_key: Callable[[tuple[str, str, str]], None] | None = None
+    ) -> Iterator[TestResult | PassedRow]:
+        """`aggregated_in_key_order`, but a passing single-attempt row of the run's own writing
+        (`WrittenRows` describes the file) comes as a `PassedRow`, its grader results not decoded."""
+        light = self._decode is decode_own_row and self._seen() is not None
+        file = str(self.path)
+        decode = self._decode
+        for lines in self._rows_in_key_order(on_key):
+            if light and len(lines) == 1:
+                passed = decode_passed_row(lines[0])
+                if passed is not None:
+                    yield passed
+                    continue
+            yield merge_attempts([decode(line, file) for line in lines])
+
+    def _rows_in_key_order(
+        self, on_key: Callable[[tuple[str, str, str]], None] | None
+    ) -> Iterator[list[bytes]]:
+        """The rows of each test x target, in key order (`_keys_in_order`), as their bytes."""
+        group: list[bytes] = []
+        current: tuple[str, str, str] | None = None
         with self.path.open("rb") as handle:
             descriptor = handle.fileno()
             for suite, test_id, target, offset, length in self._keys_in_order(on_key):
@@ -213,15 +239,14 @@ class StoredResults(Sequence[TestResult]):
                 if len(line) != length:  # cut short: the reader says where
                     handle.seek(offset)
                     line = handle.readline()
-                row = decode(line, file)
                 key = (suite, test_id, target)
                 if key != current and group:
-                    yield merge_attempts(group)
+                    yield group
                     group = []
                 current = key
-                group.append(row)
+                group.append(line)
         if group:
-            yield merge_attempts(group)
+            yield group
 
     def _keys_in_order(
         self, on_key: Callable[[tuple[str, str, str]], None] | None = None
@@ -287,6 +312,16 @@ def aggregated_in_key_order(
             on_key((result.suite, result.test_id, result.target))
     merged = aggregate_attempts(results)
     return iter(sorted(merged, key=lambda r: (r.suite, r.test_id, r.target)))
+
+
+def passed_or_aggregated_in_key_order(
+    results: Iterable[TestResult], on_key: Callable[[tuple[str, str, str]], None] | None = None
+) -> Iterator[TestResult | PassedRow]:
+    """`aggregated_in_key_order`, with a run's own passing single-attempt rows as `PassedRow`s
+    (`StoredResults.passed_or_aggregated_in_key_order`)."""
+    if isinstance(results, StoredResults):
+        return results.passed_or_aggregated_in_key_order(on_key)
+    return aggregated_in_key_order(results, on_key)
 
 
 def aggregated_failing(results: Iterable[TestResult]) -> Iterable[TestResult]:
