@@ -7,7 +7,6 @@ import math
 import tempfile
 from pathlib import Path
 
-import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,24 +21,12 @@ from agentv_ci.results.written_rows import WrittenRows
 from agentv_ci.security.redaction import SECRETS
 from tests.reporting.golden import FAKE_REPO
 from tests.reporting.junit_oracle import junit_xml_document
-from tests.reporting.sample_runs import HOSTILE, sample_results
+from tests.reporting.sample_runs import HOSTILE, encodable, sample_results
 from tests.reporting.test_junit_oracle import NASTY, _rows
 
 # Text the writer keeps as it is (no lone surrogate: a scrubbed row drops the writer's facts)
 KEPT_HOSTILE = HOSTILE.replace("\ud83d", "")
 KEPT_NASTY = [n for n in NASTY if "\ud800" not in n] + ["a:b", "x #1", "100%3A", "é [z]", "&amp;"]
-
-
-def _encodable(rows: list[TestResult]) -> list[TestResult]:
-    """The rows the writer writes as they are (a lone surrogate is scrubbed: the facts give up)."""
-    kept = []
-    for row in rows:
-        try:
-            msgspec.json.encode(row)
-        except UnicodeEncodeError:
-            continue
-        kept.append(row)
-    return kept
 
 
 def _store(
@@ -64,7 +51,7 @@ def _passing(
 
 
 def test_hostile_passing_rows_read_light_are_what_junit_xml_writes(tmp_path: Path) -> None:
-    rows = _encodable(sample_results(FAKE_REPO))
+    rows = encodable(sample_results(FAKE_REPO))
     for i, nasty in enumerate(KEPT_NASTY):
         rows.append(
             _passing(
@@ -112,7 +99,7 @@ def test_hostile_passing_rows_read_light_are_what_junit_xml_writes(tmp_path: Pat
 def test_random_small_runs_read_back_are_what_junit_xml_writes(
     rows: list[TestResult], exhausted: bool
 ) -> None:
-    kept = [row for row in _encodable(rows) if not math.isnan(row.score)]  # NaN is written as null
+    kept = [row for row in encodable(rows) if not math.isnan(row.score)]  # NaN is written as null
     with tempfile.TemporaryDirectory() as directory:  # a suite "" drops the facts: rows read in full
         stored, written = _store(kept, Path(directory) / "index.jsonl", complete=False)
         document = render_junit(RunSummary(results=stored, budget_exhausted=exhausted), FAKE_REPO)

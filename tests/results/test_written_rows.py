@@ -25,19 +25,7 @@ from agentv_ci.results.tally import ResultsTally
 from agentv_ci.results.written_rows import WrittenRows
 from agentv_ci.running.session import RunRequest, execute_run
 from tests.reporting.golden import FAKE_REPO
-from tests.reporting.sample_runs import sample_results
-
-
-def _encodable(rows: list[TestResult]) -> list[TestResult]:
-    """The rows the writer writes as they are (a lone surrogate is scrubbed: the facts give up)."""
-    kept = []
-    for row in rows:
-        try:
-            msgspec.json.encode(row)
-        except UnicodeEncodeError:
-            continue
-        kept.append(row)
-    return kept
+from tests.reporting.sample_runs import encodable, sample_results
 
 
 def _many(rows: list[TestResult]) -> list[TestResult]:
@@ -63,7 +51,7 @@ def test_reports_from_the_writers_facts_equal_reports_from_the_rows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int, passing: bool
 ) -> None:
     monkeypatch.setattr(stored_results, "SORT_CHUNK", chunk)
-    rows = _many(_encodable(sample_results(FAKE_REPO)))
+    rows = _many(encodable(sample_results(FAKE_REPO)))
     if passing:
         rows = _passing(rows)
     seen = WrittenRows()
@@ -83,7 +71,7 @@ def test_reports_from_the_writers_facts_equal_reports_from_the_rows(
 
 def test_rows_in_the_file_before_the_writer_opened_it_drop_the_facts(tmp_path: Path) -> None:
     """A resumed run appends to rows it did not write: the reports read them all."""
-    rows = _encodable(sample_results(FAKE_REPO))
+    rows = encodable(sample_results(FAKE_REPO))
     index = tmp_path / "index.jsonl"
     _store(rows[:2], index, None)
     seen = WrittenRows()
@@ -98,7 +86,7 @@ def test_rows_in_the_file_before_the_writer_opened_it_drop_the_facts(tmp_path: P
 def test_facts_of_two_writing_blocks_hold_and_another_writers_row_drops_them(tmp_path: Path) -> None:
     """A run writes its rows, then the not-run rows, through two writers sharing the facts (the
     second starts where the first ended); a row appended by anyone else makes them stand for nothing."""
-    rows = _encodable(sample_results(FAKE_REPO))
+    rows = encodable(sample_results(FAKE_REPO))
     index = tmp_path / "index.jsonl"
     seen = WrittenRows()
     _store(rows[:2], index, seen)
@@ -122,7 +110,7 @@ def _line_ends(index: Path) -> list[bytes]:
 def test_a_scrubbed_row_or_a_row_without_a_suite_drops_the_facts(tmp_path: Path) -> None:
     """The line of a scrubbed row says what the row in memory does not (its key could differ), and a
     row without a suite is named by the full reader: neither can be described by what was seen."""
-    row = _encodable(sample_results(FAKE_REPO))[0]
+    row = encodable(sample_results(FAKE_REPO))[0]
     for n, odd in enumerate(
         (msgspec.structs.replace(row, test_id="bad \udc80"), msgspec.structs.replace(row, suite=""))
     ):
@@ -134,7 +122,7 @@ def test_a_scrubbed_row_or_a_row_without_a_suite_drops_the_facts(tmp_path: Path)
 
 
 def test_a_failing_row_keeps_the_failing_scan(tmp_path: Path) -> None:
-    rows = _passing(_encodable(sample_results(FAKE_REPO)))
+    rows = _passing(encodable(sample_results(FAKE_REPO)))
     failing = msgspec.structs.replace(rows[1], verdict="fail", execution_status="quality_failure", score=0.1)
     seen = WrittenRows()
     stored = _store([rows[0], failing, *rows[2:]], tmp_path / "index.jsonl", seen)
@@ -148,7 +136,7 @@ def test_attempt_rows_sort_from_the_facts_as_from_the_file(
     """Rows repeating a test x target are merged in the order they were written: the offsets kept
     with the keys break the ties as the file's positions do."""
     monkeypatch.setattr(stored_results, "SORT_CHUNK", 3)
-    rows = _encodable(sample_results(FAKE_REPO))
+    rows = encodable(sample_results(FAKE_REPO))
     attempts = [msgspec.structs.replace(rows[0], score=s, attempt=n) for n, s in enumerate((1.0, 0.0, 0.5))]
     mixed = [attempts[0], *rows[1:3], attempts[1], *rows[3:], attempts[2]]
     tally = ResultsTally()
@@ -200,7 +188,7 @@ def _no_times(xml: str) -> str:
 
 
 def test_a_report_of_a_finished_run_reads_its_spool_through_the_facts(tmp_path: Path) -> None:
-    rows = _many(_encodable(sample_results(FAKE_REPO)))
+    rows = _many(encodable(sample_results(FAKE_REPO)))
     _store(rows, tmp_path / "run" / "index.jsonl", None)
     spool = tmp_path / "spool"
     spool.mkdir()
@@ -228,7 +216,7 @@ def test_no_room_for_the_keys_leaves_the_run_whole_and_the_reports_read_the_rows
     """The key spool is a convenience: a full temporary directory while the run writes (or when the
     reports settle the last keys) drops the facts; every row is still written and reported."""
     monkeypatch.setattr(written_rows, "_FLUSH_BYTES", 1 if fails_at == "run" else 10**9)
-    rows = _many(_encodable(sample_results(FAKE_REPO)))
+    rows = _many(encodable(sample_results(FAKE_REPO)))
     seen = WrittenRows()
     if fails_at == "report":
         seen._keys = _FullDisk()  # type: ignore[assignment]  # as if spooled before, now full

@@ -198,46 +198,48 @@ class IContainsAll(_ManyGrader):
     ignore_case = True
 
 
-class StartsWith(_TextGrader):
+class _Affix(_TextGrader):
+    """The trimmed answer starts (`starts-with`) or ends (`ends-with`) with the trimmed `value`."""
+
+    verb = ""  # "start" or "end"
+
+    def _has(self, text: str, affix: str) -> bool:
+        raise NotImplementedError
+
+    def evaluate(self, output: str, started: float | None = None) -> GraderResult:
+        value = self.values[0]
+        trimmed = js_trim(output)
+        passed = self._has(trimmed, js_trim(value))
+        verb = f"{self.verb}s" if passed else f"does not {self.verb}"
+        text = f'Output {verb} with "{value}"'
+        evidence = None if passed else excerpt(output)
+        return timed_check(
+            self.spec,
+            passed,
+            text,
+            evidence,
+            expected=self.expected(),
+            actual=shown(trimmed),
+            started=started,
+        )
+
+
+class StartsWith(_Affix):
     """`starts-with`: the trimmed answer starts with the trimmed `value`."""
 
-    def evaluate(self, output: str, started: float | None = None) -> GraderResult:
-        value = self.values[0]
-        trimmed = js_trim(output)
-        passed = trimmed.startswith(js_trim(value))
-        verb = "starts" if passed else "does not start"
-        text = f'Output {verb} with "{value}"'
-        evidence = None if passed else excerpt(output)
-        return timed_check(
-            self.spec,
-            passed,
-            text,
-            evidence,
-            expected=self.expected(),
-            actual=shown(trimmed),
-            started=started,
-        )
+    verb = "start"
+
+    def _has(self, text: str, affix: str) -> bool:
+        return text.startswith(affix)
 
 
-class EndsWith(_TextGrader):
+class EndsWith(_Affix):
     """`ends-with`: the trimmed answer ends with the trimmed `value`."""
 
-    def evaluate(self, output: str, started: float | None = None) -> GraderResult:
-        value = self.values[0]
-        trimmed = js_trim(output)
-        passed = trimmed.endswith(js_trim(value))
-        verb = "ends" if passed else "does not end"
-        text = f'Output {verb} with "{value}"'
-        evidence = None if passed else excerpt(output)
-        return timed_check(
-            self.spec,
-            passed,
-            text,
-            evidence,
-            expected=self.expected(),
-            actual=shown(trimmed),
-            started=started,
-        )
+    verb = "end"
+
+    def _has(self, text: str, affix: str) -> bool:
+        return text.endswith(affix)
 
 
 class Equals(_TextGrader):
