@@ -75,7 +75,7 @@ def _grade(
     with monkeypatch.context() as patched:
         patched.setattr(offline_grading, "grade_test", counted)
         if not lane:
-            patched.setattr(offline_grading._AnswerLanes, "of", lambda self, test: None)
+            patched.setattr(offline_grading, "answer_graders", lambda test, eval_path: None)
         outcome = asyncio.run(
             offline_grading.run_offline_grading(
                 Path("lane.eval.yaml"),

@@ -39,6 +39,7 @@ import msgspec
 from agentv_ci.errors import ConfigError
 from agentv_ci.model.suite import GraderSpec, Message, Test
 from agentv_ci.running.plan import Job
+from agentv_ci.running.spec_memo import BySpecs
 from agentv_ci.scoring import effective_threshold
 from agentv_ci.targets.config import TargetsConfig
 
@@ -139,9 +140,7 @@ class DefinitionFingerprints:
         self._targets: dict[tuple[Path | None, str, str | None], msgspec.Raw] = {}
         self._files: dict[str, str | None] = {}
         self._named: dict[tuple[str, str], str | None] = {}
-        # The graders' encoded part by the identity of their specs: a suite's graders are the same
-        # objects in every test (held here, so an id is never reused while cached).
-        self._grader_parts: dict[tuple[str, tuple[int, ...]], tuple[list[GraderSpec], _Encoded]] = {}
+        self._grader_parts: BySpecs[_Encoded] = BySpecs()  # the graders' encoded part, per eval path
         # The last job's target (its config and name objects, held) and its identity: a suite's jobs
         # mostly run against the one target.
         self._last_config: TargetsConfig | None = None
@@ -202,17 +201,14 @@ class DefinitionFingerprints:
         inline in the payload)."""
         if specs is self._last_specs and eval_path == self._last_path:  # the spool's shared list
             return self._last_parts
-        key = (eval_path, tuple(map(id, specs)))
-        cached = self._grader_parts.get(key)
-        if cached is None:
-            if len(self._grader_parts) >= 1024:  # tests with graders of their own: keep memory flat
-                self._grader_parts.clear()
-            files = self._grader_files(specs, eval_path) if specs else None
-            parts = (msgspec.Raw(_ENCODER.encode(_graders(specs))), msgspec.Raw(_ENCODER.encode(files)))
-            cached = self._grader_parts[key] = (specs, parts)
+        parts = self._grader_parts.of((eval_path,), specs, lambda: self._encoded_graders(specs, eval_path))
         # Held, so `is` above is never another list's identity (test graders are not changed in place)
-        self._last_specs, self._last_path, self._last_parts = specs, eval_path, cached[1]
-        return cached[1]
+        self._last_specs, self._last_path, self._last_parts = specs, eval_path, parts
+        return parts
+
+    def _encoded_graders(self, specs: list[GraderSpec], eval_path: str) -> _Encoded:
+        files = self._grader_files(specs, eval_path) if specs else None
+        return msgspec.Raw(_ENCODER.encode(_graders(specs))), msgspec.Raw(_ENCODER.encode(files))
 
     def _extras(self, test: Test, eval_path: str) -> tuple[Any, ...]:
         """Input files (path relative to the eval file + digest) and conversation turns."""

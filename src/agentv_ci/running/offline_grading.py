@@ -28,6 +28,7 @@ from agentv_ci.results.gc_pause import paused_gc
 from agentv_ci.results.plan_file import PlannedJob, PlanWriter
 from agentv_ci.results.results_file import SUMMARY_NAME
 from agentv_ci.running.session import timestamp_dir
+from agentv_ci.running.spec_memo import BySpecs
 from agentv_ci.scoring import effective_threshold, three_way_verdict
 from agentv_ci.targets.config import load_targets
 from agentv_ci.targets.grader_caller import make_grader_caller
@@ -147,7 +148,9 @@ async def run_offline_grading(
         eval_path_of_suite = Path(suite.path)  # one Path for every answer: building one cost ~10 µs
         shown_path = relative_eval_path(eval_path_of_suite)  # the rows' text, once (a getcwd each else)
 
-        lanes = _AnswerLanes(eval_path_of_suite)
+        # per set of grader specs, their built graders when every one reads the answer's text alone:
+        # `grade_now` grades such an answer in one call, no coroutine or context per grader
+        lanes: BySpecs[list[tuple[GraderSpec, AnswerGrader]] | None] = BySpecs()
 
         async def grade_one(item: RecordedResponse, attempt: int) -> TestResult:
             test = tests[item.test_id]
@@ -156,7 +159,7 @@ async def run_offline_grading(
             if not has_content(item.response):  # `"output": null`, `""` or nothing: no answer to grade
                 error = f"the recorded answer has no content ({responses_path}:{item.line})"
                 return _row_without_answer(test, suite, bar, error=error, target=target, attempt=attempt)
-            graders = lanes.of(test)
+            graders = lanes.of((), test.graders, lambda: answer_graders(test, eval_path_of_suite))
             if graders is not None:  # graders that read the answer's text alone: graded at once
                 row = grade_now(
                     test,
@@ -220,30 +223,6 @@ async def _in_workers(count: int, job: Callable[[int], Awaitable[TestResult]]) -
 
     await asyncio.gather(*(worker() for _ in range(min(CONCURRENCY, count))))
     return [r for r in results if r is not None]
-
-
-class _AnswerLanes:
-    """Per set of grader specs (a suite's are the same objects in each of its tests), their built
-    graders when every one reads the answer's text alone (`grading.answer_graders`), else None:
-    `grade_now` grades such an answer in one call, no coroutine or context per grader."""
-
-    def __init__(self, eval_path: Path) -> None:
-        self.eval_path = eval_path
-        # the specs are held with their lane, so an id is never another spec's while cached
-        self._lanes: dict[
-            tuple[int, ...], tuple[list[GraderSpec], list[tuple[GraderSpec, AnswerGrader]] | None]
-        ] = {}
-
-    def of(self, test: Test) -> list[tuple[GraderSpec, AnswerGrader]] | None:
-        key = tuple(map(id, test.graders))
-        cached = self._lanes.get(key)
-        if cached is None or not key:  # no graders of its own: `criteria` may differ per test
-            if len(self._lanes) >= 1024:  # tests with graders of their own: keep memory flat
-                self._lanes.clear()
-            cached = (test.graders, answer_graders(test, self.eval_path))
-            if key:
-                self._lanes[key] = cached
-        return cached[1]
 
 
 def _start_results(output: Path, rows: list[TestResult]) -> None:

@@ -34,6 +34,7 @@ from agentv_ci.running.needs import RunNeeds
 from agentv_ci.running.plan import Job
 from agentv_ci.running.provenance import ProvenanceRecorder
 from agentv_ci.running.rows import unfinished_result
+from agentv_ci.running.spec_memo import BySpecs
 from agentv_ci.running.target_configs import TargetConfigs, TargetKey, setup_of
 from agentv_ci.running.waves import WAIT, Dependencies, JobSource, Ordering
 from agentv_ci.running.withheld_secrets import NEEDS_SECRET, WithheldSecrets
@@ -138,7 +139,7 @@ class Runner:
         self._prepared = False  # prepare() ran (the session calls it before run(), which calls it too)
         self.halted_by: str | None = None  # set by `execution.fail_on_error` on the first execution error
         self._attempts_since_turn = 0  # a dry run's attempts since the event loop last ran (_turn)
-        self._lanes: dict[tuple[object, ...], tuple[list[GraderSpec], _Lane | None]] = {}  # see _lane
+        self._lanes: BySpecs[_Lane | None] = BySpecs()  # see _lane
 
     # ------------------------------------------------------------------ setup
     def _config_for(self, suite_path: str) -> TargetsConfig:
@@ -351,15 +352,7 @@ class Runner:
             return None
         if test.execution.target_hooks:  # a matrix entry may alias the target: not cached
             return self._new_lane(job)
-        # A suite's graders are the same spec objects in each of its tests (running/spooled_tests.py):
-        # their lane is found once (and holds them, so an id is never another spec's while cached).
-        key = (job.suite.path, job.target, *map(id, test.graders))
-        cached = self._lanes.get(key)
-        if cached is None:
-            if len(self._lanes) >= 1024:  # tests with graders of their own: keep memory flat
-                self._lanes.clear()
-            cached = self._lanes[key] = (test.graders, self._new_lane(job))
-        return cached[1]
+        return self._lanes.of((job.suite.path, job.target), test.graders, lambda: self._new_lane(job))
 
     def _new_lane(self, job: Job) -> _Lane | None:
         config = self.configs.for_job(job)
