@@ -38,10 +38,8 @@ async def run_grader_spec(spec: GraderSpec, ctx: GradingContext, *, base_dir: Pa
     try:
         grader = build_grader(spec, base_dir=base_dir)
         result = await grader.grade(ctx)
-    except AgentvCiError as exc:
-        result = errored(spec, _error_message(exc))
     except Exception as exc:  # a plugin bug must not stop the other graders or the run
-        result = errored(spec, f"{type(exc).__name__}: {exc}")
+        result = _raised(spec, exc)
     return settle_grader_result(spec, result, started)
 
 
@@ -51,10 +49,8 @@ def grade_answer_now(spec: GraderSpec, grader: AnswerGrader, output: str) -> Gra
     started = time.perf_counter()
     try:
         result: object = grader.grade_answer(output, started)
-    except AgentvCiError as exc:  # as run_grader_spec: a failing grader is an error, never a crash
-        result = errored(spec, _error_message(exc))
-    except Exception as exc:
-        result = errored(spec, f"{type(exc).__name__}: {exc}")
+    except Exception as exc:  # as run_grader_spec: a failing grader is an error, never a crash
+        result = _raised(spec, exc)
     else:
         if result is None:
             return None
@@ -68,11 +64,15 @@ def grade_answer_now(spec: GraderSpec, grader: AnswerGrader, output: str) -> Gra
     return settle_grader_result(spec, result, started)
 
 
-def _error_message(exc: AgentvCiError) -> str:
+def _raised(spec: GraderSpec, exc: Exception) -> GraderResult:
+    """The error result of a grader that raised: our own errors say where and why (with their hint),
+    anything else (a plugin's bug) its type and message."""
+    if not isinstance(exc, AgentvCiError):
+        return errored(spec, f"{type(exc).__name__}: {exc}")
     message = f"{exc.location}: {exc.message}" if exc.location else exc.message
     if exc.hint:
         message += f" (hint: {exc.hint})"
-    return message
+    return errored(spec, message)
 
 
 def settle_grader_result(spec: GraderSpec, result: object, started: float) -> GraderResult:
