@@ -96,6 +96,17 @@ class _TextGrader:
         """The result for the answer text `output` (timed since `started`, when given)."""
         raise NotImplementedError
 
+    def _trimmed_check(
+        self, output: str, trimmed: str, passed: bool, text: str, started: float | None
+    ) -> GraderResult:
+        """The result of a check on the trimmed answer (`trimmed` shown as actual), the answer quoted
+        as evidence when it fails."""
+        evidence = None if passed else excerpt(output)
+        expected, actual = self.expected(), shown(trimmed)
+        return timed_check(
+            self.spec, passed, text, evidence, expected=expected, actual=actual, started=started
+        )
+
 
 class Contains(_TextGrader):
     """`contains`: the answer contains `value` (case-sensitive substring)."""
@@ -211,17 +222,7 @@ class _Affix(_TextGrader):
         trimmed = js_trim(output)
         passed = self._has(trimmed, js_trim(value))
         verb = f"{self.verb}s" if passed else f"does not {self.verb}"
-        text = f'Output {verb} with "{value}"'
-        evidence = None if passed else excerpt(output)
-        return timed_check(
-            self.spec,
-            passed,
-            text,
-            evidence,
-            expected=self.expected(),
-            actual=shown(trimmed),
-            started=started,
-        )
+        return self._trimmed_check(output, trimmed, passed, f'Output {verb} with "{value}"', started)
 
 
 class StartsWith(_Affix):
@@ -251,21 +252,10 @@ class Equals(_TextGrader):
         self.expected = ShownOnce(self.trimmed)
 
     def evaluate(self, output: str, started: float | None = None) -> GraderResult:
-        value = self.values[0]
         trimmed = js_trim(output)
         passed = trimmed == self.trimmed
         verb = "equals" if passed else "does not equal"
-        text = f'Output {verb} "{value}"'
-        evidence = None if passed else excerpt(output)
-        return timed_check(
-            self.spec,
-            passed,
-            text,
-            evidence,
-            expected=self.expected(),
-            actual=shown(trimmed),
-            started=started,
-        )
+        return self._trimmed_check(output, trimmed, passed, f'Output {verb} "{self.values[0]}"', started)
 
 
 class Regex(_TextGrader):
