@@ -300,20 +300,34 @@ class _SuiteWriter:
     def _property(self, name: str, value: str) -> None:
         self.properties.write(f'      <property name="{_attr(name)}" value="{_attr(value)}" />\n')
 
-    def add(self, result: TestResult) -> None:
-        case_name = _case_name(result)
-        if case_name in self.risky_names:  # only these can repeat: count them
+    def _numbered(self, case_name: str) -> str:
+        """`case_name`, or its `#N` form when it is the Nth case of the suite so named: only risky
+        names can repeat, so only these are counted (readers take a repeated name for a retry)."""
+        if case_name in self.risky_names:
             seen = self.seen[case_name] = self.seen.get(case_name, 0) + 1
-            if seen > 1:  # never emit duplicate names (readers treat them as retries)
-                case_name = f"{case_name} #{seen}"
+            if seen > 1:
+                return f"{case_name} #{seen}"
+        return case_name
+
+    def _classname_of(self, suite: str) -> str:
+        """The `classname` attribute of a case of `suite` (escaped once for the suite's own name)."""
+        own, classname = self._classnames
+        return classname if suite == own else _classname(suite)
+
+    def _saw_path(self, path: str | None) -> None:
+        """Count a case's eval path (relative), up to two distinct ones: the suite's `file` needs one."""
+        if path and self.eval_paths < 2 and path != self.eval_path:
+            self.eval_paths += 1
+            self.eval_path = path
+
+    def add(self, result: TestResult) -> None:
+        case_name = self._numbered(_case_name(result))
         path, file_value = self._repo_relative(result.eval_path)
         escaped = _attr(case_name)
         self.properties.write(_property_lines(f'      <property name="{escaped}.', result, file_value))
         waiver = self.waived.get((result.suite, result.test_id, result.target)) if self.waived else None
         outcome = outcome_of(result)
-        suite, classname = self._classnames
-        if suite != result.suite:
-            classname = _classname(result.suite)
+        classname = self._classname_of(result.suite)
         text, counted = _case(result, self.summary, escaped, waiver, outcome, classname)
         self.cases.write(text)
         self.tests += 1
@@ -325,9 +339,7 @@ class _SuiteWriter:
         counts["failures"] += counted == "failure"
         counts["errors"] += outcome == "error"
         counts["time"] += _seconds(result)
-        if path and self.eval_paths < 2 and path != self.eval_path:
-            self.eval_paths += 1
-            self.eval_path = path
+        self._saw_path(path)
 
     def add_passed(self, row: PassedRow) -> None:
         """`add` for a passing single-attempt row (most of a run's): no waiver applies, and a name
@@ -336,33 +348,13 @@ class _SuiteWriter:
         plain = _NAME_WORK.search(case_name) is None
         if not plain:
             case_name = clean_text(case_name)
-        if case_name in self.risky_names:  # as `add` counts them
-            seen = self.seen[case_name] = self.seen.get(case_name, 0) + 1
-            if seen > 1:
-                case_name = f"{case_name} #{seen}"
-                plain = False
+        numbered = self._numbered(case_name)
+        if numbered != case_name:
+            case_name, plain = numbered, False
         escaped = case_name if plain else _attr(case_name)
         path, file_value = self._repo_relative(row.eval_path)
-        prefix = f'      <property name="{escaped}.'
-        line = row.line
-        if (
-            file_value is not None
-            and line is not None
-            and line >= 0
-            and row.cost_usd is None
-            and row.token_usage is None
-        ):
-            # `_property_lines` of the common row (a file and a line, no cost or tokens) in one string
-            self.properties.write(
-                f'{prefix}score" value="{_four_places(row.score)}" />\n'
-                f'{prefix}threshold" value="{_four_places(row.threshold)}" />\n'
-                f'{prefix}file" value="{file_value}" />\n{prefix}line" value="{int(line)}" />\n'
-            )
-        else:
-            self.properties.write(_property_lines(prefix, row, file_value))
-        suite, classname = self._classnames
-        if suite != row.suite:
-            classname = _classname(row.suite)
+        self.properties.write(_property_lines(f'      <property name="{escaped}.', row, file_value))
+        classname = self._classname_of(row.suite)
         seconds = _seconds(row)
         if seconds:
             start = f'    <testcase name="{escaped}" time="{_num(seconds)}"{classname}'
@@ -377,9 +369,7 @@ class _SuiteWriter:
         counts = self.counts
         counts["tests"] += 1
         counts["time"] += seconds
-        if path and self.eval_paths < 2 and path != self.eval_path:
-            self.eval_paths += 1
-            self.eval_path = path
+        self._saw_path(path)
 
     def _repo_relative(self, eval_path: str | None) -> tuple[str | None, str | None]:
         """`repo_relative` of `eval_path` and its `file` property's value (`_file_value`), worked out
