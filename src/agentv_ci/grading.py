@@ -9,8 +9,9 @@ from pathlib import Path
 
 from agentv_ci.clock import now_millis
 from agentv_ci.errors import ConfigError
+from agentv_ci.graders.answer_graders import AnswerGraders
 from agentv_ci.graders.answer_only import AnswerGrader, answer_grader
-from agentv_ci.graders.invoke import grade_answer_now, run_grader_spec
+from agentv_ci.graders.invoke import run_grader_spec
 from agentv_ci.graders.outcome import answer_text
 from agentv_ci.model.result import (
     DependencyResult,
@@ -194,8 +195,8 @@ async def grade_test(
     )
 
 
-def answer_graders(test: Test, eval_path: Path) -> list[tuple[GraderSpec, AnswerGrader]] | None:
-    """The test's graders, built, when every one grades the answer's text alone (`grade_answer_now`);
+def answer_graders(test: Test, eval_path: Path) -> AnswerGraders | None:
+    """The test's graders, built, when every one grades the answer's text alone (`grade_now`);
     else None (a grader that reads more, a plugin, or one that does not build: `grade_test` grades,
     or reports, it)."""
     specs = graders_for(test)
@@ -211,13 +212,13 @@ def answer_graders(test: Test, eval_path: Path) -> list[tuple[GraderSpec, Answer
         if grader is None:
             return None
         graders.append((spec, grader))
-    return graders
+    return AnswerGraders(graders)
 
 
 def grade_now(
     test: Test,
     response: TargetResponse,
-    graders: list[tuple[GraderSpec, AnswerGrader]],
+    graders: AnswerGraders,
     *,
     target: str,
     threshold: float,
@@ -232,23 +233,22 @@ def grade_now(
     (`fingerprint` and `started_at` given), `grade`'s as `grade_test` leaves it (neither). None when
     a grader needs awaiting after all."""
     output = answer_text(response)
-    results: list[GraderResult] = []
-    for spec, grader in graders:
-        result = grade_answer_now(spec, grader, output)
-        if result is None:
-            return None
-        results.append(result)
-    return graded_row(
+    graded = graders.grade(output, threshold)
+    if graded is None:
+        return None
+    results, score, verdict = graded
+    return _row(
         test,
         response,
+        output,
         results,
+        _judged(results, score, verdict, graded=True),
         target=target,
         threshold=threshold,
         dry_run=dry_run,
         attempt=attempt,
         eval_path=eval_path,
         suite=suite,
-        graded=True,
         fingerprint=fingerprint,
         started_at=started_at,
     )
@@ -273,27 +273,61 @@ def graded_row(
     graders. `started_at`: when the runner started the attempt (the row's start when the answer
     gives none; it ends now)."""
     score, verdict = combine_grader_results(results, threshold)
+    return _row(
+        test,
+        response,
+        answer_text(response),
+        results,
+        _judged(results, score, verdict, graded=graded),
+        target=target,
+        threshold=threshold,
+        dry_run=dry_run,
+        attempt=attempt,
+        eval_path=eval_path,
+        suite=suite,
+        fingerprint=fingerprint,
+        started_at=started_at,
+    )
+
+
+# A test's score, verdict and status, with its error, failure stage and reason code (None when ok).
+_Judgement = tuple[float, Verdict, ExecutionStatus, str | None, str | None, str | None]
+
+
+def _judged(results: list[GraderResult], score: float, verdict: Verdict, *, graded: bool) -> _Judgement:
+    """The row's outcome from its graders' `results` and their combined `score` and `verdict`."""
     status = _status(results, verdict)
-    error: str | None = None
-    failure_stage: str | None = None
-    reason: str | None = None
     if status == "execution_error":
         errors = [f"{r.name}: {r.error}" for r in results if r.error is not None]
-        error = "grader error: " + "; ".join(errors)
-        score, verdict, failure_stage, reason = 0.0, "fail", "grading", "grader_error"
-    elif not graded:
-        reason = "no_graders"
-    elif _skipped(results):
+        return 0.0, "fail", status, "grader error: " + "; ".join(errors), "grading", "grader_error"
+    if not graded:
+        return score, verdict, status, None, None, "no_graders"
+    if _skipped(results):
         # As AgentV: a grader that skipped leaves the answer unjudged, an execution error (stage
         # `evaluator`); never a "not run" row for a test whose target answered.
         error = _skipped_graders_error([r for r in results if r.verdict == "skip"])
-        status, score, verdict, failure_stage, reason = (
-            "execution_error",
-            0.0,
-            "fail",
-            "evaluator",
-            "evaluator_error",
-        )
+        return 0.0, "fail", "execution_error", error, "evaluator", "evaluator_error"
+    return score, verdict, status, None, None, None
+
+
+def _row(
+    test: Test,
+    response: TargetResponse,
+    output: str,
+    results: list[GraderResult],
+    judged: _Judgement,
+    *,
+    target: str,
+    threshold: float,
+    dry_run: bool,
+    attempt: int,
+    eval_path: str,
+    suite: str,
+    fingerprint: str | None,
+    started_at: str | None,
+) -> TestResult:
+    """`graded_row` once its outcome is `judged`; `output`: the answer's text (`answer_text`)."""
+    score, verdict, status, error, failure_stage, reason = judged
     usage = response.token_usage
     counted = usage_problem(usage)
     if counted is not None:  # a target's impossible count: no row that `report` would refuse
@@ -332,7 +366,7 @@ def graded_row(
         attempt=attempt,
         conversation_id=test.conversation_id,
         input=_cap(_input_text(test.input), INPUT_CAP),
-        output=_cap(answer_text(response), OUTPUT_CAP),
+        output=_cap(output, OUTPUT_CAP),
         metadata=dict(test.metadata),
         tags=list(test.tags),
         dry_run=dry_run or response.dry_run,

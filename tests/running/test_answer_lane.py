@@ -15,7 +15,7 @@ import pytest
 from agentv_ci import grading
 from agentv_ci.graders import regex_search
 from agentv_ci.graders.text import Contains
-from agentv_ci.model.result import GraderResult, TestResult
+from agentv_ci.model.result import AssertionResult, GraderResult, TestResult
 from agentv_ci.model.suite import GraderSpec, Message
 from agentv_ci.plugins import GRADERS_NAMESPACE, GradingContext, register_for_tests
 from agentv_ci.running.plan import PlanOptions, plan_jobs
@@ -135,10 +135,10 @@ def test_a_grader_that_raises_is_an_execution_error_in_the_lane_too(
     """Never a crash of the run (nor a pass): the row the usual path writes (run_grader_spec)."""
     suite = _suite(tmp_path, [[_spec("contains", "c", config={"value": "answer"})]] * 2)
 
-    def broken(self: Contains, output: str, started: float | None = None) -> GraderResult:
+    def broken(self: Contains, output: str) -> AssertionResult:
         raise ValueError("boom")
 
-    monkeypatch.setattr(Contains, "evaluate", broken)
+    monkeypatch.setattr(Contains, "assertion", broken)  # what both paths grade with
     usual, _ = _rows(suite, lane=False, monkeypatch=monkeypatch)
     at_once, graded = _rows(suite, lane=True, monkeypatch=monkeypatch)
     assert graded == 0

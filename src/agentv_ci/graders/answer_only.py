@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from agentv_ci.model.result import GraderResult
+from agentv_ci.model.result import AssertionResult
 
 __all__ = ["AnswerGrader", "answer_grader"]
 
@@ -14,9 +14,9 @@ _BUILT_IN_MODULES = frozenset({"agentv_ci.graders.text"})
 
 
 class AnswerGrader(Protocol):
-    def grade_answer(self, output: str, started: float) -> GraderResult | None:
-        """`grade` of an answer whose text is `output`, at once, built from the spec with its duration
-        since `started` (`time.perf_counter()`); None when it needs `grade` after all."""
+    def answer_assertion(self, output: str) -> AssertionResult | None:
+        """The one assertion of `grade`'s result (score 1 when it passed, else 0) for an answer whose
+        text is `output`, at once; None when it needs `grade` after all."""
         ...
 
 

@@ -12,7 +12,7 @@ import msgspec
 
 from agentv_ci.errors import AgentvCiError
 from agentv_ci.graders.answer_only import AnswerGrader
-from agentv_ci.graders.outcome import errored
+from agentv_ci.graders.outcome import checked, errored
 from agentv_ci.model.result import GraderResult
 from agentv_ci.model.score_range import score_problem
 from agentv_ci.model.suite import GraderSpec
@@ -48,20 +48,15 @@ def grade_answer_now(spec: GraderSpec, grader: AnswerGrader, output: str) -> Gra
     coroutine, no context); None when it needs `grade` after all (a regex past its inline slice)."""
     started = time.perf_counter()
     try:
-        result: object = grader.grade_answer(output, started)
+        assertion = grader.answer_assertion(output)
     except Exception as exc:  # as run_grader_spec: a failing grader is an error, never a crash
-        result = _raised(spec, exc)
-    else:
-        if result is None:
-            return None
-        if (
-            type(result) is GraderResult
-            and result.duration_ms is not None
-            and not spec.negate
-            and own_bar(spec) is None
-        ):
-            return result  # built from the spec, timed: what settling would make of it
-    return settle_grader_result(spec, result, started)
+        return settle_grader_result(spec, _raised(spec, exc), started)
+    if assertion is None:
+        return None
+    result = checked(spec, assertion, started)
+    if spec.negate or own_bar(spec) is not None:
+        return settle_grader_result(spec, result, started)
+    return result  # built from the spec, timed: what settling would make of it
 
 
 def _raised(spec: GraderSpec, exc: Exception) -> GraderResult:

@@ -18,15 +18,15 @@ from agentv_ci.graders.outcome import (
     ShownOnce,
     answer_text,
     around,
+    checked,
     errored,
     excerpt,
     shown,
     shown_text,
-    timed_check,
 )
 from agentv_ci.js_semantics.js_numbers import js_trim
 from agentv_ci.js_semantics.js_regex import compile_js_regex, js_subject, span_in_text
-from agentv_ci.model.result import GraderResult
+from agentv_ci.model.result import AssertionResult, GraderResult
 from agentv_ci.model.suite import GraderSpec
 from agentv_ci.plugins import GradingContext
 
@@ -87,25 +87,25 @@ class _TextGrader:
     async def grade(self, ctx: GradingContext) -> GraderResult:
         return self.evaluate(answer_text(ctx.response))
 
-    def grade_answer(self, output: str, started: float) -> GraderResult | None:
-        """`grade` of an answer whose text is `output`, at once, timed since `started`
+    def answer_assertion(self, output: str) -> AssertionResult | None:
+        """The one assertion of `grade`'s result for an answer whose text is `output`, at once
         (graders/answer_only.py)."""
-        return self.evaluate(output, started)
+        return self.assertion(output)
 
     def evaluate(self, output: str, started: float | None = None) -> GraderResult:
         """The result for the answer text `output` (timed since `started`, when given)."""
+        return checked(self.spec, self.assertion(output), started)
+
+    def assertion(self, output: str) -> AssertionResult:
+        """The check of the answer text `output`: its result's one assertion."""
         raise NotImplementedError
 
-    def _trimmed_check(
-        self, output: str, trimmed: str, passed: bool, text: str, started: float | None
-    ) -> GraderResult:
-        """The result of a check on the trimmed answer (`trimmed` shown as actual), the answer quoted
-        as evidence when it fails."""
+    def _trimmed_check(self, output: str, trimmed: str, passed: bool, text: str) -> AssertionResult:
+        """A check on the trimmed answer (`trimmed` shown as actual), the answer quoted as evidence
+        when it fails."""
         evidence = None if passed else excerpt(output)
         expected, actual = self.expected(), shown(trimmed)
-        return timed_check(
-            self.spec, passed, text, evidence, expected=expected, actual=actual, started=started
-        )
+        return AssertionResult(text, passed, evidence, expected, actual)
 
 
 class Contains(_TextGrader):
@@ -115,14 +115,14 @@ class Contains(_TextGrader):
         super().__init__(spec, config, base_dir=base_dir)
         self.texts = (f'Output does not contain "{self.values[0]}"', f'Output contains "{self.values[0]}"')
 
-    def evaluate(self, output: str, started: float | None = None) -> GraderResult:
+    def assertion(self, output: str) -> AssertionResult:
         value = self.values[0]
         at = output.find(value)
-        found = at >= 0
-        actual = around(output, at, at + len(value)) if found else shown(output)
-        return timed_check(
-            self.spec, found, self.texts[found], expected=self.expected(), actual=actual, started=started
-        )
+        if at >= 0:
+            return AssertionResult(
+                self.texts[1], True, None, self.expected(), around(output, at, at + len(value))
+            )
+        return AssertionResult(self.texts[0], False, None, self.expected(), shown(output))
 
 
 class IContains(_TextGrader):
@@ -137,13 +137,12 @@ class IContains(_TextGrader):
             f'Output contains "{value}" (case-insensitive)',
         )
 
-    def evaluate(self, output: str, started: float | None = None) -> GraderResult:
+    def assertion(self, output: str) -> AssertionResult:
         at = output.lower().find(self.lowered)
-        found = at >= 0
-        actual = around(output, at, at + len(self.values[0])) if found else shown(output)
-        return timed_check(
-            self.spec, found, self.texts[found], expected=self.expected(), actual=actual, started=started
-        )
+        if at >= 0:
+            actual = around(output, at, at + len(self.values[0]))
+            return AssertionResult(self.texts[1], True, None, self.expected(), actual)
+        return AssertionResult(self.texts[0], False, None, self.expected(), shown(output))
 
 
 class _ManyGrader(_TextGrader):
@@ -151,7 +150,7 @@ class _ManyGrader(_TextGrader):
     require_all: ClassVar[bool] = False
     ignore_case: ClassVar[bool] = False
 
-    def evaluate(self, output: str, started: float | None = None) -> GraderResult:
+    def assertion(self, output: str) -> AssertionResult:
         haystack = output.lower() if self.ignore_case else output
         found = [v for v in self.values if (v.lower() if self.ignore_case else v) in haystack]
         missing = [v for v in self.values if v not in found]
@@ -183,7 +182,7 @@ class _ManyGrader(_TextGrader):
             actual = around(output, at, at + len(first))
         else:
             actual = shown(output)
-        return timed_check(self.spec, passed, text, expected=expected, actual=actual, started=started)
+        return AssertionResult(text, passed, None, expected, actual)
 
 
 class ContainsAny(_ManyGrader):
@@ -217,12 +216,12 @@ class _Affix(_TextGrader):
     def _has(self, text: str, affix: str) -> bool:
         raise NotImplementedError
 
-    def evaluate(self, output: str, started: float | None = None) -> GraderResult:
+    def assertion(self, output: str) -> AssertionResult:
         value = self.values[0]
         trimmed = js_trim(output)
         passed = self._has(trimmed, js_trim(value))
         verb = f"{self.verb}s" if passed else f"does not {self.verb}"
-        return self._trimmed_check(output, trimmed, passed, f'Output {verb} with "{value}"', started)
+        return self._trimmed_check(output, trimmed, passed, f'Output {verb} with "{value}"')
 
 
 class StartsWith(_Affix):
@@ -251,11 +250,11 @@ class Equals(_TextGrader):
         self.trimmed = js_trim(self.values[0])
         self.expected = ShownOnce(self.trimmed)
 
-    def evaluate(self, output: str, started: float | None = None) -> GraderResult:
+    def assertion(self, output: str) -> AssertionResult:
         trimmed = js_trim(output)
         passed = trimmed == self.trimmed
         verb = "equals" if passed else "does not equal"
-        return self._trimmed_check(output, trimmed, passed, f'Output {verb} "{self.values[0]}"', started)
+        return self._trimmed_check(output, trimmed, passed, f'Output {verb} "{self.values[0]}"')
 
 
 class Regex(_TextGrader):
@@ -289,16 +288,16 @@ class Regex(_TextGrader):
                 f"regex /{self.values[0]}/{flags} did not finish within {regex_search.REGEX_BUDGET_S:g}s "
                 f"on a {len(output)}-character answer (catastrophic backtracking?)",
             )
-        return self._verdict(match, output, subject)
+        return checked(self.spec, self._verdict(match, output, subject), None)
 
-    def grade_answer(self, output: str, started: float) -> GraderResult | None:
+    def answer_assertion(self, output: str) -> AssertionResult | None:
         """The match's inline slice (graders/answer_only.py): None when it needs longer (`grade`
         finishes it off the event loop)."""
         subject = js_subject(output, self.flags)
         match = regex_search.search_inline(self.pattern, subject, sticky=self.sticky)
         if match is regex_search.PENDING:
             return None
-        return self._verdict(match, output, subject, started)
+        return self._verdict(match, output, subject)
 
     def evaluate(self, output: str, started: float | None = None) -> GraderResult:
         """Synchronous grading (within the same time budget, holding the caller meanwhile)."""
@@ -309,29 +308,13 @@ class Regex(_TextGrader):
             match = run(subject, timeout=regex_search.REGEX_BUDGET_S)
         except TimeoutError:
             return errored(self.spec, f"regex /{self.values[0]}/{flags} did not finish in time")
-        return self._verdict(match, output, subject, started)
+        return checked(self.spec, self._verdict(match, output, subject), started)
 
-    def _verdict(self, match: Any, output: str, subject: str, started: float | None = None) -> GraderResult:
+    def _verdict(self, match: Any, output: str, subject: str) -> AssertionResult:
         pattern = self.expected()
         if match:
             # offsets in code units map back to whole characters: a half emoji is never shown
             start, end = span_in_text(output, subject, match.start(), match.end())
             found = around(output, start, end)
-            return timed_check(
-                self.spec,
-                True,
-                self.texts[1],
-                excerpt(output[start:end]),
-                expected=pattern,
-                actual=found,
-                started=started,
-            )
-        return timed_check(
-            self.spec,
-            False,
-            self.texts[0],
-            excerpt(output),
-            expected=pattern,
-            actual=shown(output),
-            started=started,
-        )
+            return AssertionResult(self.texts[1], True, excerpt(output[start:end]), pattern, found)
+        return AssertionResult(self.texts[0], False, excerpt(output), pattern, shown(output))

@@ -14,14 +14,14 @@ from typing import Any
 
 from agentv_ci.clock import now_millis
 from agentv_ci.errors import LoadError
-from agentv_ci.graders.answer_only import AnswerGrader
+from agentv_ci.graders.answer_graders import AnswerGraders
 from agentv_ci.graders.outcome import answer_text
 from agentv_ci.graders.responses_file import RecordedResponse, read_responses
 from agentv_ci.grading import answer_graders, grade_now, grade_test, relative_eval_path
 from agentv_ci.loading.suite_loader import load_suite
 from agentv_ci.model.result import TargetResponse, TestResult
 from agentv_ci.model.source import SourceLocation
-from agentv_ci.model.suite import GraderSpec, Suite, Test
+from agentv_ci.model.suite import Suite, Test
 from agentv_ci.plugins import GraderTargetCaller
 from agentv_ci.results.batched_rows import write_rows
 from agentv_ci.results.gc_pause import paused_gc
@@ -150,7 +150,7 @@ async def run_offline_grading(
 
         # per set of grader specs, their built graders when every one reads the answer's text alone:
         # `grade_now` grades such an answer in one call, no coroutine or context per grader
-        lanes: BySpecs[list[tuple[GraderSpec, AnswerGrader]] | None] = BySpecs()
+        lanes: BySpecs[AnswerGraders | None] = BySpecs()
 
         async def grade_one(item: RecordedResponse, attempt: int) -> TestResult:
             test = tests[item.test_id]

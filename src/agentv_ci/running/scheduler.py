@@ -17,10 +17,10 @@ import msgspec
 
 from agentv_ci.clock import now_millis
 from agentv_ci.errors import AgentvCiError, TargetError, TargetTimeout
-from agentv_ci.graders.answer_only import AnswerGrader
+from agentv_ci.graders.answer_graders import AnswerGraders
 from agentv_ci.grading import answer_graders, grade_now, grade_test, relative_eval_path
 from agentv_ci.model.result import AdaptiveStop, AdaptiveStopReason, TargetResponse, TestResult
-from agentv_ci.model.suite import GraderSpec, Message, Test
+from agentv_ci.model.suite import Message, Test
 from agentv_ci.plugins import GraderTargetCaller, TargetPlugin, TargetRequest
 from agentv_ci.prompting import render_input
 from agentv_ci.running.adaptive import AdaptiveRepeats, conclusive_counts
@@ -58,7 +58,7 @@ class _Lane:
 
     config: TargetsConfig
     immediate: Callable[[Test], TargetResponse]
-    graders: list[tuple[GraderSpec, AnswerGrader]]
+    graders: AnswerGraders
     shown_path: str
 
 
