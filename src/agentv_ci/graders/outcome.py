@@ -106,14 +106,7 @@ def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
     if SECRETS:
         value = SECRETS.redact_tree(value)
     elif type(value) is str and limit == SHOWN_CHARS:
-        # Every text grader of a test shows the same answer (the whole of it when it is short).
-        global _LAST_SHOWN
-        last = _LAST_SHOWN
-        if last[0] is value:
-            return last[1]
-        text = capped(encode_basestring(value), limit)
-        _LAST_SHOWN = (value, text)  # one tuple: read and replaced whole, never half of it
-        return text
+        return _shown_string(value)
     if isinstance(value, str):  # as json.dumps(value, ensure_ascii=False) quotes it
         text = encode_basestring(value)
     else:
@@ -150,13 +143,30 @@ def shown_text(text: str, limit: int = SHOWN_CHARS) -> str:
     return capped(text, limit)
 
 
+def _shown_string(value: str) -> str:
+    """`shown(value)` of a string while the run knows no secret."""
+    # Every text grader of a test shows the same answer (the whole of it when it is short).
+    global _LAST_SHOWN
+    last = _LAST_SHOWN
+    if last[0] is value:
+        return last[1]
+    text = capped(encode_basestring(value), SHOWN_CHARS)
+    _LAST_SHOWN = (value, text)  # one tuple: read and replaced whole, never half of it
+    return text
+
+
 def around(text: str, start: int, end: int, context: int = 40) -> str:
     """`shown` of the part of `text` from `context` characters before `start` to as many after `end`,
     with `…` where it was cut: what a search found, in its place."""
-    lo, hi = max(start - context, 0), min(end + context, len(text))
-    # A secret the window cuts is masked whole; without secrets, redact_window is the slice.
-    part = shown(SECRETS.redact_window(text, lo, hi) if SECRETS else text[lo:hi])
-    return ("…" if lo > 0 else "") + part + ("…" if hi < len(text) else "")
+    size = len(text)
+    lo = start - context if start > context else 0
+    hi = end + context if end + context < size else size
+    # A secret the window cuts is masked whole. Without secrets, a short answer's window is all of it:
+    # the very string, shown once for all its graders.
+    part = shown(SECRETS.redact_window(text, lo, hi)) if SECRETS else _shown_string(text[lo:hi])
+    if lo == 0 and hi == size:
+        return part
+    return ("…" if lo > 0 else "") + part + ("…" if hi < size else "")
 
 
 def skipped(spec: GraderSpec, text: str) -> GraderResult:
