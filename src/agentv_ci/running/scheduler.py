@@ -224,7 +224,7 @@ class Runner:
         from agentv_ci.targets.dry_run import DryRunTarget
 
         if type(target) is DryRunTarget:
-            self._immediate[key] = target.answer
+            self._immediate[key] = target.placeholder.answer  # what its `answer` asks, one call fewer
 
     async def aclose(self) -> None:
         for target in self._targets.values():
@@ -370,9 +370,10 @@ class Runner:
         run_attempt adds. Its rare detours take run_attempt: an answer that fails (asked again there)
         or a regex that needs longer (graded off the loop)."""
         test = job.test
-        fingerprint = self.definition_fingerprint(job, lane.config)
+        fingerprint = self._definitions.of_job(job, lane.config)
         started_at = now_millis()
-        self.configs.hooks(job, lane.shown_path)  # warns of hooks with no workspace to run in
+        if test.execution.target_hooks:
+            self.configs.hooks(job, lane.shown_path)  # warns of hooks with no workspace to run in
         try:
             answer = lane.immediate(test)
         except AgentvCiError:
