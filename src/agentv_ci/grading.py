@@ -122,20 +122,6 @@ def _skipped_graders_error(skipped: list[GraderResult]) -> str:
     return messages[0] if len(messages) == 1 else "Graders skipped: " + " | ".join(messages)
 
 
-def _skipped(results: list[GraderResult]) -> bool:
-    for r in results:  # noqa: SIM110 (a loop, not any(genexpr): once per answer)
-        if r.verdict == "skip":
-            return True
-    return False
-
-
-def _status(results: list[GraderResult], verdict: Verdict) -> ExecutionStatus:
-    for r in results:  # a loop, not any(genexpr): once per answer
-        if r.error is not None:
-            return "execution_error"
-    return "quality_failure" if verdict == "fail" else "ok"
-
-
 async def grade_test(
     test: Test,
     response: TargetResponse,
@@ -296,13 +282,18 @@ _Judgement = tuple[float, Verdict, ExecutionStatus, str | None, str | None, str 
 
 def _judged(results: list[GraderResult], score: float, verdict: Verdict, *, graded: bool) -> _Judgement:
     """The row's outcome from its graders' `results` and their combined `score` and `verdict`."""
-    status = _status(results, verdict)
-    if status == "execution_error":
-        errors = [f"{r.name}: {r.error}" for r in results if r.error is not None]
-        return 0.0, "fail", status, "grader error: " + "; ".join(errors), "grading", "grader_error"
+    skipped = False
+    for r in results:  # one loop, not any(genexpr) twice: once per answer
+        if r.error is not None:
+            errors = [f"{r.name}: {r.error}" for r in results if r.error is not None]
+            error = "grader error: " + "; ".join(errors)
+            return 0.0, "fail", "execution_error", error, "grading", "grader_error"
+        if r.verdict == "skip":
+            skipped = True
+    status: ExecutionStatus = "quality_failure" if verdict == "fail" else "ok"
     if not graded:
         return score, verdict, status, None, None, "no_graders"
-    if _skipped(results):
+    if skipped:
         # As AgentV: a grader that skipped leaves the answer unjudged, an execution error (stage
         # `evaluator`); never a "not run" row for a test whose target answered.
         error = _skipped_graders_error([r for r in results if r.verdict == "skip"])
