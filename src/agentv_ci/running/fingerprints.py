@@ -180,6 +180,11 @@ class DefinitionFingerprints:
                 known = self._targets[key] = msgspec.Raw(_ENCODER.encode(target_identity(target, targets)))
             identity = known
             self._last_config, self._last_target, self._last_identity = targets, target, identity
+        specs = test.graders
+        if specs is self._last_specs and eval_path == self._last_path:  # the spool's shared list
+            graders, files = self._last_parts
+        else:
+            graders, files = self._grader_parts_of(specs, eval_path)
         messages = self._messages
         payload = _ENCODER.encode(
             (
@@ -189,7 +194,8 @@ class DefinitionFingerprints:
                 messages(test.input),
                 test.criteria,
                 messages(test.expected_output),
-                *self._grader_parts_of(test.graders, eval_path),
+                graders,
+                files,
                 self._extras(test, eval_path) if test.input_files or test.mode or test.turns else None,
             )
         )
