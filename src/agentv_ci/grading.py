@@ -276,6 +276,18 @@ def graded_row(
     )
 
 
+# TestResult's fields in the order `_row` passes them. Checked as the module loads: a field added or
+# moved fails every run and test at once, never shifting a row's values into other fields.
+_ROW_FIELDS = (
+    "test_id", "suite", "target", "score", "execution_status", "verdict", "threshold", "scores",
+    "error", "failure_stage", "failure_reason_code", "missing_secret", "token_usage", "cost_usd",
+    "duration_ms", "timestamp", "start_time", "end_time", "eval_path", "line", "attempt",
+    "aggregation", "adaptive", "trials", "conversation_id", "input", "output", "metadata", "tags",
+    "dry_run", "fingerprint", "provenance", "notes",
+)  # fmt: skip
+if TestResult.__struct_fields__ != _ROW_FIELDS:
+    raise ImportError("agentv_ci.grading: TestResult's fields changed; update _ROW_FIELDS and _row")
+
 # A test's score, verdict and status, with its error, failure stage and reason code (None when ok).
 _Judgement = tuple[float, Verdict, ExecutionStatus, str | None, str | None, str | None]
 
@@ -334,33 +346,39 @@ def _row(
     start_time, end_time = response.start_time, response.end_time
     if started_at is not None and start_time is None:
         start_time, end_time = started_at, timestamp
+    # By position, in _ROW_FIELDS' order: TestResult's 28 keywords cost three times its construction.
     return TestResult(
-        test_id=test.id,
-        suite=suite,
-        target=target,
-        score=score,
-        execution_status=status,
-        verdict=verdict,
-        threshold=threshold,
-        scores=results,
-        error=error,
-        failure_stage=failure_stage,
-        failure_reason_code=reason,
-        token_usage=usage,
-        cost_usd=response.cost_usd,
-        duration_ms=response.duration_ms,
-        timestamp=timestamp,
-        start_time=start_time,
-        end_time=end_time,
-        eval_path=eval_path,
-        line=test.location.line if test.location and test.location.line > 0 else None,
-        attempt=attempt,
-        conversation_id=test.conversation_id,
-        input=_cap(_input_text(test.input), INPUT_CAP),
-        output=_cap(output, OUTPUT_CAP),
-        metadata=dict(test.metadata),
-        tags=list(test.tags),
-        dry_run=dry_run or response.dry_run,
-        notes=list(response.notes),
-        fingerprint=fingerprint,
+        test.id,
+        suite,
+        target,
+        score,
+        status,  # execution_status
+        verdict,
+        threshold,
+        results,  # scores
+        error,
+        failure_stage,
+        reason,  # failure_reason_code
+        None,  # missing_secret
+        usage,  # token_usage
+        response.cost_usd,
+        response.duration_ms,
+        timestamp,
+        start_time,
+        end_time,
+        eval_path,
+        test.location.line if test.location and test.location.line > 0 else None,  # line
+        attempt,
+        None,  # aggregation
+        None,  # adaptive
+        [],  # trials
+        test.conversation_id,
+        _cap(_input_text(test.input), INPUT_CAP),  # input
+        _cap(output, OUTPUT_CAP),  # output
+        dict(test.metadata),
+        list(test.tags),
+        dry_run or response.dry_run,
+        fingerprint,
+        None,  # provenance
+        list(response.notes),
     )
