@@ -19,10 +19,9 @@ _SCORED_LIMIT = 64  # combined scores kept per set of graders (one per pass/fail
 
 class AnswerGraders:
     """The built graders of a set of specs, in order. When none has `negate` or a bar of its own, each
-    result is its one assertion under the spec's name, weight and `required` (score 1 or 0): built here
-    directly, one clock reading ending a grader's time and starting the next's, and the test's score
-    and verdict, which then depend only on which graders passed and the threshold, worked out once per
-    such pattern (`combine_grader_results` itself, so never a different score)."""
+    result is its assertion under the spec's fields (score 1 or 0), built here with one clock reading
+    between two graders; the test's score then depends only on which graders passed and the threshold,
+    so `combine_grader_results` runs once per such pattern."""
 
     __slots__ = ("_direct", "_scored", "graders")
 
