@@ -138,6 +138,25 @@ def test_every_message_and_text_block_is_capped_and_warnings_are_bounded() -> No
     assert cap.apply(small, "s") is small
 
 
+def test_a_short_final_text_does_not_spare_a_long_message_block_or_a_partial_answer() -> None:
+    """Every string is looked at whenever one could be past the cap (issue 31 returns a short answer
+    at once): a long message after a short final text, a long text block, a message past the cap in
+    bytes but not in characters, a partial answer."""
+    cap = AnswerCap(1024, [])
+    big = "z" * 5000
+    for messages in (
+        [Message(role="assistant", content=big)],
+        [Message(role="assistant", content=[{"type": "text", "value": big}])],
+        [Message(role="assistant", content="ok"), Message(role="assistant", content="é" * 600)],
+    ):
+        cut = cap.apply(TargetResponse(text="ok", messages=messages), "t")
+        assert cut.answer_bytes is not None and len(cut.notes) == 1
+        assert "[agentv-ci: answer cut at 1024 bytes" in str(cut.messages[-1].content)
+    partial = TargetResponse(text="ok", messages=[Message(role="assistant", content="ok")], answer_bytes=4096)
+    noted = cap.apply(partial, "p")
+    assert noted.answer_bytes == 4096 and len(noted.notes) == 1  # the target read only part of it
+
+
 def _openai_project(tmp_path: Path, base_url: str) -> Path:
     project = tmp_path / "http-project"
     (project / ".agentv").mkdir(parents=True)
