@@ -119,10 +119,10 @@ def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
 
 
 class ShownOnce:
-    """`show(value)` (`shown` by default, or `shown_text`) of a value fixed when a grader is built (its
-    expected text), computed once and reused while the run knows no secret; with secrets, computed each
-    time, so one registered after the build is still masked. Without secrets both depend on the value
-    alone."""
+    """`text()`: `show(value)` (`shown` by default, or `shown_text`) of a value fixed when a grader is
+    built (its expected text), computed once and reused while the run knows no secret; with secrets,
+    computed each time, so one registered after the build is still masked. Without secrets both depend
+    on the value alone."""
 
     __slots__ = ("_show", "_text", "value")
 
@@ -131,7 +131,8 @@ class ShownOnce:
         self._show = show or shown
         self._text: str | None = None
 
-    def __call__(self) -> str:
+    def text(self) -> str:
+        """The value shown (a method, not `__call__`: called for every answer of a text grader)."""
         if SECRETS:
             return self._show(self.value)
         if self._text is None:

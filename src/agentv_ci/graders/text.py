@@ -104,7 +104,7 @@ class _TextGrader:
         """A check on the trimmed answer (`trimmed` shown as actual), the answer quoted as evidence
         when it fails."""
         evidence = None if passed else excerpt(output)
-        expected, actual = self.expected(), shown(trimmed)
+        expected, actual = self.expected.text(), shown(trimmed)
         return AssertionResult(text, passed, evidence, expected, actual)
 
 
@@ -120,9 +120,9 @@ class Contains(_TextGrader):
         at = output.find(value)
         if at >= 0:
             return AssertionResult(
-                self.texts[1], True, None, self.expected(), around(output, at, at + len(value))
+                self.texts[1], True, None, self.expected.text(), around(output, at, at + len(value))
             )
-        return AssertionResult(self.texts[0], False, None, self.expected(), shown(output))
+        return AssertionResult(self.texts[0], False, None, self.expected.text(), shown(output))
 
 
 class IContains(_TextGrader):
@@ -141,8 +141,8 @@ class IContains(_TextGrader):
         at = output.lower().find(self.lowered)
         if at >= 0:
             actual = around(output, at, at + len(self.values[0]))
-            return AssertionResult(self.texts[1], True, None, self.expected(), actual)
-        return AssertionResult(self.texts[0], False, None, self.expected(), shown(output))
+            return AssertionResult(self.texts[1], True, None, self.expected.text(), actual)
+        return AssertionResult(self.texts[0], False, None, self.expected.text(), shown(output))
 
 
 class _ManyGrader(_TextGrader):
@@ -175,7 +175,7 @@ class _ManyGrader(_TextGrader):
                 if passed
                 else f"Output does not contain any of: {quoted}{suffix}"
             )
-        expected = shown(missing) if self.require_all and not passed else self.expected()
+        expected = shown(missing) if self.require_all and not passed else self.expected.text()
         if passed and found:  # what was found, in its place (a negated check fails on it)
             first = found[0].lower() if self.ignore_case else found[0]
             at = haystack.find(first)
@@ -311,7 +311,7 @@ class Regex(_TextGrader):
         return checked(self.spec, self._verdict(match, output, subject), started)
 
     def _verdict(self, match: Any, output: str, subject: str) -> AssertionResult:
-        pattern = self.expected()
+        pattern = self.expected.text()
         if match:
             # offsets in code units map back to whole characters: a half emoji is never shown
             start, end = span_in_text(output, subject, match.start(), match.end())
