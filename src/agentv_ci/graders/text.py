@@ -313,8 +313,9 @@ class Regex(_TextGrader):
     def _verdict(self, match: Any, output: str, subject: str) -> AssertionResult:
         pattern = self.expected.text()
         if match:
-            # offsets in code units map back to whole characters: a half emoji is never shown
-            start, end = span_in_text(output, subject, match.start(), match.end())
+            start, end = match.span()
+            if subject is not output:  # offsets in code units back to whole characters: no half emoji
+                start, end = span_in_text(output, subject, start, end)
             found = around(output, start, end)
             return AssertionResult(self.texts[1], True, excerpt(output[start:end]), pattern, found)
         return AssertionResult(self.texts[0], False, excerpt(output), pattern, shown(output))
