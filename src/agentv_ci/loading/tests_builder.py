@@ -20,6 +20,7 @@ from agentv_ci.loading.input_files import read_prompt, resolve_input_files
 from agentv_ci.loading.interpolate import substitute_vars
 from agentv_ci.loading.keys import TEST_DEPRECATED, TEST_KEYS
 from agentv_ci.loading.messages import check_role_markers, normalise_expected, normalise_input
+from agentv_ci.loading.plain_tests import PlainRow, PlainTemplate
 from agentv_ci.loading.rubrics import normalise_rubrics
 from agentv_ci.loading.suite_defaults import SuiteDefaults, merge_metadata
 from agentv_ci.loading.workspace import merge_workspace, parse_workspace
@@ -88,6 +89,7 @@ class TestBuilder:
         self.ctx = ctx
         self.defaults = defaults
         self.graders = graders
+        self.plain = PlainTemplate(defaults)  # what each test `_build_plain` builds shares
 
     def build(self, raw: Any, node: Node, run: ExecutionSpec | None = None) -> tuple[Test, Node] | None:
         """The test and where its id was written; None when it is unusable (diagnostics recorded)."""
@@ -137,22 +139,9 @@ class TestBuilder:
             metadata = {}
         elif not isinstance(metadata, dict):
             return None
-        return Test(
-            id=test_id,
-            input=[*defaults.input_messages, Message(role="user", content=text)],
-            criteria=criteria,
-            expected_output=[] if expected is None else [Message(role="assistant", content=expected)],
-            graders=list(defaults.graders),
-            execution=merge_execution(defaults.execution, None),
-            input_files=[],
-            vars={},
-            metadata=merge_metadata(defaults.metadata, metadata),
-            tags=[],
-            workspace=merge_workspace(defaults.workspace, None),
-            preprocessors=defaults.preprocessors,
-            suite=defaults.name,
-            location=node.loc(),
-        )
+        location = node.loc()
+        row = PlainRow(test_id, text, criteria, expected, metadata, location.line, location.col)
+        return self.plain.build(row, location)
 
     def _build(
         self, raw: dict[str, Any], node: Node, test_id: str, run: ExecutionSpec | None
