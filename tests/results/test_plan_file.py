@@ -91,3 +91,19 @@ def test_a_secret_in_a_planned_key_is_masked_as_in_the_rows(tmp_path: Path) -> N
     _write(tmp_path, [("s", "uses-sk-plan-secret-123456", "x")])
     text = (tmp_path / PLAN_NAME).read_text()
     assert "sk-plan-secret-123456" not in text and "uses-***" in text
+
+
+def test_a_job_added_by_its_fields_is_written_as_its_planned_job_is(tmp_path: Path) -> None:
+    jobs = [PlannedJob("s", 'a "quoted"\nid', "x", 2, None, None), PlannedJob("s", "é", "y", 1, "e.yaml", 3)]
+    for name, by_fields in (("struct", False), ("fields", True)):
+        writer = PlanWriter(tmp_path / name, shard=None, dry_run=False)
+        for job in jobs:
+            if by_fields:
+                writer.add_fields((job.suite, job.test_id, job.target, job.attempts, job.eval_path, job.line))
+            else:
+                writer.add(job)
+        writer.commit()
+    struct, fields = (read_plan(tmp_path / name) for name in ("struct", "fields"))
+    assert struct is not None and fields is not None
+    assert [line for _job, line in fields.jobs()] == [line for _job, line in struct.jobs()]
+    assert [job for job, _line in fields.jobs()] == jobs

@@ -3,8 +3,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from agentv_ci.errors import UsageError
+from agentv_ci.model.suite import ExecutionSpec, RepeatSpec
 from agentv_ci.running.plan import PlanOptions, drop_finished, plan_jobs, targets_for
 from agentv_ci.running.sharding import parse_shard, shard_of
 from tests.running.support import make_suite
@@ -49,3 +51,22 @@ def test_target_precedence_and_resume(tmp_path: Path) -> None:
     assert targets_for(test, suite, ("cli",)) == ["cli"]
     jobs = plan_jobs([suite], PlanOptions())
     assert [j.key for j in drop_finished(jobs, {("p", "p-0", "x")})] == [("p", "p-0", "y"), ("p", "p-1", "t")]
+
+
+def test_each_test_gets_its_own_execution_settings_when_they_change_between_tests(tmp_path: Path) -> None:
+    suite = make_suite(tmp_path, "m", 5)
+    shared = ExecutionSpec(targets=["a", "b"], threshold=0.5)
+    own = ExecutionSpec(target="c", timeout_seconds=9.0, repeat=RepeatSpec(count=3, strategy="mean"))
+    executions = [shared, shared, own, shared, ExecutionSpec()]
+    suite.tests = [replace(t, execution=e) for t, e in zip(suite.tests, executions, strict=True)]
+    jobs = [
+        (j.test.id, j.target, j.threshold, j.timeout_s, j.attempts, j.strategy)
+        for j in plan_jobs([suite], PlanOptions())
+    ]
+    a, b, c = (("m-0", "m-1", "m-3"), ("a", "b"), ("m-2", "c", 0.8, 9.0, 3, "mean"))
+    assert jobs == [
+        *[(i, t, 0.5, None, 1, "pass_at_k") for i in a[:2] for t in b],
+        c,
+        *[(a[2], t, 0.5, None, 1, "pass_at_k") for t in b],
+        ("m-4", "t", 0.8, None, 1, "pass_at_k"),  # the suite's target
+    ]

@@ -68,6 +68,10 @@ class PlannedJob(msgspec.Struct, array_like=True):
         return (self.suite, self.test_id, self.target)
 
 
+# A `PlannedJob`'s fields, in order.
+JobFields = tuple[str, str, str, int, str | None, int | None]
+
+
 class PlanEnd(msgspec.Struct, omit_defaults=True):
     end: bool
     jobs: int
@@ -149,11 +153,17 @@ class PlanWriter:
 
     def add(self, job: PlannedJob) -> None:
         """A job of this run (of its shard)."""
+        self.add_fields((job.suite, job.test_id, job.target, job.attempts, job.eval_path, job.line))
+
+    def add_fields(self, fields: JobFields) -> None:
+        """`add` of the `PlannedJob` of `fields`, without building it: the tuple is written as the
+        array the `PlannedJob` is."""
         handle = self._open().handle
         self.jobs += 1
-        _ENCODER.encode_into(job, self._buffer, len(self._buffer))
-        self._buffer.extend(b"\n")
-        if len(self._buffer) > 1 << 20:
+        buffer = self._buffer
+        _ENCODER.encode_into(fields, buffer, len(buffer))
+        buffer.extend(b"\n")
+        if len(buffer) > 1 << 20:
             handle.write(redact_bytes(bytes(self._buffer)))  # as index.jsonl: no secret on disk
             self._buffer.clear()
 

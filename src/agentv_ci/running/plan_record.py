@@ -28,7 +28,7 @@ from agentv_ci.results.plan_file import (
 from agentv_ci.running.dependency_plan import SuiteSource, order_suites
 from agentv_ci.running.estimate import CostEstimator
 from agentv_ci.running.needs import RunNeeds
-from agentv_ci.running.plan import PlanOptions, adaptive_strategy, selected, targets_for
+from agentv_ci.running.plan import JobSettingsMemo, PlanOptions, adaptive_strategy, selected
 from agentv_ci.running.sharding import shard_of
 from agentv_ci.running.waves import Ordering
 
@@ -59,6 +59,9 @@ class PlanRecorder:
         self.estimator = estimator
         self._eval_paths: dict[str, str] = {}
         self.matrix = MatrixCount()
+        # A job's targets, attempts and repeat: what `iter_jobs` gives it (the shard aside).
+        self._settings_of = JobSettingsMemo(self._unsharded).of
+        self._filtered = bool(options.test_ids or options.tags)  # else every test is selected
         self.ordered: set[str] = set()  # the eval paths of the suites with a `depends_on`
 
     def _eval_path(self, suite_path: str) -> str:
@@ -79,7 +82,8 @@ class PlanRecorder:
         options = self.options
         if test.depends_on:
             self.ordered.add(suite.path)
-        targets = targets_for(test, suite, options.targets)
+        settings = self._settings_of(test, suite)
+        targets = settings.targets
         over = self.matrix.add(len(targets))  # every test counts, as `validate` counts them
         if over is not None:
             # lazy: diagnostic rendering, only when a planned test is refused
@@ -87,7 +91,7 @@ class PlanRecorder:
             from agentv_ci.validation.output_formats import render_relative
 
             raise InvalidEvalFiles([render_relative(at_test("E115", over, test, suite, MATRIX_HINT))])
-        if not selected(test, suite, self._unsharded):
+        if self._filtered and not selected(test, suite, self._unsharded):
             return
         name = test.suite or suite.name
         if options.shard is not None:
@@ -97,15 +101,16 @@ class PlanRecorder:
                 self.writer.add_to_shard(shard)
             if shard != index:
                 return
-        repeat = test.execution.repeat or suite.execution.repeat
-        attempts = max(1, options.repeat or (repeat.count if repeat else 1))
-        line = test.location.line if test.location and test.location.line > 0 else None
+        repeat, attempts = settings.repeat, settings.attempts
+        location = test.location
+        line = location.line if location and location.line > 0 else None
         eval_path = self._eval_path(suite.path)
+        finished, estimator, add = self.finished, self.estimator, self.writer.add_fields
         for target in targets:
-            self.writer.add(PlannedJob(name, test.id, target, attempts, eval_path, line))
-            if (name, test.id, target) not in self.finished:
+            add((name, test.id, target, attempts, eval_path, line))
+            if not finished or (name, test.id, target) not in finished:
                 self.needs.add_test(suite.path, target, test)
-                if self.estimator is not None:
+                if estimator is not None:
                     self._estimate(suite, test, target, attempts, repeat.strategy if repeat else None)
 
     def _estimate(
