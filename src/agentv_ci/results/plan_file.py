@@ -158,14 +158,15 @@ class PlanWriter:
     def add_fields(self, fields: JobFields) -> None:
         """`add` of the `PlannedJob` of `fields`, without building it: the tuple is written as the
         array the `PlannedJob` is."""
-        handle = self._open().handle
+        if self._pending is None:
+            self._open()
         self.jobs += 1
         buffer = self._buffer
         _ENCODER.encode_into(fields, buffer, len(buffer))
         buffer.extend(b"\n")
         if len(buffer) > 1 << 20:
-            handle.write(redact_bytes(bytes(self._buffer)))  # as index.jsonl: no secret on disk
-            self._buffer.clear()
+            self._open().handle.write(redact_bytes(bytes(buffer)))  # as index.jsonl: no secret on disk
+            buffer.clear()
 
     def add_to_shard(self, shard: int) -> None:
         """A job of the same selection in shard `shard` (1-based; this run's own included)."""
