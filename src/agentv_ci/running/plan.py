@@ -96,8 +96,9 @@ def plan_jobs(suites: Iterable[Suite], options: PlanOptions) -> list[Job]:
 def iter_jobs(suite: Suite, tests: Iterable[Test], options: PlanOptions) -> Iterator[Job]:
     """The jobs of `suite`'s `tests` (a list, or tests read as they are taken), one test at a time."""
     settings_of = JobSettingsMemo(options).of
+    filtered = bool(options.test_ids or options.tags or options.shard)  # else every test is selected
     for test in tests:
-        if not selected(test, suite, options):
+        if filtered and not selected(test, suite, options):
             continue
         settings = settings_of(test, suite)
         repeat = settings.repeat

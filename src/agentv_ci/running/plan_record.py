@@ -63,6 +63,9 @@ class PlanRecorder:
         self._settings_of = JobSettingsMemo(self._unsharded).of
         self._filtered = bool(options.test_ids or options.tags)  # else every test is selected
         self.ordered: set[str] = set()  # the eval paths of the suites with a `depends_on`
+        self._suite: Suite | None = None  # the suite of the last test, its eval path and pricing
+        self._suite_eval_path: str | None = None
+        self._suite_priced: bool | None = None
 
     def _eval_path(self, suite_path: str) -> str:
         path = self._eval_paths.get(suite_path)
@@ -104,14 +107,24 @@ class PlanRecorder:
         repeat, attempts = settings.repeat, settings.attempts
         location = test.location
         line = location.line if location and location.line > 0 else None
-        eval_path = self._eval_path(suite.path)
+        if suite is not self._suite:  # a suite's tests come one after another
+            self._suite, self._suite_eval_path, self._suite_priced = suite, self._eval_path(suite.path), None
+        eval_path = self._suite_eval_path
         finished, estimator, add = self.finished, self.estimator, self.writer.add_fields
         for target in targets:
             add((name, test.id, target, attempts, eval_path, line))
             if not finished or (name, test.id, target) not in finished:
                 self.needs.add_test(suite.path, target, test)
-                if estimator is not None:
+                if estimator is not None and self._priced(suite, estimator):
                     self._estimate(suite, test, target, attempts, repeat.strategy if repeat else None)
+
+    def _priced(self, suite: Suite, estimator: CostEstimator) -> bool:
+        """Whether the estimate counts `suite`'s jobs (asked once a suite, when its first job is told:
+        the estimate ignores the jobs of a suite whose targets are not priced)."""
+        priced = self._suite_priced
+        if priced is None:
+            priced = self._suite_priced = estimator.targets.any_priced(suite.path)
+        return priced
 
     def _estimate(
         self, suite: Suite, test: Test, target: str, attempts: int, declared: RepeatStrategy | None

@@ -91,8 +91,13 @@ def _load(
         if spool is not None:
             spool.add(test)
 
+    noted: PlainTemplate | None = None  # its tests' suite name is noted: they all have its name
+
     def visit_plain(suite: Suite, test: Test, template: PlainTemplate, row: PlainRow) -> None:
-        names.note(suite, test)
+        nonlocal noted
+        if template is not noted:
+            names.note(suite, test)
+            noted = template
         if on_test is not None:
             on_test(suite, test)
         if spool is not None:

@@ -74,12 +74,12 @@ class SpooledTests:
         if location is None:  # never: a template's tests have one
             self.add(test)
             return
-        key = (id(template), location.file)
-        kind = self._kind_of.get(key)
-        if kind is None:
-            self._kinds.append((template, location.file))
-            kind = self._kind_of[key] = len(self._kinds)
-        if kind != self._kind:
+        if self._kind == 0 or (template, location.file) != self._kinds[self._kind - 1]:
+            key = (id(template), location.file)
+            kind = self._kind_of.get(key)
+            if kind is None:
+                self._kinds.append((template, location.file))
+                kind = self._kind_of[key] = len(self._kinds)
             self._start_frame(kind)
         self._pending.append(row)
         self.count += 1
@@ -87,6 +87,8 @@ class SpooledTests:
             self._write_frame()
 
     def _start_frame(self, kind: int) -> None:
+        if kind == self._kind:
+            return
         if self._pending:
             self._write_frame()
         self._kind = kind
