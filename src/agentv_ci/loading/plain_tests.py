@@ -71,7 +71,7 @@ class PlainTemplate:
             expected_output=[] if expected is None else [Message("assistant", expected)],
             graders=self.graders,
             execution=self.execution,
-            metadata=merge_metadata(self.metadata, row.metadata),
+            metadata=merge_metadata(self.metadata, row.metadata) if self.metadata else row.metadata,
             workspace=None if self.workspace is None else merge_workspace(self.workspace, None),
             preprocessors=self.preprocessors,
             suite=self.suite,

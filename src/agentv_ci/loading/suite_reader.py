@@ -197,15 +197,16 @@ class SuiteReader:
             execution=prepared.defaults.execution,
         )
         on_test, on_plain, plain = self.on_test, self.on_plain, prepared.builder.plain
+        seen_before, row_of = seen.add, plain.row_of
         for test, where in built:
             if kept is not None:
                 if isinstance(where, Node) and isinstance(where.doc, LineLocator):
                     kept = None  # from a dataset: nothing of this suite is held
                 else:
                     kept.append((test, where))
-            if seen.add(f"{test.suite}\x00{test.id}") or test.depends_on:
+            if seen_before(f"{test.suite}\x00{test.id}") or test.depends_on:
                 recheck = True
-            if on_plain is not None and (row := plain.row_of(test)) is not None:
+            if on_plain is not None and (row := row_of(test)) is not None:
                 on_plain(view, test, plain, row)
             elif on_test is not None:
                 on_test(view, test)

@@ -38,6 +38,7 @@ from agentv_ci.security.redaction import redact_bytes
 
 __all__ = [
     "PLAN_NAME",
+    "JobFields",
     "Plan",
     "PlanCount",
     "PlanWriter",
@@ -164,6 +165,17 @@ class PlanWriter:
         buffer = self._buffer
         _ENCODER.encode_into(fields, buffer, len(buffer))
         buffer.extend(b"\n")
+        if len(buffer) > 1 << 20:
+            self._open().handle.write(redact_bytes(bytes(buffer)))  # as index.jsonl: no secret on disk
+            buffer.clear()
+
+    def add_many(self, jobs: list[JobFields]) -> None:
+        """`add_fields` of each of `jobs`, in order, in one call."""
+        if self._pending is None:
+            self._open()
+        self.jobs += len(jobs)
+        buffer = self._buffer
+        buffer += _ENCODER.encode_lines(jobs)
         if len(buffer) > 1 << 20:
             self._open().handle.write(redact_bytes(bytes(buffer)))  # as index.jsonl: no secret on disk
             buffer.clear()

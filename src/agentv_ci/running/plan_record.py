@@ -18,6 +18,7 @@ from agentv_ci.model.suite import RepeatStrategy, Suite, Test
 from agentv_ci.results.plan_check import NO_RESULT
 from agentv_ci.results.plan_file import (
     INTERRUPTED,
+    JobFields,
     Plan,
     PlannedJob,
     PlanWriter,
@@ -33,6 +34,8 @@ from agentv_ci.running.sharding import shard_of
 from agentv_ci.running.waves import Ordering
 
 __all__ = ["PlanRecorder", "record_not_run"]
+
+_BATCH = 1024  # planned jobs handed to the writer at once
 
 
 class PlanRecorder:
@@ -63,6 +66,7 @@ class PlanRecorder:
         self._settings_of = JobSettingsMemo(self._unsharded).of
         self._filtered = bool(options.test_ids or options.tags)  # else every test is selected
         self.ordered: set[str] = set()  # the eval paths of the suites with a `depends_on`
+        self._batch: list[JobFields] = []  # jobs planned, for the writer (one call a batch, not a job)
         self._suite: Suite | None = None  # the suite of the last test, its eval path and pricing
         self._suite_eval_path: str | None = None
         self._suite_priced: bool | None = None
@@ -110,13 +114,20 @@ class PlanRecorder:
         if suite is not self._suite:  # a suite's tests come one after another
             self._suite, self._suite_eval_path, self._suite_priced = suite, self._eval_path(suite.path), None
         eval_path = self._suite_eval_path
-        finished, estimator, add = self.finished, self.estimator, self.writer.add_fields
+        finished, estimator, batch = self.finished, self.estimator, self._batch
         for target in targets:
-            add((name, test.id, target, attempts, eval_path, line))
+            batch.append((name, test.id, target, attempts, eval_path, line))
             if not finished or (name, test.id, target) not in finished:
                 self.needs.add_test(suite.path, target, test)
                 if estimator is not None and self._priced(suite, estimator):
                     self._estimate(suite, test, target, attempts, repeat.strategy if repeat else None)
+        if len(batch) >= _BATCH or not self.writer.jobs:  # the first job opens the plan at once
+            self._write_batch()
+
+    def _write_batch(self) -> None:
+        if self._batch:
+            self.writer.add_many(self._batch)
+            self._batch = []
 
     def _priced(self, suite: Suite, estimator: CostEstimator) -> bool:
         """Whether the estimate counts `suite`'s jobs (asked once a suite, when its first job is told:
@@ -147,6 +158,7 @@ class PlanRecorder:
         """Make the plan durable. A `--resume` keeps every job the plan of the run it continues lists
         (a narrower `--test-id` / `--tag` leaves them not run, never forgotten); resuming the run
         as another shard is a usage error."""
+        self._write_batch()
         if resume:
             previous = read_plan(self.writer.directory)
             if previous is not None:
