@@ -1,8 +1,9 @@
 """The CPU a run spends reading its tests, REF against the work tree, in turns.
 
 The stage measured: the first reading of bench/suites.py's JSONL suites (`check_selected_suites`:
-read, build, check and spool every test), then the run's taking them back (the spool, `iter_jobs`)
-with each job's definition fingerprint. No target, grading or reports: what issue 31's "read the
+read, build, check and spool every test, and record the plan as a run does: `PlanRecorder`), then
+the run's taking them back (the spool, `iter_jobs`) with each job's definition fingerprint, under
+the run's GC thresholds. No target, grading or reports: what issue 31's "read the
 tests" part costs, with less noise than a whole dry run. Each side runs in its own process (REF's
 `src/` from `git archive`, as bench/compare.py does), after one unmeasured warm-up run each, the sides
 taking turns; the CPU time is the stage's own (`time.process_time`, imports left out).
@@ -26,20 +27,31 @@ from compare import REPO, Side, default_ref, in_turns, unpack_ref
 from suites import write_mock_suites
 
 STAGE = """
-import sys, time
+import gc, sys, tempfile, time
 from pathlib import Path
+from agentv_ci.running.estimate import CostEstimator
 from agentv_ci.running.fingerprints import DefinitionFingerprints
+from agentv_ci.running.gc_tuning import RUN_GC_THRESHOLD
+from agentv_ci.running.needs import RunNeeds
 from agentv_ci.running.plan import PlanOptions, iter_jobs
+from agentv_ci.running.plan_record import PlanRecorder
 from agentv_ci.running.selected_suites import check_selected_suites
 
-start = time.process_time()
-loaded = check_selected_suites([Path(sys.argv[1])], env={})
-fingerprints, options, jobs = DefinitionFingerprints(), PlanOptions(), 0
-for one in loaded:
-    for job in iter_jobs(one.suite, one.tests(), options):
-        fingerprints.of_job(job, None)
-        jobs += 1
-print(time.process_time() - start, jobs)
+gc.set_threshold(*RUN_GC_THRESHOLD)
+with tempfile.TemporaryDirectory() as out:
+    start = time.process_time()
+    options = PlanOptions()
+    recorder = PlanRecorder(
+        Path(out), options, finished=set(), needs=RunNeeds(), dry_run=True, estimator=CostEstimator()
+    )
+    loaded = check_selected_suites([Path(sys.argv[1])], env={}, on_test=recorder)
+    recorder.commit(resume=False)
+    fingerprints, jobs = DefinitionFingerprints(), 0
+    for one in loaded:
+        for job in iter_jobs(one.suite, one.tests(), options):
+            fingerprints.of_job(job, None)
+            jobs += 1
+    print(time.process_time() - start, jobs)
 """
 
 
