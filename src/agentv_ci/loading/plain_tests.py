@@ -19,9 +19,10 @@ from agentv_ci.model.suite import Message, Test
 __all__ = ["PlainRow", "PlainTemplate"]
 
 
-class PlainRow(msgspec.Struct, array_like=True, frozen=True):
+class PlainRow(msgspec.Struct, array_like=True, frozen=True, gc=False):
     """What a plain test has of its own; `metadata` as written (its suite's is merged in when built),
-    `line` and `col` where it was written (in the file its template's tests are read from)."""
+    `line` and `col` where it was written (in the file its template's tests are read from). Not
+    tracked by the cyclic GC: what it holds (decoded JSON) never refers back to it."""
 
     id: str
     text: str
