@@ -69,6 +69,14 @@ _OPTIONAL_KEYS = frozenset(
 )
 
 
+_ID = ("id",)
+
+
+def _written(text: str) -> bool:
+    """Not empty nor only whitespace (what `strip()` would leave something of, without a copy)."""
+    return bool(text) and not text.isspace()
+
+
 class _OptionalFields(NamedTuple):
     """The fields few tests write (`_OPTIONAL_KEYS`), in the order their diagnostics are reported."""
 
@@ -98,12 +106,12 @@ class TestBuilder:
             ctx.error("E101", f"a test must be a mapping, got {type_name(raw)}", node)
             return None
         test_id = raw.get("id")
-        if run is None and raw.keys() <= _PLAIN_KEYS and isinstance(test_id, str) and test_id.strip():
+        if run is None and raw.keys() <= _PLAIN_KEYS and isinstance(test_id, str) and _written(test_id):
             plain = self._build_plain(raw, node, test_id)
-            if plain is not None:
-                return plain, node.child("id")
+            if plain is not None:  # a dataset line's node is at its top: its id is at ("id",)
+                return plain, Node(node.doc, _ID) if not node.path else node.child("id")
         ctx.check_keys(raw, node, TEST_KEYS, "a test", TEST_DEPRECATED)
-        if isinstance(test_id, str) and test_id.strip():
+        if isinstance(test_id, str) and _written(test_id):
             return self._build(raw, node, test_id, run)
         if test_id is None:
             ctx.error("E102", "test is missing `id`", node, hint="add `id: <unique-name>`")
