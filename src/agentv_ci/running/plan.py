@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import msgspec
 
@@ -20,8 +20,10 @@ __all__ = [
     "JobSettings",
     "JobSettingsMemo",
     "PlanOptions",
+    "StopRequest",
     "adaptive_strategy",
     "iter_jobs",
+    "job_settings",
     "plan_jobs",
     "selected",
     "targets_for",
@@ -93,14 +95,27 @@ def plan_jobs(suites: Iterable[Suite], options: PlanOptions) -> list[Job]:
     return [job for suite in suites for job in iter_jobs(suite, suite.tests, options)]
 
 
-def iter_jobs(suite: Suite, tests: Iterable[Test], options: PlanOptions) -> Iterator[Job]:
-    """The jobs of `suite`'s `tests` (a list, or tests read as they are taken), one test at a time."""
-    settings_of = JobSettingsMemo(options).of
+class StopRequest(Protocol):
+    """What tells a stream of jobs to end (running/interrupts.py's `StopSignals`)."""
+
+    requested: bool
+
+
+def iter_jobs(
+    suite: Suite, tests: Iterable[Test], options: PlanOptions, *, stops: StopRequest | None = None
+) -> Iterator[Job]:
+    """The jobs of `suite`'s `tests` (a list, or tests read as they are taken), one test at a time;
+    none after `stops` is requested (checked as each test is taken)."""
     filtered = bool(options.test_ids or options.tags or options.shard)  # else every test is selected
+    execution: ExecutionSpec | None = None
+    settings: JobSettings | None = None
     for test in tests:
+        if stops is not None and stops.requested:
+            return
         if filtered and not selected(test, suite, options):
             continue
-        settings = settings_of(test, suite)
+        if settings is None or test.execution is not execution:  # a suite's tests mostly share one
+            execution, settings = test.execution, job_settings(test, suite, options)
         repeat = settings.repeat
         for target in settings.targets:
             yield Job(
@@ -143,27 +158,28 @@ class JobSettingsMemo:
     def of(self, test: Test, suite: Suite) -> JobSettings:
         settings = self._settings
         if settings is None or test.execution is not self._execution or suite is not self._suite:
-            settings = self._settings = self._work_out(test, suite)
+            settings = self._settings = job_settings(test, suite, self.options)
             self._execution, self._suite = test.execution, suite
         return settings
 
-    def _work_out(self, test: Test, suite: Suite) -> JobSettings:
-        options = self.options
-        repeat = test.execution.repeat or suite.execution.repeat
-        attempts = options.repeat or (repeat.count if repeat else 1)
-        strategy, adaptive = repeat.strategy if repeat else "pass_at_k", False
-        if options.adaptive_repeats:
-            strategy, adaptive = adaptive_strategy(repeat.strategy if repeat else None, options)
-        timeout = options.timeout_s or test.execution.timeout_seconds or suite.execution.timeout_seconds
-        return JobSettings(
-            targets=targets_for(test, suite, options.targets),
-            repeat=repeat,
-            attempts=max(1, attempts),
-            strategy=strategy,
-            adaptive=adaptive,
-            timeout_s=timeout,
-            threshold=effective_threshold(options.threshold, test, suite),
-        )
+
+def job_settings(test: Test, suite: Suite, options: PlanOptions) -> JobSettings:
+    """The `JobSettings` of `test` of `suite` under `options`."""
+    repeat = test.execution.repeat or suite.execution.repeat
+    attempts = options.repeat or (repeat.count if repeat else 1)
+    strategy, adaptive = repeat.strategy if repeat else "pass_at_k", False
+    if options.adaptive_repeats:
+        strategy, adaptive = adaptive_strategy(repeat.strategy if repeat else None, options)
+    timeout = options.timeout_s or test.execution.timeout_seconds or suite.execution.timeout_seconds
+    return JobSettings(
+        targets=targets_for(test, suite, options.targets),
+        repeat=repeat,
+        attempts=max(1, attempts),
+        strategy=strategy,
+        adaptive=adaptive,
+        timeout_s=timeout,
+        threshold=effective_threshold(options.threshold, test, suite),
+    )
 
 
 def drop_finished(jobs: Iterable[Job], finished: set[tuple[str, str, str]]) -> list[Job]:
