@@ -7,9 +7,9 @@ a duplicate id (or, about once in 10^10 runs of a million tests, two ids with th
 loader then checks the suite exactly, the way it checks a suite held in memory, so every duplicate is
 reported as it always was and a mere hash collision reports nothing.
 
-The hashes of a suite's first `SMALL_KEYS` tests are kept in a set (a few MB at most: the set's own
-lookup is several times cheaper than the table's, probed in Python); past that they move to the
-table, so a dataset of any size costs 8 bytes a test.
+The hashes of a suite's first `SMALL_KEYS` tests are kept in a set (its lookup is several times
+cheaper than the table's, probed in Python); past that they move to the table, so a dataset of any
+size costs 8 bytes a test.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from array import array
 __all__ = ["SeenKeys"]
 
 _MASK64 = (1 << 64) - 1
-SMALL_KEYS = 1 << 15
+SMALL_KEYS = 1 << 12  # a set of this many hashes is about 0.3 MB: peak memory stays as it was
 
 
 class SeenKeys:
