@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from agentv_ci.loading import jsonl
 from agentv_ci.loading.discovery import find_eval_files
+from agentv_ci.loading.plain_tests import PlainRow, PlainTemplate
 from agentv_ci.loading.suite_loader import load_suite
 from agentv_ci.model import suite as model
 from agentv_ci.running.spooled_tests import SpooledTests
@@ -53,7 +54,36 @@ def _same_load(path: Path, repo_root: Path | None = None) -> bool:
         assert list(spool) == full.suite.tests
     finally:
         spool.close()
+    assert _spooled_as_a_run_spools(path, repo_root) == full.suite.tests
     return True
+
+
+PLAIN_ROWS: list[int] = []  # how many tests the loads below spooled as their rows
+
+
+def _spooled_as_a_run_spools(path: Path, repo_root: Path | None) -> list[model.Test]:
+    """The tests of a check load spooled as a run spools them: a plain test as its row alone."""
+    spool = SpooledTests()
+    rows = 0
+
+    def plain(suite: model.Suite, test: model.Test, template: PlainTemplate, row: PlainRow) -> None:
+        nonlocal rows
+        rows += 1
+        spool.add_plain(test, template, row)
+
+    try:
+        load_suite(
+            path,
+            repo_root=repo_root,
+            env={},
+            mode="check",
+            on_test=lambda suite, test: spool.add(test),
+            on_plain=plain,
+        )
+        PLAIN_ROWS.append(rows)
+        return list(spool)
+    finally:
+        spool.close()
 
 
 def _encoded(tests: list[model.Test]) -> bytes:
@@ -62,8 +92,10 @@ def _encoded(tests: list[model.Test]) -> bytes:
 
 def test_check_mode_loads_the_fixture_corpus_and_the_examples_as_a_full_load() -> None:
     files = find_eval_files([REPO / "tests" / "fixtures" / "evals", REPO / "examples"])
+    PLAIN_ROWS.clear()
     streamed = [path for path in files if _same_load(path)]
     assert len(files) > 40 and len(streamed) >= 3
+    assert sum(PLAIN_ROWS) > 0  # some came back from their template
 
 
 CASE = st.fixed_dictionaries(

@@ -91,3 +91,24 @@ def test_a_secret_in_a_planned_key_is_masked_as_in_the_rows(tmp_path: Path) -> N
     _write(tmp_path, [("s", "uses-sk-plan-secret-123456", "x")])
     text = (tmp_path / PLAN_NAME).read_text()
     assert "sk-plan-secret-123456" not in text and "uses-***" in text
+
+
+def test_jobs_added_by_their_fields_are_written_as_their_planned_jobs_are(tmp_path: Path) -> None:
+    jobs = [PlannedJob("s", 'a "quoted"\nid', "x", 2, None, None), PlannedJob("s", "é", "y", 1, "e.yaml", 3)]
+    fields = [(job.suite, job.test_id, job.target, job.attempts, job.eval_path, job.line) for job in jobs]
+    for name in ("struct", "fields", "many"):
+        writer = PlanWriter(tmp_path / name, shard=None, dry_run=False)
+        if name == "many":
+            writer.add_many(fields[:1])
+            writer.add_many(fields[1:])
+        for job, one in zip(jobs, fields, strict=True):
+            if name == "fields":
+                writer.add_fields(one)
+            elif name == "struct":
+                writer.add(job)
+        writer.commit()
+    plans = [read_plan(tmp_path / name) for name in ("struct", "fields", "many")]
+    assert all(plan is not None and plan.listed == 2 for plan in plans)
+    lines = [[line for _job, line in plan.jobs()] for plan in plans if plan is not None]
+    assert lines[0] == lines[1] == lines[2]
+    assert [job for job, _line in plans[2].jobs()] == jobs  # type: ignore[union-attr]

@@ -4,6 +4,8 @@ fingerprint caches key on)."""
 
 from __future__ import annotations
 
+from agentv_ci.loading.plain_tests import PlainRow, PlainTemplate
+from agentv_ci.loading.suite_defaults import SuiteDefaults
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import GraderSpec, Message
 from agentv_ci.model.suite import Test as SuiteTest
@@ -53,3 +55,32 @@ def test_tests_whose_specs_all_come_from_the_table_share_one_graders_list_per_ru
     assert back[2].graders == [first, own] and back[2].graders is not back[1].graders
     assert back[3].graders is back[4].graders and back[4].graders is not back[1].graders
     assert back[5].graders is not back[4].graders and back[6].graders is not back[5].graders
+
+
+def test_plain_tests_come_back_from_their_rows_in_order_among_whole_tests() -> None:
+    spec = GraderSpec(type="contains", name="has-answer", config={"value": "answer"})
+    templates = [
+        PlainTemplate(SuiteDefaults(name="one", graders=[spec])),
+        PlainTemplate(SuiteDefaults(name="two", metadata={"tags": ["suite"], "owner": "me"})),
+    ]
+    spool = SpooledTests()
+    added: list[SuiteTest] = []
+    try:
+        for i in range(1200):  # several frames of each kind, and kinds changing within a frame's run
+            template = templates[i // 100 % 2]
+            if i % 7 == 3:
+                test = SuiteTest(id=f"whole{i}", graders=[spec], location=SourceLocation("a.yaml", i, 5))
+                spool.add(test)
+            else:
+                file = "a.jsonl" if i % 3 else "b.jsonl"
+                row = PlainRow(f"t{i}", f"q{i}", None if i % 2 else "c", f"e{i}", {"tags": [i]}, i + 1, 1)
+                test = template.build(row, SourceLocation(file, i + 1, 1))
+                spool.add_plain(test, template, row)
+            added.append(test)
+        back = list(spool)
+    finally:
+        spool.close()
+    assert back == added
+    assert back[1].location == SourceLocation("a.jsonl", 2, 1) and back[3].id == "whole3"
+    assert back[151].metadata == {"tags": ["suite", 151], "owner": "me"}
+    assert back[0].graders is templates[0].graders and back[0].execution is templates[0].execution

@@ -7,6 +7,7 @@ import glob as globlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from itertools import chain, starmap
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from agentv_ci.model.suite import ExecutionSpec, Test
 _GLOB_CHARS = frozenset("*?[")
 
 
-@dataclass
+@dataclass(slots=True)
 class RawCase:
     """A test as written, with where it was written (and the `run:` of the include that pulled it in)."""
 
@@ -57,10 +58,12 @@ class CaseExpander:
     def expand(self, raw: Any, node: Node) -> Iterator[CaseEntry]:
         """The test entries of `raw`, as they are read: a JSONL dataset is read line by line as
         the entries are taken (`list()` them to read everything first)."""
-        ctx = self.ctx
         if isinstance(raw, str):
-            yield from self._from_reference(raw, node)
-            return
+            return self._from_reference(raw, node)
+        return self._expand_list(raw, node)
+
+    def _expand_list(self, raw: Any, node: Node) -> Iterator[CaseEntry]:
+        ctx = self.ctx
         if not isinstance(raw, list):
             ctx.error("E101", f"tests must be a list or a path, got {type_name(raw)}", node)
             return
@@ -88,8 +91,12 @@ class CaseExpander:
         return [resolve_relative(ref, node.base_dir, self.ctx.repo_root)]
 
     def _from_reference(self, ref: str, node: Node) -> Iterator[CaseEntry]:
+        # chained in C: a dataset's entries pass through no generator of ours on their way
+        return chain.from_iterable(self._cases_of_each_path(ref, node))
+
+    def _cases_of_each_path(self, ref: str, node: Node) -> Iterator[Iterable[CaseEntry]]:
         for path in self._paths(ref, node):
-            yield from self._cases_in(path, node, ref)
+            yield self._cases_in(path, node, ref)
 
     def _cases_in(self, path: Path, node: Node, ref: str) -> Iterable[CaseEntry]:
         ctx = self.ctx
@@ -103,7 +110,7 @@ class CaseExpander:
             return []
         suffix = path.suffix.lower()
         if suffix == ".jsonl":
-            return (RawCase(data, n) for data, n in read_jsonl_cases(path, ctx, node.loc()))
+            return starmap(RawCase, read_jsonl_cases(path, ctx, node.loc()))
         if suffix not in (".yaml", ".yml"):
             ctx.error("E006", f"unsupported tests file {path.name!r}", node, hint="use .yaml, .yml or .jsonl")
             return []

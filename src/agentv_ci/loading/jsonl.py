@@ -92,7 +92,7 @@ class _LineReader:
             line = line[:-1]
         if number == 1 and line.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark (Windows editors)
             line = line[3:]
-        if not line.strip():
+        if not line or line.isspace():  # blank (what `strip()` would empty, without a copy)
             return None
         if len(line) > MAX_LINE_BYTES:
             ctx.report(
@@ -102,7 +102,7 @@ class _LineReader:
                 "one line is one test; move large content into files it references",
             )
             return None
-        deep = too_deep(line)
+        deep = too_deep(line) if len(line) > MAX_JSON_DEPTH else None  # a short line is never too deep
         if deep is not None:  # refused before decoding: a deep value would exhaust the stack
             ctx.report(
                 "E005",

@@ -21,7 +21,7 @@ import msgspec
 from agentv_ci.loading.context import LoadContext
 from agentv_ci.loading.discovery import find_eval_files
 from agentv_ci.loading.interpolate import dotenv_environment
-from agentv_ci.loading.suite_reader import LoadMode, SuiteReader, TestVisitor
+from agentv_ci.loading.suite_reader import LoadMode, PlainVisitor, SuiteReader, TestVisitor
 from agentv_ci.model.diagnostics import Diagnostic, sort_key
 from agentv_ci.model.suite import Suite
 from agentv_ci.security.confinement import Confinement, find_repo_root
@@ -86,6 +86,7 @@ def load_suite(
     allow_outside: Sequence[Path] = (),
     mode: LoadMode = "keep",
     on_test: TestVisitor | None = None,
+    on_plain: PlainVisitor | None = None,
 ) -> LoadResult:
     """Load one eval file (or JSONL dataset). Never raises for bad input: an unreadable file gives an
     error diagnostic and `suite=None`.
@@ -95,13 +96,14 @@ def load_suite(
 
     `mode="check"` reports the same diagnostics and dependencies (in the order they were met, which
     may differ) without keeping the tests of a JSONL dataset (`streamed`); `on_test` sees every test
-    built (see `SuiteReader.load`).
+    built (see `SuiteReader.load`), or `on_plain`, when given, each test built from its suite's
+    template of plain tests (loading/plain_tests.py).
 
     Every file the suite references must lie inside the repository root (E305) or one of the
     `allow_outside` directories (see `agentv_ci.security.confinement`)."""
     path = Path(path)
     ctx = _context(path, repo_root, env, build_graders, allow_outside)
-    loader = SuiteReader(ctx, on_test)
+    loader = SuiteReader(ctx, on_test, on_plain)
     with _no_cyclic_gc():
         suite = loader.load(path, mode=mode)
     dependencies = list(ctx.dependencies)

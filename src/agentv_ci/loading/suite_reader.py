@@ -18,6 +18,7 @@ from agentv_ci.loading.interpolate import dotenv_environment
 from agentv_ci.loading.keys import TESTS_ALIASES
 from agentv_ci.loading.matrix_targets import warn_hooks_without_workspace
 from agentv_ci.loading.paths import safe_resolve
+from agentv_ci.loading.plain_tests import PlainRow, PlainTemplate
 from agentv_ci.loading.seen_keys import SeenKeys
 from agentv_ci.loading.suite_defaults import SuiteDefaults
 from agentv_ci.loading.suite_settings import (
@@ -35,6 +36,9 @@ LoadMode = Literal["keep", "check"]
 # Called with each test a `check` load builds (and the suite as far as a plan needs it: name, path,
 # tags, execution); the test is dropped after.
 TestVisitor = Callable[[Suite, Test], None]
+# Called instead, when given, with each test built from its suite's template of plain tests, with the
+# template and the test's row (what it has of its own): enough to keep the test in a few bytes.
+PlainVisitor = Callable[[Suite, Test, PlainTemplate, PlainRow], None]
 
 
 @dataclass
@@ -50,9 +54,12 @@ class _Prepared:
 
 
 class SuiteReader:
-    def __init__(self, ctx: LoadContext, on_test: TestVisitor | None = None) -> None:
+    def __init__(
+        self, ctx: LoadContext, on_test: TestVisitor | None = None, on_plain: PlainVisitor | None = None
+    ) -> None:
         self.ctx = ctx
         self.on_test = on_test
+        self.on_plain = on_plain
         self.streamed = False  # a `check` load found tests read from a JSONL dataset: not kept
 
     def load(
@@ -189,16 +196,20 @@ class SuiteReader:
             tags=suite_tags(prepared.data),
             execution=prepared.defaults.execution,
         )
+        on_test, on_plain, plain = self.on_test, self.on_plain, prepared.builder.plain
+        seen_before, row_of = seen.add, plain.row_of
         for test, where in built:
             if kept is not None:
                 if isinstance(where, Node) and isinstance(where.doc, LineLocator):
                     kept = None  # from a dataset: nothing of this suite is held
                 else:
                     kept.append((test, where))
-            if seen.add(f"{test.suite}\x00{test.id}") or test.depends_on:
+            if seen_before(f"{test.suite}\x00{test.id}") or test.depends_on:
                 recheck = True
-            if self.on_test is not None:
-                self.on_test(view, test)
+            if on_plain is not None and (row := row_of(test)) is not None:
+                on_plain(view, test, plain, row)
+            elif on_test is not None:
+                on_test(view, test)
         if kept is not None:
             check_duplicate_ids(kept, self.ctx)
             check_dependencies(kept, self.ctx)

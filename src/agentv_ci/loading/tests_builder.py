@@ -20,6 +20,7 @@ from agentv_ci.loading.input_files import read_prompt, resolve_input_files
 from agentv_ci.loading.interpolate import substitute_vars
 from agentv_ci.loading.keys import TEST_DEPRECATED, TEST_KEYS
 from agentv_ci.loading.messages import check_role_markers, normalise_expected, normalise_input
+from agentv_ci.loading.plain_tests import PlainRow, PlainTemplate
 from agentv_ci.loading.rubrics import normalise_rubrics
 from agentv_ci.loading.suite_defaults import SuiteDefaults, merge_metadata
 from agentv_ci.loading.workspace import merge_workspace, parse_workspace
@@ -68,6 +69,14 @@ _OPTIONAL_KEYS = frozenset(
 )
 
 
+_ID = ("id",)
+
+
+def _written(text: str) -> bool:
+    """Not empty nor only whitespace (what `strip()` would leave something of, without a copy)."""
+    return bool(text) and not text.isspace()
+
+
 class _OptionalFields(NamedTuple):
     """The fields few tests write (`_OPTIONAL_KEYS`), in the order their diagnostics are reported."""
 
@@ -88,6 +97,7 @@ class TestBuilder:
         self.ctx = ctx
         self.defaults = defaults
         self.graders = graders
+        self.plain = PlainTemplate(defaults)  # what each test `_build_plain` builds shares
 
     def build(self, raw: Any, node: Node, run: ExecutionSpec | None = None) -> tuple[Test, Node] | None:
         """The test and where its id was written; None when it is unusable (diagnostics recorded)."""
@@ -96,12 +106,12 @@ class TestBuilder:
             ctx.error("E101", f"a test must be a mapping, got {type_name(raw)}", node)
             return None
         test_id = raw.get("id")
-        if run is None and raw.keys() <= _PLAIN_KEYS and isinstance(test_id, str) and test_id.strip():
+        if run is None and raw.keys() <= _PLAIN_KEYS and isinstance(test_id, str) and _written(test_id):
             plain = self._build_plain(raw, node, test_id)
-            if plain is not None:
-                return plain, node.child("id")
+            if plain is not None:  # a dataset line's node is at its top: its id is at ("id",)
+                return plain, Node(node.doc, _ID) if not node.path else node.child("id")
         ctx.check_keys(raw, node, TEST_KEYS, "a test", TEST_DEPRECATED)
-        if isinstance(test_id, str) and test_id.strip():
+        if isinstance(test_id, str) and _written(test_id):
             return self._build(raw, node, test_id, run)
         if test_id is None:
             ctx.error("E102", "test is missing `id`", node, hint="add `id: <unique-name>`")
@@ -137,22 +147,9 @@ class TestBuilder:
             metadata = {}
         elif not isinstance(metadata, dict):
             return None
-        return Test(
-            id=test_id,
-            input=[*defaults.input_messages, Message(role="user", content=text)],
-            criteria=criteria,
-            expected_output=[] if expected is None else [Message(role="assistant", content=expected)],
-            graders=list(defaults.graders),
-            execution=merge_execution(defaults.execution, None),
-            input_files=[],
-            vars={},
-            metadata=merge_metadata(defaults.metadata, metadata),
-            tags=[],
-            workspace=merge_workspace(defaults.workspace, None),
-            preprocessors=defaults.preprocessors,
-            suite=defaults.name,
-            location=node.loc(),
-        )
+        location = node.loc()
+        row = PlainRow(test_id, text, criteria, expected, metadata, location.line, location.col)
+        return self.plain.build(row, location)
 
     def _build(
         self, raw: dict[str, Any], node: Node, test_id: str, run: ExecutionSpec | None

@@ -38,6 +38,7 @@ from agentv_ci.security.redaction import redact_bytes
 
 __all__ = [
     "PLAN_NAME",
+    "JobFields",
     "Plan",
     "PlanCount",
     "PlanWriter",
@@ -66,6 +67,10 @@ class PlannedJob(msgspec.Struct, array_like=True):
     @property
     def key(self) -> Key:
         return (self.suite, self.test_id, self.target)
+
+
+# A `PlannedJob`'s fields, in order.
+JobFields = tuple[str, str, str, int, str | None, int | None]
 
 
 class PlanEnd(msgspec.Struct, omit_defaults=True):
@@ -149,13 +154,31 @@ class PlanWriter:
 
     def add(self, job: PlannedJob) -> None:
         """A job of this run (of its shard)."""
-        handle = self._open().handle
+        self.add_fields((job.suite, job.test_id, job.target, job.attempts, job.eval_path, job.line))
+
+    def add_fields(self, fields: JobFields) -> None:
+        """`add` of the `PlannedJob` of `fields`, without building it: the tuple is written as the
+        array the `PlannedJob` is."""
+        if self._pending is None:
+            self._open()
         self.jobs += 1
-        _ENCODER.encode_into(job, self._buffer, len(self._buffer))
-        self._buffer.extend(b"\n")
-        if len(self._buffer) > 1 << 20:
-            handle.write(redact_bytes(bytes(self._buffer)))  # as index.jsonl: no secret on disk
-            self._buffer.clear()
+        buffer = self._buffer
+        _ENCODER.encode_into(fields, buffer, len(buffer))
+        buffer.extend(b"\n")
+        if len(buffer) > 1 << 20:
+            self._open().handle.write(redact_bytes(bytes(buffer)))  # as index.jsonl: no secret on disk
+            buffer.clear()
+
+    def add_many(self, jobs: list[JobFields]) -> None:
+        """`add_fields` of each of `jobs`, in order, in one call."""
+        if self._pending is None:
+            self._open()
+        self.jobs += len(jobs)
+        buffer = self._buffer
+        buffer += _ENCODER.encode_lines(jobs)
+        if len(buffer) > 1 << 20:
+            self._open().handle.write(redact_bytes(bytes(buffer)))  # as index.jsonl: no secret on disk
+            buffer.clear()
 
     def add_to_shard(self, shard: int) -> None:
         """A job of the same selection in shard `shard` (1-based; this run's own included)."""

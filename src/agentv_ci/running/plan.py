@@ -5,20 +5,25 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from typing import NamedTuple, Protocol
 
 import msgspec
 
 from agentv_ci.model.matrix import DEFAULT_TARGET, targets_for
-from agentv_ci.model.suite import RepeatStrategy, Suite, Test
+from agentv_ci.model.suite import ExecutionSpec, RepeatSpec, RepeatStrategy, Suite, Test
 from agentv_ci.running.sharding import shard_of
 from agentv_ci.scoring import effective_threshold
 
 __all__ = [
     "DEFAULT_TARGET",
     "Job",
+    "JobSettings",
+    "JobSettingsMemo",
     "PlanOptions",
+    "StopRequest",
     "adaptive_strategy",
     "iter_jobs",
+    "job_settings",
     "plan_jobs",
     "selected",
     "targets_for",
@@ -90,31 +95,91 @@ def plan_jobs(suites: Iterable[Suite], options: PlanOptions) -> list[Job]:
     return [job for suite in suites for job in iter_jobs(suite, suite.tests, options)]
 
 
-def iter_jobs(suite: Suite, tests: Iterable[Test], options: PlanOptions) -> Iterator[Job]:
-    """The jobs of `suite`'s `tests` (a list, or tests read as they are taken), one test at a time."""
+class StopRequest(Protocol):
+    """What tells a stream of jobs to end (running/interrupts.py's `StopSignals`)."""
 
+    requested: bool
+
+
+def iter_jobs(
+    suite: Suite, tests: Iterable[Test], options: PlanOptions, *, stops: StopRequest | None = None
+) -> Iterator[Job]:
+    """The jobs of `suite`'s `tests` (a list, or tests read as they are taken), one test at a time;
+    none after `stops` is requested (checked as each test is taken)."""
+    filtered = bool(options.test_ids or options.tags or options.shard)  # else every test is selected
+    execution: ExecutionSpec | None = None
+    settings: JobSettings | None = None
     for test in tests:
-        if not selected(test, suite, options):
+        if stops is not None and stops.requested:
+            return
+        if filtered and not selected(test, suite, options):
             continue
-        repeat = test.execution.repeat or suite.execution.repeat
-        attempts = options.repeat or (repeat.count if repeat else 1)
-        strategy, adaptive = repeat.strategy if repeat else "pass_at_k", False
-        if options.adaptive_repeats:  # nothing more per test without it
-            strategy, adaptive = adaptive_strategy(repeat.strategy if repeat else None, options)
-        timeout = options.timeout_s or test.execution.timeout_seconds or suite.execution.timeout_seconds
-        threshold = effective_threshold(options.threshold, test, suite)
-        for target in targets_for(test, suite, options.targets):
+        if settings is None or test.execution is not execution:  # a suite's tests mostly share one
+            execution, settings = test.execution, job_settings(test, suite, options)
+        repeat = settings.repeat
+        for target in settings.targets:
             yield Job(
                 suite=suite,
                 test=test,
                 target=target,
-                attempts=max(1, attempts),
-                strategy=strategy,
-                threshold=threshold,
-                timeout_s=timeout,
+                attempts=settings.attempts,
+                strategy=settings.strategy,
+                threshold=settings.threshold,
+                timeout_s=settings.timeout_s,
                 cost_limit_usd=repeat.cost_limit_usd if repeat else None,
-                adaptive=adaptive,
+                adaptive=settings.adaptive,
             )
+
+
+class JobSettings(NamedTuple):
+    """What the jobs of a test take from its execution spec, its suite's and the run's options."""
+
+    targets: list[str]  # shared by the tests with these settings: never changed
+    repeat: RepeatSpec | None
+    attempts: int
+    strategy: RepeatStrategy
+    adaptive: bool
+    timeout_s: float | None
+    threshold: float
+
+
+class JobSettingsMemo:
+    """`JobSettings` of a test, worked out again only when its execution spec or suite is not the
+    last one's: a suite's tests mostly share one spec object (a dataset's plain tests do)."""
+
+    __slots__ = ("_execution", "_settings", "_suite", "options")
+
+    def __init__(self, options: PlanOptions) -> None:
+        self.options = options
+        self._execution: ExecutionSpec | None = None  # held: identity is compared, never an id
+        self._suite: Suite | None = None
+        self._settings: JobSettings | None = None
+
+    def of(self, test: Test, suite: Suite) -> JobSettings:
+        settings = self._settings
+        if settings is None or test.execution is not self._execution or suite is not self._suite:
+            settings = self._settings = job_settings(test, suite, self.options)
+            self._execution, self._suite = test.execution, suite
+        return settings
+
+
+def job_settings(test: Test, suite: Suite, options: PlanOptions) -> JobSettings:
+    """The `JobSettings` of `test` of `suite` under `options`."""
+    repeat = test.execution.repeat or suite.execution.repeat
+    attempts = options.repeat or (repeat.count if repeat else 1)
+    strategy, adaptive = repeat.strategy if repeat else "pass_at_k", False
+    if options.adaptive_repeats:
+        strategy, adaptive = adaptive_strategy(repeat.strategy if repeat else None, options)
+    timeout = options.timeout_s or test.execution.timeout_seconds or suite.execution.timeout_seconds
+    return JobSettings(
+        targets=targets_for(test, suite, options.targets),
+        repeat=repeat,
+        attempts=max(1, attempts),
+        strategy=strategy,
+        adaptive=adaptive,
+        timeout_s=timeout,
+        threshold=effective_threshold(options.threshold, test, suite),
+    )
 
 
 def drop_finished(jobs: Iterable[Job], finished: set[tuple[str, str, str]]) -> list[Job]:

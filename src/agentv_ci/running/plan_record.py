@@ -18,6 +18,7 @@ from agentv_ci.model.suite import RepeatStrategy, Suite, Test
 from agentv_ci.results.plan_check import NO_RESULT
 from agentv_ci.results.plan_file import (
     INTERRUPTED,
+    JobFields,
     Plan,
     PlannedJob,
     PlanWriter,
@@ -28,11 +29,13 @@ from agentv_ci.results.plan_file import (
 from agentv_ci.running.dependency_plan import SuiteSource, order_suites
 from agentv_ci.running.estimate import CostEstimator
 from agentv_ci.running.needs import RunNeeds
-from agentv_ci.running.plan import PlanOptions, adaptive_strategy, selected, targets_for
+from agentv_ci.running.plan import JobSettingsMemo, PlanOptions, adaptive_strategy, selected
 from agentv_ci.running.sharding import shard_of
 from agentv_ci.running.waves import Ordering
 
 __all__ = ["PlanRecorder", "record_not_run"]
+
+_BATCH = 1024  # planned jobs handed to the writer at once
 
 
 class PlanRecorder:
@@ -59,7 +62,14 @@ class PlanRecorder:
         self.estimator = estimator
         self._eval_paths: dict[str, str] = {}
         self.matrix = MatrixCount()
+        # A job's targets, attempts and repeat: what `iter_jobs` gives it (the shard aside).
+        self._settings_of = JobSettingsMemo(self._unsharded).of
+        self._filtered = bool(options.test_ids or options.tags)  # else every test is selected
         self.ordered: set[str] = set()  # the eval paths of the suites with a `depends_on`
+        self._batch: list[JobFields] = []  # jobs planned, for the writer (one call a batch, not a job)
+        self._suite: Suite | None = None  # the suite of the last test, its eval path and pricing
+        self._suite_eval_path: str | None = None
+        self._suite_priced: bool | None = None
 
     def _eval_path(self, suite_path: str) -> str:
         path = self._eval_paths.get(suite_path)
@@ -79,7 +89,8 @@ class PlanRecorder:
         options = self.options
         if test.depends_on:
             self.ordered.add(suite.path)
-        targets = targets_for(test, suite, options.targets)
+        settings = self._settings_of(test, suite)
+        targets = settings.targets
         over = self.matrix.add(len(targets))  # every test counts, as `validate` counts them
         if over is not None:
             # lazy: diagnostic rendering, only when a planned test is refused
@@ -87,7 +98,7 @@ class PlanRecorder:
             from agentv_ci.validation.output_formats import render_relative
 
             raise InvalidEvalFiles([render_relative(at_test("E115", over, test, suite, MATRIX_HINT))])
-        if not selected(test, suite, self._unsharded):
+        if self._filtered and not selected(test, suite, self._unsharded):
             return
         name = test.suite or suite.name
         if options.shard is not None:
@@ -97,16 +108,34 @@ class PlanRecorder:
                 self.writer.add_to_shard(shard)
             if shard != index:
                 return
-        repeat = test.execution.repeat or suite.execution.repeat
-        attempts = max(1, options.repeat or (repeat.count if repeat else 1))
-        line = test.location.line if test.location and test.location.line > 0 else None
-        eval_path = self._eval_path(suite.path)
+        repeat, attempts = settings.repeat, settings.attempts
+        location = test.location
+        line = location.line if location and location.line > 0 else None
+        if suite is not self._suite:  # a suite's tests come one after another
+            self._suite, self._suite_eval_path, self._suite_priced = suite, self._eval_path(suite.path), None
+        eval_path = self._suite_eval_path
+        finished, estimator, batch = self.finished, self.estimator, self._batch
         for target in targets:
-            self.writer.add(PlannedJob(name, test.id, target, attempts, eval_path, line))
-            if (name, test.id, target) not in self.finished:
+            batch.append((name, test.id, target, attempts, eval_path, line))
+            if not finished or (name, test.id, target) not in finished:
                 self.needs.add_test(suite.path, target, test)
-                if self.estimator is not None:
+                if estimator is not None and self._priced(suite, estimator):
                     self._estimate(suite, test, target, attempts, repeat.strategy if repeat else None)
+        if len(batch) >= _BATCH or not self.writer.jobs:  # the first job opens the plan at once
+            self._write_batch()
+
+    def _write_batch(self) -> None:
+        if self._batch:
+            self.writer.add_many(self._batch)
+            self._batch = []
+
+    def _priced(self, suite: Suite, estimator: CostEstimator) -> bool:
+        """Whether the estimate counts `suite`'s jobs (asked once a suite, when its first job is told:
+        the estimate ignores the jobs of a suite whose targets are not priced)."""
+        priced = self._suite_priced
+        if priced is None:
+            priced = self._suite_priced = estimator.targets.any_priced(suite.path)
+        return priced
 
     def _estimate(
         self, suite: Suite, test: Test, target: str, attempts: int, declared: RepeatStrategy | None
@@ -129,6 +158,7 @@ class PlanRecorder:
         """Make the plan durable. A `--resume` keeps every job the plan of the run it continues lists
         (a narrower `--test-id` / `--tag` leaves them not run, never forgotten); resuming the run
         as another shard is a usage error."""
+        self._write_batch()
         if resume:
             previous = read_plan(self.writer.directory)
             if previous is not None:

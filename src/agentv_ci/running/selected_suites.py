@@ -16,6 +16,7 @@ from agentv_ci.model.suite import Suite, Test
 from agentv_ci.running.spooled_tests import SpooledTests
 
 if TYPE_CHECKING:
+    from agentv_ci.loading.plain_tests import PlainRow, PlainTemplate
     from agentv_ci.loading.suite_reader import LoadMode
     from agentv_ci.model.diagnostics import Diagnostic
 
@@ -90,9 +91,23 @@ def _load(
         if spool is not None:
             spool.add(test)
 
+    noted: PlainTemplate | None = None  # its tests' suite name is noted: they all have its name
+
+    def visit_plain(suite: Suite, test: Test, template: PlainTemplate, row: PlainRow) -> None:
+        nonlocal noted
+        if template is not noted:
+            names.note(suite, test)
+            noted = template
+        if on_test is not None:
+            on_test(suite, test)
+        if spool is not None:
+            spool.add_plain(test, template, row)  # its row alone: the template builds it again
+
     for path in find_eval_files(list(paths)):
         spool = SpooledTests() if mode == "check" else None
-        result = load_suite(path, env=env, allow_outside=allow_outside, mode=mode, on_test=visit)
+        result = load_suite(
+            path, env=env, allow_outside=allow_outside, mode=mode, on_test=visit, on_plain=visit_plain
+        )
         if spool is not None and not (result.suite is not None and result.streamed):
             spool.close()  # its tests are held by the suite (or it has none)
             spool = None

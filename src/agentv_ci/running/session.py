@@ -417,7 +417,7 @@ def _jobs_to_run(
     """The jobs of `loaded`, planned as the workers take them; those with a finished row (`--resume`)
     left out. A stop request ends them before the next test is taken."""
     for source in loaded:
-        jobs = iter_jobs(source.suite, stops.until_stopped(source.tests()), plan)
+        jobs = iter_jobs(source.suite, source.tests(), plan, stops=stops)
         if finished:  # only a resumed run has any: no key to build per job otherwise
             jobs = (job for job in jobs if job.key not in finished)
         yield from jobs
