@@ -5,8 +5,8 @@ waits. A run can go a long time without waiting: a mock or cached target answers
 taking back a large dataset's spooled tests skips those a `--resume` or a `--test-id` leaves out. So the
 handlers here, Python-level and run between two bytecodes, do two things on the first signal:
 cancel the main task (the tests in flight end at their next `await`, which every attempt reaches:
-running/scheduler.py), and set `requested`, which the loops that never wait check
-(`until_stopped`). A second signal raises `KeyboardInterrupt` at once.
+running/scheduler.py), and set `requested`, which the loops that never wait check (the taking of
+the spooled tests, running/plan.py `iter_jobs`). A second signal raises `KeyboardInterrupt` at once.
 
 Before and after the tests (loading, planning, reports) SIGINT is Python's `KeyboardInterrupt`
 and SIGTERM is mapped to it by the CLI (cli.py). A SIGINT the parent process ignored (a background
@@ -16,14 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
-from typing import Any, TypeVar
+from typing import Any
 
 __all__ = ["StopSignals"]
-
-T = TypeVar("T")
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -71,10 +69,3 @@ class StopSignals:
         finally:
             for sig, old in previous.items():
                 signal.signal(sig, old if old is not None else signal.SIG_DFL)
-
-    def until_stopped(self, items: Iterable[T]) -> Iterator[T]:
-        """`items` until a stop is requested (checked before each one is taken)."""
-        for item in items:
-            if self.requested:
-                return
-            yield item
