@@ -30,9 +30,11 @@ The output validates against the unmodified Jenkins `junit-10.xsd`: the XSD has 
 
 from __future__ import annotations
 
+import codecs
 import io
 import math
 import re
+import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
@@ -93,13 +95,25 @@ def _property_lines(prefix: str, result: TestResult | PassedRow, file: str | Non
     """The case's `<property>` lines, values escaped for an attribute (`prefix`: the line up to the
     case's escaped name and its dot). `file`: `_file_value` of the result's eval path relative to the
     repository (`repo_relative`)."""
+    text = _head_properties(prefix, result, file)
+    line = result.line
+    if line is not None and line >= 0:
+        text += f'{prefix}line" value="{int(line)}" />\n'
+    return text + _tail_properties(prefix, result)
+
+
+def _head_properties(prefix: str, result: TestResult | PassedRow, file: str | None) -> str:
+    """The property lines before the case's line: score, threshold and file."""
     text = f'{prefix}score" value="{_four_places(result.score)}" />\n'
     text += f'{prefix}threshold" value="{_four_places(result.threshold)}" />\n'
     if file is not None:
         text += f'{prefix}file" value="{file}" />\n'
-    line = result.line
-    if line is not None and line >= 0:
-        text += f'{prefix}line" value="{int(line)}" />\n'
+    return text
+
+
+def _tail_properties(prefix: str, result: TestResult | PassedRow) -> str:
+    """The property lines after the case's line: attempts, cost and tokens."""
+    text = ""
     counts = attempt_counts(result) if isinstance(result, TestResult) else None  # a PassedRow: one attempt
     if counts is not None:
         passed, total = counts
@@ -109,6 +123,38 @@ def _property_lines(prefix: str, result: TestResult | PassedRow, file: str | Non
     if result.token_usage is not None:
         text += f'{prefix}tokens" value="{result.token_usage.total}" />\n'
     return text
+
+
+# Where a case's escaped name goes in a `_PassedProperties` template: cleaning removes it from names.
+_HOLE = "\x00"
+
+
+class _PassedProperties:
+    """The property lines of a suite's passing cases, from a template kept while the values that are
+    the same for most of them (score, threshold, file, cost, tokens) stay the same: a case fills in
+    its name and line only."""
+
+    def __init__(self) -> None:
+        self._key: tuple[object, ...] | None = None
+        self._head: list[str] = []
+        self._tail: list[str] = []
+
+    def lines(self, escaped: str, row: PassedRow, file: str | None) -> str:
+        """`_property_lines` of `row` for the case named `escaped` (escaped already)."""
+        score, threshold, cost = row.score, row.threshold, row.cost_usd
+        key = (score, threshold, file, cost, row.token_usage)
+        # 0.0 and -0.0 are equal keys that print differently: a zero is never taken from the template
+        if key != self._key or not score or not threshold or cost == 0:
+            prefix = f'      <property name="{_HOLE}.'
+            self._head = _head_properties(prefix, row, file).split(_HOLE)
+            self._tail = _tail_properties(prefix, row).split(_HOLE)
+            self._key = key
+        text = escaped.join(self._head)
+        line = row.line
+        if line is not None and line >= 0:
+            text += f'      <property name="{escaped}.line" value="{line}" />\n'
+        tail = self._tail
+        return text + escaped.join(tail) if len(tail) > 1 else text
 
 
 def _failure_body(result: TestResult) -> str:
@@ -292,6 +338,7 @@ class _SuiteWriter:
         # The last eval path, made relative, and that path as a `file` property's escaped value.
         self._relative: tuple[str | None, str | None, str | None] = (None, None, None)
         self._classnames: tuple[str, str] = (name, _classname(name))  # a suite's rows name the suite
+        self._passed_properties = _PassedProperties()
         tool = f"{summary.tool} {summary.version}".strip()
         self._property("tool", tool)
         if summary.dry_run:
@@ -353,7 +400,7 @@ class _SuiteWriter:
             case_name, plain = numbered, False
         escaped = case_name if plain else _attr(case_name)
         path, file_value = self._repo_relative(row.eval_path)
-        self.properties.write(_property_lines(f'      <property name="{escaped}.', row, file_value))
+        self.properties.write(self._passed_properties.lines(escaped, row, file_value))
         classname = self._classname_of(row.suite)
         seconds = _seconds(row)
         if seconds:
@@ -407,12 +454,13 @@ class _SuiteWriter:
 
 
 class _Spool:
-    """Text gathered in memory in pieces and moved to a temporary file past `_SPOOL_BYTES`."""
+    """Text gathered in memory in pieces and moved to a temporary file past `_SPOOL_BYTES`, as UTF-8:
+    one spool copies into another as the pieces or the bytes they are, never decoded and encoded again."""
 
     def __init__(self) -> None:
         self._pieces: list[str] = []
         self._size = 0
-        self._file: IO[str] | None = None
+        self._file: IO[bytes] | None = None
 
     def write(self, text: str) -> None:
         self._pieces.append(text)
@@ -420,21 +468,35 @@ class _Spool:
         if self._size > _SPOOL_BYTES:
             self._flush()
 
-    def _flush(self) -> None:
+    def _flush(self) -> IO[bytes]:
+        """Move the pieces to the file (made on the first call); returns the file."""
         if self._file is None:
-            self._file = tempfile.TemporaryFile(mode="w+", encoding="utf-8", newline="")  # noqa: SIM115
-        self._file.write("".join(self._pieces))
+            self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
+        self._file.write("".join(self._pieces).encode("utf-8"))
         self._pieces.clear()
         self._size = 0
+        return self._file
 
     def empty(self) -> bool:
         return not self._pieces and (self._file is None or not self._file.tell())
 
     def copy_to(self, out: IO[str] | _Spool) -> None:
+        if isinstance(out, _Spool):
+            if self._file is not None:
+                target = out._flush()  # what `out` holds goes first
+                self._file.seek(0)
+                shutil.copyfileobj(self._file, target, 1 << 20)
+            out._pieces.extend(self._pieces)
+            out._size += self._size
+            if out._size > _SPOOL_BYTES:
+                out._flush()
+            return
         if self._file is not None:
             self._file.seek(0)
+            decoder = codecs.getincrementaldecoder("utf-8")()  # a block may end inside a character
             while block := self._file.read(1 << 20):
-                out.write(block)
+                out.write(decoder.decode(block))
+            out.write(decoder.decode(b"", final=True))
         out.write("".join(self._pieces))
 
     def close(self) -> None:
