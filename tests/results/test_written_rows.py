@@ -63,7 +63,8 @@ def test_reports_from_the_writers_facts_equal_reports_from_the_rows(
     assert origins is not None and read.origins() is None  # the facts are used, not the file
     assert origins == list(dict.fromkeys((r.suite, r.eval_path) for r in rows))
     assert eval_files_of(facts, FAKE_REPO) == eval_files_of(read, FAKE_REPO)
-    assert list(facts._keys_in_order()) == list(read._keys_in_order())
+    places = [(offset, length) for _, offset, length in facts._located_in_key_order()]
+    assert places == [(offset, length) for _, offset, length in read._located_in_key_order()]
     assert list(facts.aggregated_failing()) == list(read.aggregated_failing())
     for render in (render_junit, render_sarif, render_codequality):
         assert render(RunSummary(results=facts), FAKE_REPO) == render(RunSummary(results=read), FAKE_REPO)
@@ -80,7 +81,7 @@ def test_rows_in_the_file_before_the_writer_opened_it_drop_the_facts(tmp_path: P
     assert not seen.complete
     stored = StoredResults(index, ResultsTally(), count=3, unique_keys=True, written=seen)
     assert stored.origins() is None
-    assert [k[1] for k in stored._keys_in_order()] == sorted(r.test_id for r in rows[:3])
+    assert [key[1] for key, _, _ in stored._located_in_key_order()] == sorted(r.test_id for r in rows[:3])
 
 
 def test_facts_of_two_writing_blocks_hold_and_another_writers_row_drops_them(tmp_path: Path) -> None:
@@ -94,7 +95,8 @@ def test_facts_of_two_writing_blocks_hold_and_another_writers_row_drops_them(tmp
         writer.append(rows[2])
     stored = StoredResults(index, ResultsTally(), count=3, unique_keys=True, written=seen)
     assert seen.complete and stored.origins() is not None
-    assert [k[3] for k in seen.row_keys()] == [0, *(len(x) for x in _line_ends(index))][:3]
+    records = [record for block in seen.record_blocks() for record in block.split(b"\n")[:-1]]
+    assert [int(record[-24:-8], 16) for record in records] == [0, *(len(x) for x in _line_ends(index))][:3]
     with ResultsWriter(index) as writer:
         writer.append(rows[3])
     assert StoredResults(index, ResultsTally(), count=4, unique_keys=True, written=seen).origins() is None
@@ -118,7 +120,7 @@ def test_a_scrubbed_row_or_a_row_without_a_suite_drops_the_facts(tmp_path: Path)
         _store([row, odd], tmp_path / f"{n}.jsonl", seen)
         assert not seen.complete
         with pytest.raises(RuntimeError):
-            list(seen.row_keys())
+            list(seen.record_blocks())
 
 
 def test_a_failing_row_keeps_the_failing_scan(tmp_path: Path) -> None:
@@ -226,5 +228,68 @@ def test_no_room_for_the_keys_leaves_the_run_whole_and_the_reports_read_the_rows
     assert stored.origins() is None and not seen.complete
     assert len(stored) == len(rows) == len(read_results(tmp_path / "index.jsonl"))
     assert render_junit(RunSummary(results=stored), FAKE_REPO) == render_junit(
+        RunSummary(results=read), FAKE_REPO
+    )
+
+
+# Keys whose records sort only as code points do (UTF-8, NUL below all): prefixes, controls, the
+# top of the BMP against astral characters, names that clean to the same one or hold a ` [`.
+_ODD_KEYS = [
+    ("s", "a", "t"),
+    ("s", "a ", "t"),
+    ("s", "a\x01", "t"),
+    ("s", "a\x1b[0m", "t"),
+    ("s", "a\t", "t"),
+    ("s", "a\r", "t"),
+    ("s", "x [y", "t"),
+    ("s", "x", "y [t"),
+    ("s", "\uffff", "t"),
+    ("s", "\ufffe", "t"),
+    ("s", "\U0001f600", "t"),
+    ("s", "é", "t"),
+    ("s", "e", "t"),
+    ("s", "a", "t2"),
+    ("s", "a", ""),
+    ("sb", "a", "t"),
+    ("s b", "a", "t"),
+    ("s", "b", "t"),
+]
+
+
+def test_sort_records_order_hostile_keys_as_their_tuples_do(tmp_path: Path) -> None:
+    """The writer's sort records (UTF-8 bytes, each part ended by a NUL) put the rows in the order
+    the (suite, test id, target) tuples read from the file do, and JUnit writes the same bytes."""
+    base = _passing(encodable(sample_results(FAKE_REPO)))[0]
+    rows = [msgspec.structs.replace(base, suite=s, test_id=i, target=t) for s, i, t in _ODD_KEYS]
+    rows += [msgspec.structs.replace(rows[0], attempt=1, score=0.5)]  # a second attempt: ties by offset
+    rows = rows[1::2] + rows[::2]
+    seen = WrittenRows()
+    facts = _store(rows, tmp_path / "seen" / "index.jsonl", seen)
+    read = _store(rows, tmp_path / "read" / "index.jsonl", None)
+    assert seen.complete and seen.sortable
+    places = [(offset, length) for _, offset, length in facts._located_in_key_order()]
+    assert places == [(offset, length) for _, offset, length in read._located_in_key_order()]
+    keys = [key for key, _, _ in read._located_in_key_order()]
+    assert keys == sorted((r.suite, r.test_id, r.target) for r in rows)
+    assert render_junit(RunSummary(results=facts), FAKE_REPO) == render_junit(
+        RunSummary(results=read), FAKE_REPO
+    )
+
+
+@pytest.mark.parametrize("test_id", ["a\nb", "a\x00b"])
+def test_a_key_no_record_can_hold_keeps_the_facts_and_sorts_from_the_file(
+    tmp_path: Path, test_id: str
+) -> None:
+    """A NUL or a newline in a key would break its record: the keys are read from the rows, and
+    the rest of the writer's facts still stand."""
+    rows = _passing(encodable(sample_results(FAKE_REPO)))
+    rows.append(msgspec.structs.replace(rows[0], test_id=test_id))
+    seen = WrittenRows()
+    facts = _store(rows, tmp_path / "seen" / "index.jsonl", seen)
+    read = _store(rows, tmp_path / "read" / "index.jsonl", None)
+    assert seen.complete and not seen.sortable and facts.origins() is not None
+    with pytest.raises(RuntimeError):
+        list(seen.record_blocks())
+    assert render_junit(RunSummary(results=facts), FAKE_REPO) == render_junit(
         RunSummary(results=read), FAKE_REPO
     )

@@ -173,12 +173,13 @@ def _system_out(result: TestResult | PassedRow) -> str | None:
     return neutralise_workflow_commands("\n\n".join(parts)) or None
 
 
-def _passed_system_out(row: PassedRow) -> str | None:
+def _passed_system_out(row: PassedRow, secrets: bool) -> str | None:
     """`_text(_system_out(row))`: the common input and answer (short, nothing to clean, break or
-    escape, no secret known) joined as they are, the others as `_system_out` says."""
+    escape, no secret known: `secrets` says whether one is) joined as they are, the others as
+    `_system_out` says."""
     given, answer = row.input, row.output
     if (
-        SECRETS  # `excerpt` masks them
+        secrets  # `excerpt` masks them
         or (given and (len(given) > LIMITS.input or _OUT_WORK.search(given) is not None))
         or (answer and (len(answer) > LIMITS.answer or _OUT_WORK.search(answer) is not None))
     ):
@@ -339,6 +340,7 @@ class _SuiteWriter:
         self._relative: tuple[str | None, str | None, str | None] = (None, None, None)
         self._classnames: tuple[str, str] = (name, _classname(name))  # a suite's rows name the suite
         self._passed_properties = _PassedProperties()
+        self._secrets = bool(SECRETS)  # none is added while the report is written
         tool = f"{summary.tool} {summary.version}".strip()
         self._property("tool", tool)
         if summary.dry_run:
@@ -392,22 +394,22 @@ class _SuiteWriter:
         """`add` for a passing single-attempt row (most of a run's): no waiver applies, and a name
         and texts that need no cleaning nor escaping (most) are written as they are."""
         case_name = f"{row.test_id} [{row.target}]"
-        plain = _NAME_WORK.search(case_name) is None
-        if not plain:
-            case_name = clean_text(case_name)
-        numbered = self._numbered(case_name)
-        if numbered != case_name:
-            case_name, plain = numbered, False
-        escaped = case_name if plain else _attr(case_name)
-        path, file_value = self._repo_relative(row.eval_path)
-        self.properties.write(self._passed_properties.lines(escaped, row, file_value))
-        classname = self._classname_of(row.suite)
+        if _NAME_WORK.search(case_name) is None and case_name not in self.risky_names:
+            escaped = case_name  # nothing to clean nor escape, and no other case is so named
+        else:
+            escaped = self._escaped_name(case_name)
+        eval_path = row.eval_path
+        relative = self._relative
+        if eval_path != relative[0] or eval_path is None:
+            relative = self._relative_of(eval_path)
+        self.properties.write(self._passed_properties.lines(escaped, row, relative[2]))
+        classname = self._classnames[1] if row.suite == self.name else _classname(row.suite)
         seconds = _seconds(row)
         if seconds:
             start = f'    <testcase name="{escaped}" time="{_num(seconds)}"{classname}'
         else:
             start = f'    <testcase name="{escaped}"{classname} time="0.000"'
-        out = _passed_system_out(row)
+        out = _passed_system_out(row, self._secrets)
         if out:
             self.cases.write(f"{start}>\n      <system-out>{out}</system-out>\n    </testcase>\n")
         else:
@@ -416,15 +418,33 @@ class _SuiteWriter:
         counts = self.counts
         counts["tests"] += 1
         counts["time"] += seconds
-        self._saw_path(path)
+        path = relative[1]
+        if path != self.eval_path:
+            self._saw_path(path)
+
+    def _escaped_name(self, case_name: str) -> str:
+        """A passing case's name cleaned, numbered and escaped, as `add` does."""
+        plain = _NAME_WORK.search(case_name) is None
+        if not plain:
+            case_name = clean_text(case_name)
+        numbered = self._numbered(case_name)
+        if numbered != case_name:
+            case_name, plain = numbered, False
+        return case_name if plain else _attr(case_name)
 
     def _repo_relative(self, eval_path: str | None) -> tuple[str | None, str | None]:
         """`repo_relative` of `eval_path` and its `file` property's value (`_file_value`), worked out
         once for a run of rows with the same one (a suite's rows)."""
-        if eval_path != self._relative[0] or eval_path is None:
-            path = repo_relative(eval_path, self.repo_root)
-            self._relative = (eval_path, path, _file_value(path))
-        return self._relative[1], self._relative[2]
+        relative = self._relative
+        if eval_path != relative[0] or eval_path is None:
+            relative = self._relative_of(eval_path)
+        return relative[1], relative[2]
+
+    def _relative_of(self, eval_path: str | None) -> tuple[str | None, str | None, str | None]:
+        """`eval_path`, made relative and as a `file` value, kept as the last one seen."""
+        path = repo_relative(eval_path, self.repo_root)
+        self._relative = (eval_path, path, _file_value(path))
+        return self._relative
 
     def write_to(self, out: IO[str] | _Spool) -> None:
         summary = self.summary
@@ -506,6 +526,12 @@ class _Spool:
             self._file = None
 
 
+# Every byte but the controls `clean_text` removes (NUL aside: it ends each key of a sort record)
+_NOT_CONTROL = bytes(
+    b for b in range(256) if not (0x01 <= b <= 0x08 or b in (0x0B, 0x0C) or 0x0E <= b <= 0x1F or b == 0x7F)
+)
+
+
 def _is_plain(name: str, raw: str) -> bool:
     """A case name that no other case of its suite can share: cleaning left it unchanged and it has
     one ` [` (so it splits back into one test id and target, which are unique in a suite)."""
@@ -516,7 +542,18 @@ class _RiskyNames:
     """Per suite, the case names that cleaning changed or that do not split into one test id and
     target: only these can be shared by two cases (a plain name only with one of these), so only
     cases named so are counted while writing (bounded memory, the same names as counting all).
-    Fed every key before the first case is written."""
+    Fed every key before the first case is written, but those `may_be_risky` rules out."""
+
+    @staticmethod
+    def may_be_risky(keys: bytes) -> bool:
+        """Whether the UTF-8 bytes of these keys may hold a risky name: a character `clean_text`
+        removes (no key given here holds a NUL or a lone surrogate) or a ` [`. Four scans in C."""
+        return (
+            b" [" in keys
+            or b"\xef\xbf\xbe" in keys  # U+FFFE
+            or b"\xef\xbf\xbf" in keys  # U+FFFF
+            or bool(keys.translate(None, _NOT_CONTROL))
+        )
 
     def __init__(self) -> None:
         self.by_suite: dict[str, set[str]] = {}
@@ -538,7 +575,9 @@ def write_junit(summary: RunSummary, out: IO[str], repo_root: Path, waived: Waiv
 
 def _write(summary: RunSummary, out: IO[str], repo_root: Path, waived: Waived) -> None:
     risky = _RiskyNames()
-    ordered = passed_or_aggregated_in_key_order(summary.results, risky)  # one case per test x target
+    ordered = passed_or_aggregated_in_key_order(
+        summary.results, risky, risky.may_be_risky
+    )  # a case per test x target
     totals = {"tests": 0.0, "failures": 0.0, "errors": 0.0, "time": 0.0}
     body = _Spool()
     try:

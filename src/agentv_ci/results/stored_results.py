@@ -7,8 +7,10 @@ console and the Markdown summary read no row at all.
 
 Reports that need the rows in a fixed order (JUnit: by suite, test id and target) get them through
 `aggregated_in_key_order`, which sorts the keys in bounded chunks spilled to a temporary directory and
-merges them (memory: `SORT_CHUNK` keys, whatever the number of rows); JUnit's
-`passed_or_aggregated_in_key_order` leaves the grader results of a run's own passing rows undecoded.
+merges them (memory: `SORT_CHUNK` keys, whatever the number of rows), then reads the rows that lie
+one after the other in the file with one read; the keys of a run's own rows are the sort records its
+writer kept (`WrittenRows`), which sort as bytes. JUnit's `passed_or_aggregated_in_key_order` leaves
+the grader results of a run's own passing rows undecoded.
 """
 
 from __future__ import annotations
@@ -17,17 +19,17 @@ import os
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import overload
+from typing import IO, overload
 
 import msgspec
 
 from agentv_ci.model.result import TestResult
-from agentv_ci.results.key_sort import spilled_sort
+from agentv_ci.results.key_sort import sorted_records, spilled_sort
 from agentv_ci.results.passed_rows import PassedRow, decode_passed_row
 from agentv_ci.results.results_file import aggregate_attempts, decode_own_row, decode_row, merge_attempts
 from agentv_ci.results.tally import ResultsTally
 from agentv_ci.results.totals import outcome_of
-from agentv_ci.results.written_rows import SortedKey, WrittenRows
+from agentv_ci.results.written_rows import RECORD_TAIL, WrittenRows
 
 __all__ = [
     "SORT_CHUNK",
@@ -40,6 +42,13 @@ __all__ = [
 ]
 
 SORT_CHUNK = 50_000  # keys sorted in memory at a time (about 8 MB)
+_RUN_BYTES = 1 << 16  # rows next to each other in the file read at once, up to about this much
+
+OnKey = Callable[[tuple[str, str, str]], None]
+# Whether `on_key` may need the keys in these bytes (sort records: `WrittenRows`); False skips them.
+KeyFilter = Callable[[bytes], bool]
+# A row's place: what tells its test x target from another's (equal for the rows of one), offset, length
+_Located = tuple[object, int, int]
 
 
 class _Key(msgspec.Struct):
@@ -199,25 +208,28 @@ class StoredResults(Sequence[TestResult]):
                     yield row
 
     def aggregated_in_key_order(
-        self, on_key: Callable[[tuple[str, str, str]], None] | None = None
+        self, on_key: OnKey | None = None, key_filter: KeyFilter | None = None
     ) -> Iterator[TestResult]:
         """One result per test x target, ordered by suite, test id and target; rows of the same test
         x target are merged in the order they were written (as `aggregate_attempts` merges them).
-        `on_key` sees every row's key, all of them before the first result is yielded."""
+        `on_key` sees every row's key, all of them before the first result is yielded; with
+        `key_filter`, it may skip the keys of sort records for which `key_filter` says False (their
+        UTF-8 bytes: suite, test id and target, each followed by a NUL, then hex digits and a newline;
+        many records at once, or one without the digits)."""
         file = str(self.path)
         decode = self._decode
-        for lines in self._rows_in_key_order(on_key):
+        for lines in self._rows_in_key_order(on_key, key_filter):
             yield merge_attempts([decode(line, file) for line in lines])
 
     def passed_or_aggregated_in_key_order(
-        self, on_key: Callable[[tuple[str, str, str]], None] | None = None
+        self, on_key: OnKey | None = None, key_filter: KeyFilter | None = None
     ) -> Iterator[TestResult | PassedRow]:
         """`aggregated_in_key_order`, but a passing single-attempt row of the run's own writing
         (`WrittenRows` describes the file) comes as a `PassedRow`, its grader results not decoded."""
         light = self._decode is decode_own_row and self._seen() is not None
         file = str(self.path)
         decode = self._decode
-        for lines in self._rows_in_key_order(on_key):
+        for lines in self._rows_in_key_order(on_key, key_filter):
             if light and len(lines) == 1:
                 passed = decode_passed_row(lines[0])
                 if passed is not None:
@@ -225,21 +237,12 @@ class StoredResults(Sequence[TestResult]):
                     continue
             yield merge_attempts([decode(line, file) for line in lines])
 
-    def _rows_in_key_order(
-        self, on_key: Callable[[tuple[str, str, str]], None] | None
-    ) -> Iterator[list[bytes]]:
-        """The rows of each test x target, in key order (`_keys_in_order`), as their bytes."""
+    def _rows_in_key_order(self, on_key: OnKey | None, key_filter: KeyFilter | None) -> Iterator[list[bytes]]:
+        """The rows of each test x target, in key order (`_located_in_key_order`), as their bytes."""
         group: list[bytes] = []
-        current: tuple[str, str, str] | None = None
+        current: object = None
         with self.path.open("rb") as handle:
-            descriptor = handle.fileno()
-            for suite, test_id, target, offset, length in self._keys_in_order(on_key):
-                # the row's bytes alone (a seek and readline would refill the whole read buffer)
-                line = os.pread(descriptor, length, offset)
-                if len(line) != length:  # cut short: the reader says where
-                    handle.seek(offset)
-                    line = handle.readline()
-                key = (suite, test_id, target)
+            for key, line in _rows_at(handle, self._located_in_key_order(on_key, key_filter)):
                 if key != current and group:
                     yield group
                     group = []
@@ -248,21 +251,24 @@ class StoredResults(Sequence[TestResult]):
         if group:
             yield group
 
-    def _keys_in_order(
-        self, on_key: Callable[[tuple[str, str, str]], None] | None = None
-    ) -> Iterator[SortedKey]:
-        """(suite, test id, target, offset, length) of every row, sorted; equal keys in file order
-        (the offset breaks ties). Chunks of `SORT_CHUNK` keys are sorted and spilled, then merged."""
-        return spilled_sort(self._keys(on_key), _SPILLED, chunk=SORT_CHUNK, prefix="agentv-ci-sort-")
-
-    def _keys(self, on_key: Callable[[tuple[str, str, str]], None] | None) -> Iterator[SortedKey]:
+    def _located_in_key_order(
+        self, on_key: OnKey | None = None, key_filter: KeyFilter | None = None
+    ) -> Iterator[_Located]:
+        """Where every row is, sorted by key; equal keys in file order (the offset breaks ties). Chunks
+        of `SORT_CHUNK` keys are sorted and spilled, then merged."""
         facts = self._seen()
-        if facts is not None:  # as the writer saw them: no row is read for its key
-            for sorted_key in facts.row_keys():
-                if on_key is not None:
-                    on_key(sorted_key[:3])
-                yield sorted_key
+        if facts is not None and facts.sortable:  # the writer's sort records: no row is read for its key
+            records = _record_lists(facts.record_blocks(), on_key, key_filter)
+            for record in sorted_records(records, chunk=SORT_CHUNK, prefix="agentv-ci-sort-"):
+                place = int(record[-RECORD_TAIL:], 16)  # the offset, then 32 bits of length
+                yield record[:-RECORD_TAIL], place >> 32, place & 0xFFFF_FFFF
             return
+        keys = spilled_sort(self._keys(on_key), _SPILLED, chunk=SORT_CHUNK, prefix="agentv-ci-sort-")
+        for suite, test_id, target, offset, length in keys:
+            yield (suite, test_id, target), offset, length
+
+    def _keys(self, on_key: OnKey | None) -> Iterator[tuple[str, str, str, int, int]]:
+        """(suite, test id, target, offset, length) of every row, in file order, read from the file."""
         position = 0
         with self.path.open("rb") as handle:
             for line in handle:
@@ -272,6 +278,59 @@ class StoredResults(Sequence[TestResult]):
                         on_key(key)
                     yield (*key, position, len(line))
                 position += len(line)
+
+
+def _record_lists(
+    blocks: Iterable[bytes], on_key: OnKey | None, key_filter: KeyFilter | None
+) -> Iterator[list[bytes]]:
+    """The sort records of each block (`WrittenRows.record_blocks`), each key shown to `on_key` first
+    (only those `key_filter` may need, when given: a block it needs none of is not looked into)."""
+    for block in blocks:
+        records = block.split(b"\n")
+        records.pop()  # after the last newline
+        if on_key is not None and (key_filter is None or key_filter(block)):
+            for record in records:
+                key = record[:-RECORD_TAIL]
+                if key_filter is None or key_filter(key):
+                    suite, test_id, target, _ = key.decode().split("\0")
+                    on_key((suite, test_id, target))
+        yield records
+
+
+def _rows_at(handle: IO[bytes], located: Iterable[_Located]) -> Iterator[tuple[object, bytes]]:
+    """(key, the row's bytes) of each located row, in the same order: rows that lie one after the
+    other in the file (a suite's ids 1000 to 1009 do) are read at once."""
+    descriptor = handle.fileno()
+    run: list[_Located] = []
+    start = end = 0
+    for place in located:
+        offset = place[1]
+        if run and (offset != end or end - start > _RUN_BYTES):
+            yield from _read_run(handle, descriptor, run, start, end)
+            run = []
+        if not run:
+            start = offset
+        run.append(place)
+        end = offset + place[2]
+    if run:
+        yield from _read_run(handle, descriptor, run, start, end)
+
+
+def _read_run(
+    handle: IO[bytes], descriptor: int, run: list[_Located], start: int, end: int
+) -> Iterator[tuple[object, bytes]]:
+    # the rows' bytes alone (a seek and readline would refill the whole read buffer)
+    data = os.pread(descriptor, end - start, start)
+    if len(data) == end - start:
+        for key, offset, length in run:
+            yield key, data[offset - start : offset - start + length]
+        return
+    for key, offset, length in run:  # cut short: row by row, the reader says where
+        line = os.pread(descriptor, length, offset)
+        if len(line) != length:
+            handle.seek(offset)
+            line = handle.readline()
+        yield key, line
 
 
 def _key_of(line: bytes, path: Path) -> tuple[str, str, str]:
@@ -301,12 +360,13 @@ def result_keys(results: Iterable[TestResult]) -> Iterator[tuple[str, str, str]]
 
 
 def aggregated_in_key_order(
-    results: Iterable[TestResult], on_key: Callable[[tuple[str, str, str]], None] | None = None
+    results: Iterable[TestResult], on_key: OnKey | None = None, key_filter: KeyFilter | None = None
 ) -> Iterator[TestResult]:
     """`aggregated(results)` sorted by suite, test id and target; `on_key` sees the key of every row
-    before the first result is yielded."""
+    before the first result is yielded (but those `key_filter` may skip:
+    `StoredResults.aggregated_in_key_order`)."""
     if isinstance(results, StoredResults):
-        return results.aggregated_in_key_order(on_key)
+        return results.aggregated_in_key_order(on_key, key_filter)
     if on_key is not None:
         for result in results:
             on_key((result.suite, result.test_id, result.target))
@@ -315,12 +375,12 @@ def aggregated_in_key_order(
 
 
 def passed_or_aggregated_in_key_order(
-    results: Iterable[TestResult], on_key: Callable[[tuple[str, str, str]], None] | None = None
+    results: Iterable[TestResult], on_key: OnKey | None = None, key_filter: KeyFilter | None = None
 ) -> Iterator[TestResult | PassedRow]:
     """`aggregated_in_key_order`, with a run's own passing single-attempt rows as `PassedRow`s
     (`StoredResults.passed_or_aggregated_in_key_order`)."""
     if isinstance(results, StoredResults):
-        return results.passed_or_aggregated_in_key_order(on_key)
+        return results.passed_or_aggregated_in_key_order(on_key, key_filter)
     return aggregated_in_key_order(results, on_key)
 
 

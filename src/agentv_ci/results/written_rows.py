@@ -1,7 +1,8 @@
 """What a `ResultsWriter` saw of the rows it wrote, kept small, so the reports need not read every row
-back for it: each row's key and byte offset (spooled to an anonymous temporary file, for the JUnit
-report's key order), the (suite, eval path) pairs the rows came from (for the sidecar baselines) and
-how many rows may be failing or errored (SARIF and Code Quality skip a file that has none).
+back for it: each row's key and byte offset as a sort record (spooled to an anonymous temporary file,
+for the JUnit report's key order), the (suite, eval path) pairs the rows came from (for the sidecar
+baselines) and how many rows may be failing or errored (SARIF and Code Quality skip a file that has
+none).
 
 These facts stand for a file only when every byte of it is a row they saw (`describes`): a file that
 held rows before the writer opened it (a resumed run's), a row whose text had to be scrubbed, or a row
@@ -16,34 +17,36 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-import msgspec
-
 from agentv_ci.model.result import TestResult
 from agentv_ci.results.totals import outcome_of
 
-__all__ = ["MAX_ORIGINS", "SortedKey", "WrittenRows"]
+__all__ = ["MAX_ORIGINS", "RECORD_TAIL", "WrittenRows"]
 
 MAX_ORIGINS = 10_000  # (suite, eval path) pairs kept; past that the rows are read for them
 _FLUSH_BYTES = 1 << 20
+_BLOCK_BYTES = 1 << 20  # records read back at a time
 
-# suite, test id, target, byte offset and length of the row
-SortedKey = tuple[str, str, str, int, int]
-
-_ENCODER = msgspec.json.Encoder()
-_KEY = msgspec.json.Decoder(tuple[str, str, str, int, int])
+# A row's sort record: suite, test id and target, each ended by a NUL, then the row's byte offset
+# and length as 16 and 8 hex digits, in UTF-8. UTF-8 orders as code points do and NUL is below
+# every other character, so the records of keys without a NUL sort as (suite, test id, target,
+# offset) tuples do; without a newline in a key, a block of records splits at its newlines.
+RECORD_TAIL = 24
+_LONGEST_ROW = 0xFFFF_FFFF  # the most 8 hex digits say
 
 
 class WrittenRows:
     """The facts of the rows written to one file, fed by its `ResultsWriter` (`add`, `lost`).
 
-    `complete`: every row written so far was seen; `end`: the file's size after them. `close()` drops
-    the key spool (an anonymous file: nothing is left behind, even by a kill) and the facts."""
+    `complete`: every row written so far was seen; `end`: the file's size after them; `sortable`:
+    every row's key made a sort record (none holds a NUL or a newline). `close()` drops the record
+    spool (an anonymous file: nothing is left behind, even by a kill) and the facts."""
 
     def __init__(self) -> None:
         self.complete = True
         self.end = 0
         self.rows = 0
         self.failing = 0  # rows whose outcome is failed or errored
+        self.sortable = True
         self._origins: dict[tuple[str, str | None], None] | None = {}
         self._last_suite: str | None = None  # the last origin added
         self._last_path: str | None = None
@@ -79,9 +82,22 @@ class WrittenRows:
             origins[(suite, eval_path)] = None
             if len(origins) > MAX_ORIGINS:
                 self._origins = None
+        if not self.sortable:
+            return
+        try:
+            record = f"{suite}\0{result.test_id}\0{result.target}\0{offset:016x}{line_bytes:08x}\n".encode()
+        except UnicodeEncodeError:  # a lone surrogate: not a row our writer kept as it is
+            self.lost()
+            return
+        if record.count(0) != 3 or record.count(10) != 1 or line_bytes > _LONGEST_ROW:
+            self.sortable = False  # the reports read the keys from the rows
+            self._buffer.clear()
+            if self._keys is not None:
+                self._keys.close()
+                self._keys = None
+            return
         buffer = self._buffer
-        _ENCODER.encode_into((suite, result.test_id, result.target, offset, line_bytes), buffer, -1)
-        buffer.extend(b"\n")
+        buffer += record
         if len(buffer) > _FLUSH_BYTES:
             try:
                 self._spool().write(buffer)
@@ -113,22 +129,28 @@ class WrittenRows:
         many to keep."""
         return list(self._origins) if self._origins is not None else None
 
-    def row_keys(self) -> Iterator[SortedKey]:
-        """(suite, test id, target, offset, length) of each row, in file order."""
-        if not self.complete:
-            raise RuntimeError("the written rows' keys were not all kept")
+    def record_blocks(self) -> Iterator[bytes]:
+        """The rows' sort records, in file order, in blocks of whole records (each ends with b"\\n")."""
+        if not self.complete or not self.sortable:
+            raise RuntimeError("the written rows' sort records were not all kept")
         if self._keys is None:
-            yield from (_KEY.decode(line) for line in bytes(self._buffer).splitlines())
+            if self._buffer:
+                yield bytes(self._buffer)
             return
         keys = self._keys
         if self._buffer:  # written by `describes` first
             raise RuntimeError("the written rows' keys were read before `describes` settled them")
         keys.seek(0)
         try:
-            for line in keys:
-                yield _KEY.decode(line)
+            rest = b""
+            while block := keys.read(_BLOCK_BYTES):
+                block = rest + block
+                cut = block.rfind(b"\n") + 1
+                rest = block[cut:]
+                if cut:
+                    yield block[:cut]
         finally:
-            keys.seek(0, 2)  # later rows append after the last key
+            keys.seek(0, 2)  # later rows append after the last record
 
     def close(self) -> None:
         """Drop what was kept: the facts stand for nothing any more."""
