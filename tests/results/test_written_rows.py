@@ -22,7 +22,7 @@ from agentv_ci.results.sidecars import eval_files_of
 from agentv_ci.results.stored_results import StoredResults
 from agentv_ci.results.streamed_run import load_run_streamed
 from agentv_ci.results.tally import ResultsTally
-from agentv_ci.results.written_rows import WrittenRows
+from agentv_ci.results.written_rows import WrittenRows, record_places
 from agentv_ci.running.session import RunRequest, execute_run
 from tests.reporting.golden import FAKE_REPO
 from tests.reporting.sample_runs import encodable, sample_results
@@ -96,7 +96,9 @@ def test_facts_of_two_writing_blocks_hold_and_another_writers_row_drops_them(tmp
     stored = StoredResults(index, ResultsTally(), count=3, unique_keys=True, written=seen)
     assert seen.complete and stored.origins() is not None
     records = [record for block in seen.record_blocks() for record in block.split(b"\n")[:-1]]
-    assert [int(record[-24:-8], 16) for record in records] == [0, *(len(x) for x in _line_ends(index))][:3]
+    assert [offset for _, offset, _ in record_places(records)] == [0, *(len(x) for x in _line_ends(index))][
+        :3
+    ]
     with ResultsWriter(index) as writer:
         writer.append(rows[3])
     assert StoredResults(index, ResultsTally(), count=4, unique_keys=True, written=seen).origins() is None
@@ -232,11 +234,16 @@ def test_no_room_for_the_keys_leaves_the_run_whole_and_the_reports_read_the_rows
     )
 
 
-# Keys whose records sort only as code points do (UTF-8, NUL below all): prefixes, controls, the
-# top of the BMP against astral characters, names that clean to the same one or hold a ` [`.
+# Keys whose records sort only as code points do (UTF-8, NUL below all): prefixes, characters
+# below `"` and escaped ones, the top of the BMP against astral characters, names that clean to
+# the same one or hold a ` [`.
 _ODD_KEYS = [
     ("s", "a", "t"),
     ("s", "a ", "t"),
+    ("s", "a!", "t"),
+    ("s", 'a"b', "t"),
+    ("s", "a\\b", "t"),
+    ("s", "a]", "t,1"),
     ("s", "a\x01", "t"),
     ("s", "a\x1b[0m", "t"),
     ("s", "a\t", "t"),

@@ -29,7 +29,7 @@ from agentv_ci.results.passed_rows import PassedRow, decode_passed_row
 from agentv_ci.results.results_file import aggregate_attempts, decode_own_row, decode_row, merge_attempts
 from agentv_ci.results.tally import ResultsTally
 from agentv_ci.results.totals import outcome_of
-from agentv_ci.results.written_rows import RECORD_TAIL, WrittenRows
+from agentv_ci.results.written_rows import WrittenRows, record_key, record_places
 
 __all__ = [
     "SORT_CHUNK",
@@ -214,8 +214,8 @@ class StoredResults(Sequence[TestResult]):
         x target are merged in the order they were written (as `aggregate_attempts` merges them).
         `on_key` sees every row's key, all of them before the first result is yielded; with
         `key_filter`, it may skip the keys of sort records for which `key_filter` says False (their
-        UTF-8 bytes: suite, test id and target, each followed by a NUL, then hex digits and a newline;
-        many records at once, or one without the digits)."""
+        bytes, one record or many: `written_rows`; a filter looks for what no digit, comma, bracket,
+        NUL nor newline is)."""
         file = str(self.path)
         decode = self._decode
         for lines in self._rows_in_key_order(on_key, key_filter):
@@ -259,9 +259,7 @@ class StoredResults(Sequence[TestResult]):
         facts = self._seen()
         if facts is not None and facts.sortable:  # the writer's sort records: no row is read for its key
             records = _record_lists(facts.record_blocks(), on_key, key_filter)
-            for record in sorted_records(records, chunk=SORT_CHUNK, prefix="agentv-ci-sort-"):
-                place = int(record[-RECORD_TAIL:], 16)  # the offset, then 32 bits of length
-                yield record[:-RECORD_TAIL], place >> 32, place & 0xFFFF_FFFF
+            yield from record_places(sorted_records(records, chunk=SORT_CHUNK, prefix="agentv-ci-sort-"))
             return
         keys = spilled_sort(self._keys(on_key), _SPILLED, chunk=SORT_CHUNK, prefix="agentv-ci-sort-")
         for suite, test_id, target, offset, length in keys:
@@ -290,10 +288,8 @@ def _record_lists(
         records.pop()  # after the last newline
         if on_key is not None and (key_filter is None or key_filter(block)):
             for record in records:
-                key = record[:-RECORD_TAIL]
-                if key_filter is None or key_filter(key):
-                    suite, test_id, target, _ = key.decode().split("\0")
-                    on_key((suite, test_id, target))
+                if key_filter is None or key_filter(record):
+                    on_key(record_key(record))
         yield records
 
 

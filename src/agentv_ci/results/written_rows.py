@@ -13,25 +13,67 @@ file as before.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
+
+import msgspec
 
 from agentv_ci.model.result import TestResult
 from agentv_ci.results.totals import outcome_of
 
-__all__ = ["MAX_ORIGINS", "RECORD_TAIL", "WrittenRows"]
+__all__ = ["MAX_ORIGINS", "WrittenRows", "record_key", "record_places"]
+
+_ENCODER = msgspec.json.Encoder()
 
 MAX_ORIGINS = 10_000  # (suite, eval path) pairs kept; past that the rows are read for them
 _FLUSH_BYTES = 1 << 20
 _BLOCK_BYTES = 1 << 20  # records read back at a time
 
-# A row's sort record: suite, test id and target, each ended by a NUL, then the row's byte offset
-# and length as 16 and 8 hex digits, in UTF-8. UTF-8 orders as code points do and NUL is below
-# every other character, so the records of keys without a NUL sort as (suite, test id, target,
-# offset) tuples do; without a newline in a key, a block of records splits at its newlines.
-RECORD_TAIL = 24
-_LONGEST_ROW = 0xFFFF_FFFF  # the most 8 hex digits say
+# A row's sort record is its key line as the writer spooled it, the JSON array (suite, test id,
+# target, offset + _OFFSET_BASE, length + _LENGTH_BASE), with each `"` made a NUL:
+# `[\0suite\0,\0test id\0,\0target\0,<16 digits>,<10 digits>]`. In a line without a backslash
+# (no escape: each string is its UTF-8 bytes) every `"` is one of the array's; a line with one is
+# decoded and laid out so. UTF-8 orders as code points do and NUL is below every other byte, so the
+# records of keys without a NUL sort as (suite, test id, target, offset) tuples do; without a
+# newline in a key, a block of records splits at its newlines.
+_OFFSET_BASE = 10**15  # offsets print as 16 digits (a file would need petabytes for more)
+_LENGTH_BASE = 10**9  # lengths print as 10 digits, up to the longest row
+_LONGEST_ROW = 8 * 10**9
+RECORD_TAIL = len(",0000000000000000,0000000000]")
+_QUOTE_TO_NUL = bytes.maketrans(b'"', b"\0")
+_KEY_LINE = msgspec.json.Decoder(tuple[str, str, str, int, int])
+
+
+def record_places(records: Iterable[bytes]) -> Iterator[tuple[bytes, int, int]]:
+    """(key part, row offset, row length) of each sort record."""
+    for record in records:
+        yield record[:-RECORD_TAIL], int(record[-28:-12]) - _OFFSET_BASE, int(record[-11:-1]) - _LENGTH_BASE
+
+
+def record_key(record: bytes) -> tuple[str, str, str]:
+    """(suite, test id, target) of a sort record (or of its key part)."""
+    parts = record.split(b"\0")
+    return parts[1].decode(), parts[3].decode(), parts[5].decode()
+
+
+def _unrecordable(*parts: str) -> bool:
+    return any("\0" in part or "\n" in part for part in parts)
+
+
+def _records(block: bytes) -> bytes:
+    """A block of key lines (whole lines) as sort records."""
+    if b"\\" not in block:  # no escape: the common block, one pass in C
+        return block.translate(_QUOTE_TO_NUL)
+    return b"".join(_record(line) for line in block.split(b"\n")[:-1])
+
+
+def _record(line: bytes) -> bytes:
+    if b"\\" not in line:
+        return line.translate(_QUOTE_TO_NUL) + b"\n"
+    suite, test_id, target, offset, length = _KEY_LINE.decode(line)
+    key = "\0,\0".join((suite, test_id, target)).encode()
+    return b"[\0" + key + f"\0,{offset},{length}]\n".encode()
 
 
 class WrittenRows:
@@ -84,20 +126,19 @@ class WrittenRows:
                 self._origins = None
         if not self.sortable:
             return
-        try:
-            record = f"{suite}\0{result.test_id}\0{result.target}\0{offset:016x}{line_bytes:08x}\n".encode()
-        except UnicodeEncodeError:  # a lone surrogate: not a row our writer kept as it is
-            self.lost()
-            return
-        if record.count(0) != 3 or record.count(10) != 1 or line_bytes > _LONGEST_ROW:
-            self.sortable = False  # the reports read the keys from the rows
-            self._buffer.clear()
-            if self._keys is not None:
-                self._keys.close()
-                self._keys = None
-            return
         buffer = self._buffer
-        buffer += record
+        start = len(buffer)
+        test_id, target = result.test_id, result.target
+        _ENCODER.encode_into(
+            (suite, test_id, target, offset + _OFFSET_BASE, line_bytes + _LENGTH_BASE), buffer, -1
+        )
+        # an escape in the line: it may stand for a NUL or a newline, which no record can hold
+        if (
+            buffer.find(b"\\", start) >= 0 and _unrecordable(suite, test_id, target)
+        ) or line_bytes >= _LONGEST_ROW:
+            self._unsortable()
+            return
+        buffer += b"\n"
         if len(buffer) > _FLUSH_BYTES:
             try:
                 self._spool().write(buffer)
@@ -105,6 +146,14 @@ class WrittenRows:
                 self.lost()
                 return
             buffer.clear()
+
+    def _unsortable(self) -> None:
+        """A key no sort record can hold: the reports read the keys from the rows."""
+        self.sortable = False
+        self._buffer.clear()
+        if self._keys is not None:
+            self._keys.close()
+            self._keys = None
 
     def lost(self) -> None:
         """A row was written that these facts do not describe: they stand for nothing any more."""
@@ -135,7 +184,7 @@ class WrittenRows:
             raise RuntimeError("the written rows' sort records were not all kept")
         if self._keys is None:
             if self._buffer:
-                yield bytes(self._buffer)
+                yield _records(bytes(self._buffer))
             return
         keys = self._keys
         if self._buffer:  # written by `describes` first
@@ -148,7 +197,7 @@ class WrittenRows:
                 cut = block.rfind(b"\n") + 1
                 rest = block[cut:]
                 if cut:
-                    yield block[:cut]
+                    yield _records(block[:cut])
         finally:
             keys.seek(0, 2)  # later rows append after the last record
 
