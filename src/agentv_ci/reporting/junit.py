@@ -202,7 +202,7 @@ def _seconds(result: TestResult | PassedRow) -> float:
     return seconds if seconds > 0 and math.isfinite(seconds) else 0.0
 
 
-_SPOOL_BYTES = 4 * 1024 * 1024  # per spooled part, before it moves to disk
+_SPOOL_BYTES = 1024 * 1024  # per spooled part, before it moves to disk
 
 
 def _text(text: str) -> str:
