@@ -239,17 +239,24 @@ class StoredResults(Sequence[TestResult]):
 
     def _rows_in_key_order(self, on_key: OnKey | None, key_filter: KeyFilter | None) -> Iterator[list[bytes]]:
         """The rows of each test x target, in key order (`_located_in_key_order`), as their bytes."""
-        group: list[bytes] = []
-        current: object = None
         with self.path.open("rb") as handle:
-            for key, line in _rows_at(handle, self._located_in_key_order(on_key, key_filter)):
-                if key != current and group:
-                    yield group
-                    group = []
-                current = key
-                group.append(line)
-        if group:
-            yield group
+            runs = _read_runs(handle, self._located_in_key_order(on_key, key_filter))
+            if self.unique_keys:  # a row a test x target
+                for _, lines in runs:
+                    for line in lines:
+                        yield [line]
+                return
+            group: list[bytes] = []
+            current: object = None
+            for run, lines in runs:
+                for (key, _, _), line in zip(run, lines, strict=True):
+                    if key != current and group:
+                        yield group
+                        group = []
+                    current = key
+                    group.append(line)
+            if group:
+                yield group
 
     def _located_in_key_order(
         self, on_key: OnKey | None = None, key_filter: KeyFilter | None = None
@@ -293,40 +300,40 @@ def _record_lists(
         yield records
 
 
-def _rows_at(handle: IO[bytes], located: Iterable[_Located]) -> Iterator[tuple[object, bytes]]:
-    """(key, the row's bytes) of each located row, in the same order: rows that lie one after the
-    other in the file (a suite's ids 1000 to 1009 do) are read at once."""
-    descriptor = handle.fileno()
+def _read_runs(
+    handle: IO[bytes], located: Iterable[_Located]
+) -> Iterator[tuple[list[_Located], list[bytes]]]:
+    """The located rows in runs, each with its rows' bytes: rows that lie one after the other in the
+    file (a suite's ids 1000 to 1009 do) are read at once."""
     run: list[_Located] = []
     start = end = 0
     for place in located:
         offset = place[1]
         if run and (offset != end or end - start > _RUN_BYTES):
-            yield from _read_run(handle, descriptor, run, start, end)
+            yield run, _read_run(handle, run, start, end)
             run = []
         if not run:
             start = offset
         run.append(place)
         end = offset + place[2]
     if run:
-        yield from _read_run(handle, descriptor, run, start, end)
+        yield run, _read_run(handle, run, start, end)
 
 
-def _read_run(
-    handle: IO[bytes], descriptor: int, run: list[_Located], start: int, end: int
-) -> Iterator[tuple[object, bytes]]:
+def _read_run(handle: IO[bytes], run: list[_Located], start: int, end: int) -> list[bytes]:
     # the rows' bytes alone (a seek and readline would refill the whole read buffer)
-    data = os.pread(descriptor, end - start, start)
+    data = os.pread(handle.fileno(), end - start, start)
     if len(data) == end - start:
-        for key, offset, length in run:
-            yield key, data[offset - start : offset - start + length]
-        return
-    for key, offset, length in run:  # cut short: row by row, the reader says where
-        line = os.pread(descriptor, length, offset)
-        if len(line) != length:
-            handle.seek(offset)
-            line = handle.readline()
-        yield key, line
+        return [data[offset - start : offset - start + length] for _, offset, length in run]
+    return [_row_at(handle, offset, length) for _, offset, length in run]  # cut short: row by row
+
+
+def _row_at(handle: IO[bytes], offset: int, length: int) -> bytes:
+    line = os.pread(handle.fileno(), length, offset)
+    if len(line) != length:  # cut short: the reader says where
+        handle.seek(offset)
+        line = handle.readline()
+    return line
 
 
 def _key_of(line: bytes, path: Path) -> tuple[str, str, str]:
