@@ -63,8 +63,7 @@ def test_reports_from_the_writers_facts_equal_reports_from_the_rows(
     assert origins is not None and read.origins() is None  # the facts are used, not the file
     assert origins == list(dict.fromkeys((r.suite, r.eval_path) for r in rows))
     assert eval_files_of(facts, FAKE_REPO) == eval_files_of(read, FAKE_REPO)
-    places = [(offset, length) for _, offset, length in facts._located_in_key_order()]
-    assert places == [(offset, length) for _, offset, length in read._located_in_key_order()]
+    assert _places(facts)[1:] == _places(read)[1:]
     assert list(facts.aggregated_failing()) == list(read.aggregated_failing())
     for render in (render_junit, render_sarif, render_codequality):
         assert render(RunSummary(results=facts), FAKE_REPO) == render(RunSummary(results=read), FAKE_REPO)
@@ -81,7 +80,7 @@ def test_rows_in_the_file_before_the_writer_opened_it_drop_the_facts(tmp_path: P
     assert not seen.complete
     stored = StoredResults(index, ResultsTally(), count=3, unique_keys=True, written=seen)
     assert stored.origins() is None
-    assert [key[1] for key, _, _ in stored._located_in_key_order()] == sorted(r.test_id for r in rows[:3])
+    assert [key[1] for key in _places(stored)[0]] == sorted(r.test_id for r in rows[:3])  # type: ignore[index]
 
 
 def test_facts_of_two_writing_blocks_hold_and_another_writers_row_drops_them(tmp_path: Path) -> None:
@@ -96,13 +95,24 @@ def test_facts_of_two_writing_blocks_hold_and_another_writers_row_drops_them(tmp
     stored = StoredResults(index, ResultsTally(), count=3, unique_keys=True, written=seen)
     assert seen.complete and stored.origins() is not None
     records = [record for block in seen.record_blocks() for record in block.split(b"\n")[:-1]]
-    assert [offset for _, offset, _ in record_places(records)] == [0, *(len(x) for x in _line_ends(index))][
-        :3
-    ]
+    offsets = [offset for _, batch, _ in record_places(records) for offset in batch]
+    assert offsets == [0, *(len(x) for x in _line_ends(index))][:3]
     with ResultsWriter(index) as writer:
         writer.append(rows[3])
     assert StoredResults(index, ResultsTally(), count=4, unique_keys=True, written=seen).origins() is None
     assert StoredResults(index, ResultsTally(), count=3, unique_keys=True, written=seen).origins() is None
+
+
+def _places(stored: StoredResults) -> tuple[list[object], list[int], list[int]]:
+    """The keys, offsets and lengths of the rows in key order, as the JUnit report reads them."""
+    keys: list[object] = []
+    offsets: list[int] = []
+    lengths: list[int] = []
+    for batch_keys, batch_offsets, batch_lengths in stored._located_in_key_order():
+        keys += batch_keys
+        offsets += batch_offsets
+        lengths += batch_lengths
+    return keys, offsets, lengths
 
 
 def _line_ends(index: Path) -> list[bytes]:
@@ -274,10 +284,8 @@ def test_sort_records_order_hostile_keys_as_their_tuples_do(tmp_path: Path) -> N
     facts = _store(rows, tmp_path / "seen" / "index.jsonl", seen)
     read = _store(rows, tmp_path / "read" / "index.jsonl", None)
     assert seen.complete and seen.sortable
-    places = [(offset, length) for _, offset, length in facts._located_in_key_order()]
-    assert places == [(offset, length) for _, offset, length in read._located_in_key_order()]
-    keys = [key for key, _, _ in read._located_in_key_order()]
-    assert keys == sorted((r.suite, r.test_id, r.target) for r in rows)
+    assert _places(facts)[1:] == _places(read)[1:]
+    assert _places(read)[0] == sorted((r.suite, r.test_id, r.target) for r in rows)
     assert render_junit(RunSummary(results=facts), FAKE_REPO) == render_junit(
         RunSummary(results=read), FAKE_REPO
     )

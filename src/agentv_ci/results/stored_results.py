@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import islice
 from pathlib import Path
 from typing import IO, overload
 
@@ -47,8 +48,10 @@ _RUN_BYTES = 1 << 16  # rows next to each other in the file read at once, up to 
 OnKey = Callable[[tuple[str, str, str]], None]
 # Whether `on_key` may need the keys in these bytes (sort records: `WrittenRows`); False skips them.
 KeyFilter = Callable[[bytes], bool]
-# A row's place: what tells its test x target from another's (equal for the rows of one), offset, length
-_Located = tuple[object, int, int]
+# Rows' places, a batch: what tells each one's test x target from another's (equal for the rows of
+# one), their offsets and lengths
+_Places = tuple[Sequence[object], list[int], list[int]]
+_PLACES_AT_ONCE = 4096
 
 
 class _Key(msgspec.Struct):
@@ -240,16 +243,16 @@ class StoredResults(Sequence[TestResult]):
     def _rows_in_key_order(self, on_key: OnKey | None, key_filter: KeyFilter | None) -> Iterator[list[bytes]]:
         """The rows of each test x target, in key order (`_located_in_key_order`), as their bytes."""
         with self.path.open("rb") as handle:
-            runs = _read_runs(handle, self._located_in_key_order(on_key, key_filter))
+            batches = _read_batches(handle, self._located_in_key_order(on_key, key_filter))
             if self.unique_keys:  # a row a test x target
-                for _, lines in runs:
+                for _, lines in batches:
                     for line in lines:
                         yield [line]
                 return
             group: list[bytes] = []
             current: object = None
-            for run, lines in runs:
-                for (key, _, _), line in zip(run, lines, strict=True):
+            for keys, lines in batches:
+                for key, line in zip(keys, lines, strict=True):
                     if key != current and group:
                         yield group
                         group = []
@@ -260,17 +263,18 @@ class StoredResults(Sequence[TestResult]):
 
     def _located_in_key_order(
         self, on_key: OnKey | None = None, key_filter: KeyFilter | None = None
-    ) -> Iterator[_Located]:
-        """Where every row is, sorted by key; equal keys in file order (the offset breaks ties). Chunks
-        of `SORT_CHUNK` keys are sorted and spilled, then merged."""
+    ) -> Iterator[_Places]:
+        """Where every row is, sorted by key (equal keys in file order: the offset breaks ties), in
+        batches. Chunks of `SORT_CHUNK` keys are sorted and spilled, then merged."""
         facts = self._seen()
         if facts is not None and facts.sortable:  # the writer's sort records: no row is read for its key
             records = _record_lists(facts.record_blocks(), on_key, key_filter)
             yield from record_places(sorted_records(records, chunk=SORT_CHUNK, prefix="agentv-ci-sort-"))
             return
         keys = spilled_sort(self._keys(on_key), _SPILLED, chunk=SORT_CHUNK, prefix="agentv-ci-sort-")
-        for suite, test_id, target, offset, length in keys:
-            yield (suite, test_id, target), offset, length
+        while batch := list(islice(keys, _PLACES_AT_ONCE)):
+            located = [(key[:3], key[3], key[4]) for key in batch]
+            yield [key for key, _, _ in located], [o for _, o, _ in located], [n for _, _, n in located]
 
     def _keys(self, on_key: OnKey | None) -> Iterator[tuple[str, str, str, int, int]]:
         """(suite, test id, target, offset, length) of every row, in file order, read from the file."""
@@ -300,32 +304,36 @@ def _record_lists(
         yield records
 
 
-def _read_runs(
-    handle: IO[bytes], located: Iterable[_Located]
-) -> Iterator[tuple[list[_Located], list[bytes]]]:
-    """The located rows in runs, each with its rows' bytes: rows that lie one after the other in the
-    file (a suite's ids 1000 to 1009 do) are read at once."""
-    run: list[_Located] = []
-    start = end = 0
-    for place in located:
-        offset = place[1]
-        if run and (offset != end or end - start > _RUN_BYTES):
-            yield run, _read_run(handle, run, start, end)
-            run = []
-        if not run:
-            start = offset
-        run.append(place)
-        end = offset + place[2]
-    if run:
-        yield run, _read_run(handle, run, start, end)
+def _read_batches(
+    handle: IO[bytes], batches: Iterable[_Places]
+) -> Iterator[tuple[Sequence[object], list[bytes]]]:
+    """Each batch's keys and its rows' bytes: rows that lie one after the other in the file (a
+    suite's ids 1000 to 1009 do) are read at once."""
+    for keys, offsets, lengths in batches:
+        lines: list[bytes] = []
+        first = 0
+        start = end = offsets[0] if offsets else 0
+        for index in range(len(offsets)):
+            offset = offsets[index]
+            if offset != end or end - start > _RUN_BYTES:
+                lines += _read_run(handle, offsets[first:index], lengths[first:index], start, end)
+                first, start = index, offset
+            end = offset + lengths[index]
+        if offsets:
+            lines += _read_run(handle, offsets[first:], lengths[first:], start, end)
+        yield keys, lines
 
 
-def _read_run(handle: IO[bytes], run: list[_Located], start: int, end: int) -> list[bytes]:
+def _read_run(handle: IO[bytes], offsets: list[int], lengths: list[int], start: int, end: int) -> list[bytes]:
+    """The bytes of the rows at `offsets`, which lie one after the other from `start` to `end`."""
     # the rows' bytes alone (a seek and readline would refill the whole read buffer)
     data = os.pread(handle.fileno(), end - start, start)
     if len(data) == end - start:
-        return [data[offset - start : offset - start + length] for _, offset, length in run]
-    return [_row_at(handle, offset, length) for _, offset, length in run]  # cut short: row by row
+        return [
+            data[offset - start : offset - start + length]
+            for offset, length in zip(offsets, lengths, strict=True)
+        ]
+    return [_row_at(handle, offset, length) for offset, length in zip(offsets, lengths, strict=True)]
 
 
 def _row_at(handle: IO[bytes], offset: int, length: int) -> bytes:
