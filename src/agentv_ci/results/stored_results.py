@@ -51,7 +51,7 @@ KeyFilter = Callable[[bytes], bool]
 # Rows' places, a batch: what tells each one's test x target from another's (equal for the rows of
 # one), their offsets and lengths
 _Places = tuple[Sequence[object], list[int], list[int]]
-_PLACES_AT_ONCE = 4096
+_PLACES_AT_ONCE = 512  # rows located at a time: the JUnit report holds a batch of rows at once
 
 
 class _Key(msgspec.Struct):

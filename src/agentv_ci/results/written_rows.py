@@ -45,7 +45,7 @@ RECORD_TAIL = len(",0000000000000000,0000000000]")
 _QUOTE_TO_NUL = bytes.maketrans(b'"', b"\0")
 _KEY_LINE = msgspec.json.Decoder(tuple[str, str, str, int, int])
 _NUMBERS = msgspec.json.Decoder(list[int])
-_PLACES_AT_ONCE = 4096
+_PLACES_AT_ONCE = 512  # rows located at a time: the JUnit report holds a batch of rows at once
 
 
 def record_places(records: Iterable[bytes]) -> Iterator[tuple[list[bytes], list[int], list[int]]]:
