@@ -38,7 +38,6 @@ import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from itertools import groupby
 from pathlib import Path
 from typing import IO
 
@@ -573,6 +572,14 @@ def write_junit(summary: RunSummary, out: IO[str], repo_root: Path, waived: Waiv
         _write(summary, out, repo_root, waived or {})
 
 
+def _finish_suite(suite: _SuiteWriter, body: _Spool, totals: dict[str, float]) -> None:
+    """Write `suite` out to `body` and count it in `totals`."""
+    suite.write_to(body)
+    suite.close()
+    for key in totals:
+        totals[key] += suite.counts[key]
+
+
 def _write(summary: RunSummary, out: IO[str], repo_root: Path, waived: Waived) -> None:
     risky = _RiskyNames()
     ordered = passed_or_aggregated_in_key_order(
@@ -581,20 +588,23 @@ def _write(summary: RunSummary, out: IO[str], repo_root: Path, waived: Waived) -
     totals = {"tests": 0.0, "failures": 0.0, "errors": 0.0, "time": 0.0}
     body = _Spool()
     try:
-        for suite_name, results in groupby(ordered, key=lambda r: r.suite):
-            risky_names = risky.by_suite.get(suite_name, set())
-            suite = _SuiteWriter(suite_name, summary, repo_root, risky_names, waived)
-            try:
-                for result in results:
-                    if isinstance(result, PassedRow):
-                        suite.add_passed(result)
-                    else:
-                        suite.add(result)
-                suite.write_to(body)
-            finally:
+        suite: _SuiteWriter | None = None
+        try:
+            for result in ordered:  # a suite's cases come one after the other
+                if suite is None or result.suite != suite.name:
+                    if suite is not None:
+                        _finish_suite(suite, body, totals)
+                    risky_names = risky.by_suite.get(result.suite, set())
+                    suite = _SuiteWriter(result.suite, summary, repo_root, risky_names, waived)
+                if isinstance(result, PassedRow):
+                    suite.add_passed(result)
+                else:
+                    suite.add(result)
+            if suite is not None:
+                _finish_suite(suite, body, totals)
+        finally:
+            if suite is not None:
                 suite.close()
-            for key in totals:
-                totals[key] += suite.counts[key]
         root = _start(
             "testsuites",
             [
