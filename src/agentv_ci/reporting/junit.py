@@ -383,7 +383,6 @@ class _SuiteWriter:
         self.errored += counted == "error"
         self.skipped += counted == "skipped"
         counts = self.counts
-        counts["tests"] += 1
         counts["failures"] += counted == "failure"
         counts["errors"] += outcome == "error"
         counts["time"] += _seconds(result)
@@ -403,9 +402,10 @@ class _SuiteWriter:
             relative = self._relative_of(eval_path)
         self.properties.write(self._passed_properties.lines(escaped, row, relative[2]))
         classname = self._classnames[1] if row.suite == self.name else _classname(row.suite)
-        seconds = _seconds(row)
+        seconds = _seconds(row) if row.duration_ms else 0.0  # most dry-run cases take no time
         if seconds:
             start = f'    <testcase name="{escaped}" time="{_num(seconds)}"{classname}'
+            self.counts["time"] += seconds  # a sum of positive seconds: adding a zero changes nothing
         else:
             start = f'    <testcase name="{escaped}"{classname} time="0.000"'
         out = _passed_system_out(row, self._secrets)
@@ -414,9 +414,6 @@ class _SuiteWriter:
         else:
             self.cases.write(start + " />\n")
         self.tests += 1
-        counts = self.counts
-        counts["tests"] += 1
-        counts["time"] += seconds
         path = relative[1]
         if path != self.eval_path:
             self._saw_path(path)
@@ -446,6 +443,7 @@ class _SuiteWriter:
         return self._relative
 
     def write_to(self, out: IO[str] | _Spool) -> None:
+        self.counts["tests"] = float(self.tests)  # every case added counts once
         summary = self.summary
         attributes = [
             ("errors", str(self.errored)),
