@@ -17,6 +17,7 @@ import msgspec
 __all__ = ["CHUNK", "external_sorted", "sorted_records", "spilled_sort"]
 
 CHUNK = 50_000  # items sorted in memory at a time
+_LINES_AT_ONCE = 4096  # records spilled with one write
 
 StrTuple = tuple[str, ...]
 Key = TypeVar("Key", bound=tuple[Any, ...])
@@ -82,7 +83,8 @@ def sorted_records(blocks: Iterable[list[bytes]], *, chunk: int, prefix: str) ->
                 batch.sort()
                 path = Path(spill_dir) / f"{len(spilled)}.lines"
                 with path.open("wb") as handle:
-                    handle.write(b"\n".join(batch) + b"\n")
+                    for start in range(0, len(batch), _LINES_AT_ONCE):  # not a copy of the whole batch
+                        handle.write(b"\n".join(batch[start : start + _LINES_AT_ONCE]) + b"\n")
                 spilled.append(path)
                 batch = []
         batch.sort()

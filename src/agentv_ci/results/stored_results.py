@@ -26,7 +26,7 @@ import msgspec
 
 from agentv_ci.model.result import TestResult
 from agentv_ci.results.key_sort import sorted_records, spilled_sort
-from agentv_ci.results.passed_rows import PassedRow, decode_passed_row
+from agentv_ci.results.passed_rows import PassedRow, decode_light_row, decode_passed_row
 from agentv_ci.results.results_file import aggregate_attempts, decode_own_row, decode_row, merge_attempts
 from agentv_ci.results.tally import ResultsTally
 from agentv_ci.results.totals import outcome_of
@@ -50,7 +50,8 @@ OnKey = Callable[[tuple[str, str, str]], None]
 KeyFilter = Callable[[bytes], bool]
 # Rows' places, a batch: what tells each one's test x target from another's (equal for the rows of
 # one), their offsets and lengths
-_Places = tuple[Sequence[object], list[int], list[int]]
+# and their light rows' offsets and lengths (`WrittenRows`; 0 for none)
+_Places = tuple[Sequence[object], list[int], list[int], list[int], list[int]]
 _PLACES_AT_ONCE = 512  # rows located at a time: the JUnit report holds a batch of rows at once
 
 
@@ -229,7 +230,11 @@ class StoredResults(Sequence[TestResult]):
     ) -> Iterator[TestResult | PassedRow]:
         """`aggregated_in_key_order`, but a passing single-attempt row of the run's own writing
         (`WrittenRows` describes the file) comes as a `PassedRow`, its grader results not decoded."""
-        light = self._decode is decode_own_row and self._seen() is not None
+        facts = self._seen()
+        light = self._decode is decode_own_row and facts is not None
+        if light and facts is not None and facts.sortable and self.unique_keys:
+            yield from self._light_rows_in_key_order(facts, on_key, key_filter)
+            return
         file = str(self.path)
         decode = self._decode
         for lines in self._rows_in_key_order(on_key, key_filter):
@@ -239,6 +244,30 @@ class StoredResults(Sequence[TestResult]):
                     yield passed
                     continue
             yield merge_attempts([decode(line, file) for line in lines])
+
+    def _light_rows_in_key_order(
+        self, facts: WrittenRows, on_key: OnKey | None, key_filter: KeyFilter | None
+    ) -> Iterator[TestResult | PassedRow]:
+        """`passed_or_aggregated_in_key_order` of a run's own rows, a row a test x target: a passing
+        row is read from its light row (`WrittenRows`), without its grader results."""
+        light_rows = facts.light_rows()
+        file = str(self.path)
+        with self.path.open("rb") as handle:
+            for _, offsets, lengths, light_offsets, light_lengths in self._located_in_key_order(
+                on_key, key_filter
+            ):
+                rows: list[TestResult | PassedRow | None] = [None] * len(offsets)
+                lit = [index for index, length in enumerate(light_lengths) if length]
+                if lit:
+                    places = [light_offsets[index] for index in lit], [light_lengths[index] for index in lit]
+                    for index, raw in zip(lit, _read_places(light_rows, *places), strict=True):
+                        rows[index] = decode_light_row(raw)
+                unlit = [index for index, row in enumerate(rows) if row is None]
+                if unlit:
+                    places = [offsets[index] for index in unlit], [lengths[index] for index in unlit]
+                    for index, line in zip(unlit, _read_places(handle, *places), strict=True):
+                        rows[index] = decode_passed_row(line) or merge_attempts([self._decode(line, file)])
+                yield from (row for row in rows if row is not None)
 
     def _rows_in_key_order(self, on_key: OnKey | None, key_filter: KeyFilter | None) -> Iterator[list[bytes]]:
         """The rows of each test x target, in key order (`_located_in_key_order`), as their bytes."""
@@ -274,7 +303,14 @@ class StoredResults(Sequence[TestResult]):
         keys = spilled_sort(self._keys(on_key), _SPILLED, chunk=SORT_CHUNK, prefix="agentv-ci-sort-")
         while batch := list(islice(keys, _PLACES_AT_ONCE)):
             located = [(key[:3], key[3], key[4]) for key in batch]
-            yield [key for key, _, _ in located], [o for _, o, _ in located], [n for _, _, n in located]
+            none = [0] * len(batch)
+            yield (
+                [key for key, _, _ in located],
+                [o for _, o, _ in located],
+                [n for _, _, n in located],
+                none,
+                none,
+            )
 
     def _keys(self, on_key: OnKey | None) -> Iterator[tuple[str, str, str, int, int]]:
         """(suite, test id, target, offset, length) of every row, in file order, read from the file."""
@@ -307,21 +343,28 @@ def _record_lists(
 def _read_batches(
     handle: IO[bytes], batches: Iterable[_Places]
 ) -> Iterator[tuple[Sequence[object], list[bytes]]]:
-    """Each batch's keys and its rows' bytes: rows that lie one after the other in the file (a
-    suite's ids 1000 to 1009 do) are read at once."""
-    for keys, offsets, lengths in batches:
-        lines: list[bytes] = []
-        first = 0
-        start = end = offsets[0] if offsets else 0
-        for index in range(len(offsets)):
-            offset = offsets[index]
-            if offset != end or end - start > _RUN_BYTES:
-                lines += _read_run(handle, offsets[first:index], lengths[first:index], start, end)
-                first, start = index, offset
-            end = offset + lengths[index]
-        if offsets:
-            lines += _read_run(handle, offsets[first:], lengths[first:], start, end)
-        yield keys, lines
+    """Each batch's keys and its rows' bytes (`_read_places`)."""
+    for keys, offsets, lengths, _, _ in batches:
+        yield keys, _read_places(handle, offsets, lengths)
+
+
+def _read_places(handle: IO[bytes] | bytes, offsets: list[int], lengths: list[int]) -> list[bytes]:
+    """The bytes at these places of `handle`'s file (or of these bytes): places that lie one after
+    the other (a suite's ids 1000 to 1009 do) are read at once."""
+    if isinstance(handle, bytes):
+        return [handle[offset : offset + length] for offset, length in zip(offsets, lengths, strict=True)]
+    lines: list[bytes] = []
+    first = 0
+    start = end = offsets[0] if offsets else 0
+    for index in range(len(offsets)):
+        offset = offsets[index]
+        if offset != end or end - start > _RUN_BYTES:
+            lines += _read_run(handle, offsets[first:index], lengths[first:index], start, end)
+            first, start = index, offset
+        end = offset + lengths[index]
+    if offsets:
+        lines += _read_run(handle, offsets[first:], lengths[first:], start, end)
+    return lines
 
 
 def _read_run(handle: IO[bytes], offsets: list[int], lengths: list[int], start: int, end: int) -> list[bytes]:
