@@ -10,7 +10,7 @@ Reports that need the rows in a fixed order (JUnit: by suite, test id and target
 merges them (memory: `SORT_CHUNK` keys, whatever the number of rows), then reads the rows that lie
 one after the other in the file with one read; the keys of a run's own rows are the sort records its
 writer kept (`WrittenRows`), which sort as bytes. JUnit's `passed_or_aggregated_in_key_order` leaves
-the grader results of a run's own passing rows undecoded.
+the grader results of a run's own passing rows undecoded (or unread: its writer's light rows).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """What a `ResultsWriter` saw of the rows it wrote, kept small, so the reports need not read every row
-back for it: each row's key and byte offset as a sort record (spooled to an anonymous temporary file,
-for the JUnit report's key order), the (suite, eval path) pairs the rows came from (for the sidecar
-baselines) and how many rows may be failing or errored (SARIF and Code Quality skip a file that has
-none).
+back for it: each row's key and byte offset as a sort record, and of a passing row a light row (its
+JUnit fields, without grader results: `passed_rows.light_fields`), both spooled to anonymous
+temporary files for the JUnit report; the (suite, eval path) pairs the rows came from (for the
+sidecar baselines) and how many rows may be failing or errored (SARIF and Code Quality skip a file
+that has none).
 
 These facts stand for a file only when every byte of it is a row they saw (`describes`): a file that
 held rows before the writer opened it (a resumed run's), a row whose text had to be scrubbed, or a row
