@@ -160,8 +160,19 @@ class WrittenRows:
         buffer = self._buffer
         start = len(buffer)
         test_id, target = result.test_id, result.target
-        key = (suite, test_id, target, offset + _OFFSET_BASE, line_bytes + _LENGTH_BASE)
-        _ENCODER.encode_into((*key, light_offset + _OFFSET_BASE, light_bytes + _LENGTH_BASE), buffer, -1)
+        _ENCODER.encode_into(
+            (
+                suite,
+                test_id,
+                target,
+                offset + _OFFSET_BASE,
+                line_bytes + _LENGTH_BASE,
+                light_offset + _OFFSET_BASE,
+                light_bytes + _LENGTH_BASE,
+            ),
+            buffer,
+            -1,
+        )
         # an escape in the line: it may stand for a NUL or a newline, which no record can hold
         if (
             buffer.find(b"\\", start) >= 0 and _unrecordable(suite, test_id, target)
