@@ -33,6 +33,7 @@ from __future__ import annotations
 import codecs
 import io
 import math
+import os
 import re
 import shutil
 import tempfile
@@ -497,7 +498,14 @@ class _Spool:
     def empty(self) -> bool:
         return not self._pieces and (self._file is None or not self._file.tell())
 
-    def copy_to(self, out: IO[str] | _Spool) -> None:
+    def copy_to(self, out: IO[str] | _Spool | _Utf8File) -> None:
+        if isinstance(out, _Utf8File):  # bytes to bytes
+            if self._file is not None:
+                self._file.seek(0)
+                while block := self._file.read(1 << 20):
+                    out.write_bytes(block)
+            out.write("".join(self._pieces))
+            return
         if isinstance(out, _Spool):
             if self._file is not None:
                 target = out._flush()  # what `out` holds goes first
@@ -527,6 +535,21 @@ class _Spool:
 _NOT_CONTROL = bytes(
     b for b in range(256) if not (0x01 <= b <= 0x08 or b in (0x0B, 0x0C) or 0x0E <= b <= 0x1F or b == 0x7F)
 )
+
+
+class _Utf8File:
+    """A binary file written as `open(path, "w", encoding="utf-8")` writes one (UTF-8, each newline
+    as the platform's), so a spool's bytes go to it as they are."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self.raw = raw
+        self._newline = os.linesep.encode()
+
+    def write(self, text: str) -> None:
+        self.write_bytes(text.encode("utf-8"))
+
+    def write_bytes(self, data: bytes) -> None:
+        self.raw.write(data if self._newline == b"\n" else data.replace(b"\n", self._newline))
 
 
 def _is_plain(name: str, raw: str) -> bool:
@@ -578,7 +601,7 @@ def _finish_suite(suite: _SuiteWriter, body: _Spool, totals: dict[str, float]) -
         totals[key] += suite.counts[key]
 
 
-def _write(summary: RunSummary, out: IO[str], repo_root: Path, waived: Waived) -> None:
+def _write(summary: RunSummary, out: IO[str] | _Utf8File, repo_root: Path, waived: Waived) -> None:
     risky = _RiskyNames()
     ordered = passed_or_aggregated_in_key_order(
         summary.results, risky, risky.may_be_risky
@@ -640,5 +663,5 @@ class JunitReporter:
             if options.decision
             else {}
         )
-        with options.path.open("w", encoding="utf-8") as handle:
-            write_junit(summary, handle, options.repo_root, waived)
+        with options.path.open("wb") as handle, paused_gc():  # as `write_junit`, bytes copied as they are
+            _write(summary, _Utf8File(handle), options.repo_root, waived)
