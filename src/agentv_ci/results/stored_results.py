@@ -49,8 +49,7 @@ OnKey = Callable[[tuple[str, str, str]], None]
 # Whether `on_key` may need the keys in these bytes (sort records: `WrittenRows`); False skips them.
 KeyFilter = Callable[[bytes], bool]
 # Rows' places, a batch: what tells each one's test x target from another's (equal for the rows of
-# one), their offsets and lengths
-# and their light rows' offsets and lengths (`WrittenRows`; 0 for none)
+# one), their offsets and lengths, and their light rows' offsets and lengths (`WrittenRows`; 0: none)
 _Places = tuple[Sequence[object], list[int], list[int], list[int], list[int]]
 _PLACES_AT_ONCE = 512  # rows located at a time: the JUnit report holds a batch of rows at once
 
