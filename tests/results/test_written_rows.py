@@ -95,7 +95,7 @@ def test_facts_of_two_writing_blocks_hold_and_another_writers_row_drops_them(tmp
     stored = StoredResults(index, ResultsTally(), count=3, unique_keys=True, written=seen)
     assert seen.complete and stored.origins() is not None
     records = [record for block in seen.record_blocks() for record in block.split(b"\n")[:-1]]
-    offsets = [offset for _, batch, *_ in record_places(records) for offset in batch]
+    offsets = [offset for _, batch, _ in record_places(records) for offset in batch]
     assert offsets == [0, *(len(x) for x in _line_ends(index))][:3]
     with ResultsWriter(index) as writer:
         writer.append(rows[3])
@@ -108,7 +108,7 @@ def _places(stored: StoredResults) -> tuple[list[object], list[int], list[int]]:
     keys: list[object] = []
     offsets: list[int] = []
     lengths: list[int] = []
-    for batch_keys, batch_offsets, batch_lengths, _, _ in stored._located_in_key_order():
+    for batch_keys, batch_offsets, batch_lengths in stored._located_in_key_order():
         keys += batch_keys
         offsets += batch_offsets
         lengths += batch_lengths

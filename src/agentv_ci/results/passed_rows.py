@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import msgspec
 
-from agentv_ci.model.result import ExecutionStatus, TestResult, TokenUsage, Verdict
+from agentv_ci.model.result import ExecutionStatus, TokenUsage, Verdict
 
-__all__ = ["PassedRow", "decode_light_row", "decode_passed_row", "light_fields"]
+__all__ = ["PassedRow", "decode_passed_row"]
 
 
 class PassedRow(msgspec.Struct, frozen=True):
@@ -63,46 +63,3 @@ def decode_passed_row(raw: bytes) -> PassedRow | None:
     if len(scores) <= len(b"[]") and b'"assertions"' in raw:
         return None  # what `_typed_row` takes for a flat legacy row: the full reader normalises it
     return row if row.verdict == "pass" else msgspec.structs.replace(row, verdict="pass")
-
-
-class _LightRow(PassedRow, array_like=True, frozen=True):
-    """A `PassedRow` kept by the writer as a JSON array (`light_fields`), without grader results."""
-
-
-_LIGHT = msgspec.json.Decoder(_LightRow)
-
-
-def light_fields(result: TestResult) -> tuple[object, ...] | None:
-    """What a `PassedRow` of `result`'s row holds, to encode as a JSON array (`decode_light_row`),
-    when `decode_passed_row` would read the row as one; None for the others (and for rows it might
-    take for a legacy shape: no grader results)."""
-    status, verdict = result.execution_status, result.verdict
-    if (status != "ok" and (status != "quality_failure" or verdict != "pass")) or verdict == "skip":
-        return None
-    if result.aggregation is not None or result.trials or not result.scores:
-        return None
-    return (
-        result.test_id,
-        result.suite,
-        result.target,
-        result.score,
-        status,
-        "pass",
-        result.threshold,
-        result.token_usage,
-        result.cost_usd,
-        result.duration_ms,
-        result.eval_path,
-        result.line,
-        result.input,
-        result.output,
-    )
-
-
-def decode_light_row(raw: bytes) -> PassedRow | None:
-    """The `PassedRow` of an array `light_fields` gave; None when it does not read back as one (a
-    NaN written as null: read the row in full)."""
-    try:
-        return _LIGHT.decode(raw)
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        return None

@@ -10,7 +10,7 @@ Reports that need the rows in a fixed order (JUnit: by suite, test id and target
 merges them (memory: `SORT_CHUNK` keys, whatever the number of rows), then reads the rows that lie
 one after the other in the file with one read; the keys of a run's own rows are the sort records its
 writer kept (`WrittenRows`), which sort as bytes. JUnit's `passed_or_aggregated_in_key_order` leaves
-the grader results of a run's own passing rows undecoded (or unread: its writer's light rows).
+the grader results of a run's own passing rows undecoded.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import msgspec
 
 from agentv_ci.model.result import TestResult
 from agentv_ci.results.key_sort import sorted_records, spilled_sort
-from agentv_ci.results.passed_rows import PassedRow, decode_light_row, decode_passed_row
+from agentv_ci.results.passed_rows import PassedRow, decode_passed_row
 from agentv_ci.results.results_file import aggregate_attempts, decode_own_row, decode_row, merge_attempts
 from agentv_ci.results.tally import ResultsTally
 from agentv_ci.results.totals import outcome_of
@@ -49,8 +49,8 @@ OnKey = Callable[[tuple[str, str, str]], None]
 # Whether `on_key` may need the keys in these bytes (sort records: `WrittenRows`); False skips them.
 KeyFilter = Callable[[bytes], bool]
 # Rows' places, a batch: what tells each one's test x target from another's (equal for the rows of
-# one), their offsets and lengths, and their light rows' offsets and lengths (`WrittenRows`; 0: none)
-_Places = tuple[Sequence[object], list[int], list[int], list[int], list[int]]
+# one), their offsets and lengths
+_Places = tuple[Sequence[object], list[int], list[int]]
 _PLACES_AT_ONCE = 512  # rows located at a time: the JUnit report holds a batch of rows at once
 
 
@@ -229,11 +229,7 @@ class StoredResults(Sequence[TestResult]):
     ) -> Iterator[TestResult | PassedRow]:
         """`aggregated_in_key_order`, but a passing single-attempt row of the run's own writing
         (`WrittenRows` describes the file) comes as a `PassedRow`, its grader results not decoded."""
-        facts = self._seen()
-        light = self._decode is decode_own_row and facts is not None
-        if light and facts is not None and facts.sortable and self.unique_keys:
-            yield from self._light_rows_in_key_order(facts, on_key, key_filter)
-            return
+        light = self._decode is decode_own_row and self._seen() is not None
         file = str(self.path)
         decode = self._decode
         for lines in self._rows_in_key_order(on_key, key_filter):
@@ -243,30 +239,6 @@ class StoredResults(Sequence[TestResult]):
                     yield passed
                     continue
             yield merge_attempts([decode(line, file) for line in lines])
-
-    def _light_rows_in_key_order(
-        self, facts: WrittenRows, on_key: OnKey | None, key_filter: KeyFilter | None
-    ) -> Iterator[TestResult | PassedRow]:
-        """`passed_or_aggregated_in_key_order` of a run's own rows, a row a test x target: a passing
-        row is read from its light row (`WrittenRows`), without its grader results."""
-        light_rows = facts.light_rows()
-        file = str(self.path)
-        with self.path.open("rb") as handle:
-            for _, offsets, lengths, light_offsets, light_lengths in self._located_in_key_order(
-                on_key, key_filter
-            ):
-                rows: list[TestResult | PassedRow | None] = [None] * len(offsets)
-                lit = [index for index, length in enumerate(light_lengths) if length]
-                if lit:
-                    places = [light_offsets[index] for index in lit], [light_lengths[index] for index in lit]
-                    for index, raw in zip(lit, _read_places(light_rows, *places), strict=True):
-                        rows[index] = decode_light_row(raw)
-                unlit = [index for index, row in enumerate(rows) if row is None]
-                if unlit:
-                    places = [offsets[index] for index in unlit], [lengths[index] for index in unlit]
-                    for index, line in zip(unlit, _read_places(handle, *places), strict=True):
-                        rows[index] = decode_passed_row(line) or merge_attempts([self._decode(line, file)])
-                yield from (row for row in rows if row is not None)
 
     def _rows_in_key_order(self, on_key: OnKey | None, key_filter: KeyFilter | None) -> Iterator[list[bytes]]:
         """The rows of each test x target, in key order (`_located_in_key_order`), as their bytes."""
@@ -302,14 +274,7 @@ class StoredResults(Sequence[TestResult]):
         keys = spilled_sort(self._keys(on_key), _SPILLED, chunk=SORT_CHUNK, prefix="agentv-ci-sort-")
         while batch := list(islice(keys, _PLACES_AT_ONCE)):
             located = [(key[:3], key[3], key[4]) for key in batch]
-            none = [0] * len(batch)
-            yield (
-                [key for key, _, _ in located],
-                [o for _, o, _ in located],
-                [n for _, _, n in located],
-                none,
-                none,
-            )
+            yield [key for key, _, _ in located], [o for _, o, _ in located], [n for _, _, n in located]
 
     def _keys(self, on_key: OnKey | None) -> Iterator[tuple[str, str, str, int, int]]:
         """(suite, test id, target, offset, length) of every row, in file order, read from the file."""
@@ -342,28 +307,21 @@ def _record_lists(
 def _read_batches(
     handle: IO[bytes], batches: Iterable[_Places]
 ) -> Iterator[tuple[Sequence[object], list[bytes]]]:
-    """Each batch's keys and its rows' bytes (`_read_places`)."""
-    for keys, offsets, lengths, _, _ in batches:
-        yield keys, _read_places(handle, offsets, lengths)
-
-
-def _read_places(handle: IO[bytes] | bytes, offsets: list[int], lengths: list[int]) -> list[bytes]:
-    """The bytes at these places of `handle`'s file (or of these bytes): places that lie one after
-    the other (a suite's ids 1000 to 1009 do) are read at once."""
-    if isinstance(handle, bytes):
-        return [handle[offset : offset + length] for offset, length in zip(offsets, lengths, strict=True)]
-    lines: list[bytes] = []
-    first = 0
-    start = end = offsets[0] if offsets else 0
-    for index in range(len(offsets)):
-        offset = offsets[index]
-        if offset != end or end - start > _RUN_BYTES:
-            lines += _read_run(handle, offsets[first:index], lengths[first:index], start, end)
-            first, start = index, offset
-        end = offset + lengths[index]
-    if offsets:
-        lines += _read_run(handle, offsets[first:], lengths[first:], start, end)
-    return lines
+    """Each batch's keys and its rows' bytes: rows that lie one after the other in the file (a
+    suite's ids 1000 to 1009 do) are read at once."""
+    for keys, offsets, lengths in batches:
+        lines: list[bytes] = []
+        first = 0
+        start = end = offsets[0] if offsets else 0
+        for index in range(len(offsets)):
+            offset = offsets[index]
+            if offset != end or end - start > _RUN_BYTES:
+                lines += _read_run(handle, offsets[first:index], lengths[first:index], start, end)
+                first, start = index, offset
+            end = offset + lengths[index]
+        if offsets:
+            lines += _read_run(handle, offsets[first:], lengths[first:], start, end)
+        yield keys, lines
 
 
 def _read_run(handle: IO[bytes], offsets: list[int], lengths: list[int], start: int, end: int) -> list[bytes]:

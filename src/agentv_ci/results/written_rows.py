@@ -1,9 +1,8 @@
 """What a `ResultsWriter` saw of the rows it wrote, kept small, so the reports need not read every row
-back for it: each row's key and byte offset as a sort record, and of a passing row a light row (its
-JUnit fields, without grader results: `passed_rows.light_fields`), both spooled to anonymous
-temporary files for the JUnit report; the (suite, eval path) pairs the rows came from (for the
-sidecar baselines) and how many rows may be failing or errored (SARIF and Code Quality skip a file
-that has none).
+back for it: each row's key and byte offset as a sort record (spooled to an anonymous temporary file,
+for the JUnit report's key order), the (suite, eval path) pairs the rows came from (for the sidecar
+baselines) and how many rows may be failing or errored (SARIF and Code Quality skip a file that has
+none).
 
 These facts stand for a file only when every byte of it is a row they saw (`describes`): a file that
 held rows before the writer opened it (a resumed run's), a row whose text had to be scrubbed, or a row
@@ -22,7 +21,6 @@ from typing import IO
 import msgspec
 
 from agentv_ci.model.result import TestResult
-from agentv_ci.results.passed_rows import light_fields
 from agentv_ci.results.totals import outcome_of
 
 __all__ = ["MAX_ORIGINS", "WrittenRows", "record_key", "record_places"]
@@ -34,37 +32,31 @@ _FLUSH_BYTES = 1 << 20
 _BLOCK_BYTES = 1 << 20  # records read back at a time
 
 # A row's sort record is its key line as the writer spooled it, the JSON array (suite, test id,
-# target, offset + _OFFSET_BASE, length + _LENGTH_BASE, and so the offset and length of its light
-# row, 0 for none), with each `"` made a NUL:
-# `[\0suite\0,\0test id\0,\0target\0,<16 digits>,<10 digits>,<16 digits>,<10 digits>]`. In a
-# line without a backslash (no escape: each string is its UTF-8 bytes) every `"` is one of the
-# array's; a line with one is decoded and laid out so. UTF-8 orders as code points do and NUL is
-# below every other byte, so the records of keys without a NUL sort as (suite, test id, target,
-# offset) tuples do; without a newline in a key, a block of records splits at its newlines.
+# target, offset + _OFFSET_BASE, length + _LENGTH_BASE), with each `"` made a NUL:
+# `[\0suite\0,\0test id\0,\0target\0,<16 digits>,<10 digits>]`. In a line without a backslash
+# (no escape: each string is its UTF-8 bytes) every `"` is one of the array's; a line with one is
+# decoded and laid out so. UTF-8 orders as code points do and NUL is below every other byte, so the
+# records of keys without a NUL sort as (suite, test id, target, offset) tuples do; without a
+# newline in a key, a block of records splits at its newlines.
 _OFFSET_BASE = 10**15  # offsets print as 16 digits (a file would need petabytes for more)
 _LENGTH_BASE = 10**9  # lengths print as 10 digits, up to the longest row
 _LONGEST_ROW = 8 * 10**9
-RECORD_TAIL = len(",0000000000000000,0000000000,0000000000000000,0000000000]")
+RECORD_TAIL = len(",0000000000000000,0000000000]")
 _QUOTE_TO_NUL = bytes.maketrans(b'"', b"\0")
-_KEY_LINE = msgspec.json.Decoder(tuple[str, str, str, int, int, int, int])
+_KEY_LINE = msgspec.json.Decoder(tuple[str, str, str, int, int])
 _NUMBERS = msgspec.json.Decoder(list[int])
 _PLACES_AT_ONCE = 512  # rows located at a time: the JUnit report holds a batch of rows at once
 
 
-Places = tuple[list[bytes], list[int], list[int], list[int], list[int]]
-
-
-def record_places(records: Iterable[bytes]) -> Iterator[Places]:
-    """(key parts, row offsets, row lengths, light row offsets, light row lengths: 0 for none) of the
-    sort records, a batch of them at a time (their numbers parsed by one decode a batch)."""
+def record_places(records: Iterable[bytes]) -> Iterator[tuple[list[bytes], list[int], list[int]]]:
+    """(key parts, row offsets, row lengths) of the sort records, a batch of them at a time (their
+    numbers parsed by one decode a batch)."""
     remaining = iter(records)
     while batch := list(islice(remaining, _PLACES_AT_ONCE)):
-        numbers = _NUMBERS.decode(b"[" + b",".join([record[1 - RECORD_TAIL : -1] for record in batch]) + b"]")
-        offsets = [number - _OFFSET_BASE for number in numbers[::4]]
-        lengths = [number - _LENGTH_BASE for number in numbers[1::4]]
-        light_offsets = [number - _OFFSET_BASE for number in numbers[2::4]]
-        light_lengths = [number - _LENGTH_BASE for number in numbers[3::4]]
-        yield [record[:-RECORD_TAIL] for record in batch], offsets, lengths, light_offsets, light_lengths
+        numbers = _NUMBERS.decode(b"[" + b",".join([record[-28:-1] for record in batch]) + b"]")
+        offsets = [number - _OFFSET_BASE for number in numbers[::2]]
+        lengths = [number - _LENGTH_BASE for number in numbers[1::2]]
+        yield [record[:-RECORD_TAIL] for record in batch], offsets, lengths
 
 
 def record_key(record: bytes) -> tuple[str, str, str]:
@@ -87,9 +79,9 @@ def _records(block: bytes) -> bytes:
 def _record(line: bytes) -> bytes:
     if b"\\" not in line:
         return line.translate(_QUOTE_TO_NUL) + b"\n"
-    suite, test_id, target, offset, length, light_offset, light_length = _KEY_LINE.decode(line)
+    suite, test_id, target, offset, length = _KEY_LINE.decode(line)
     key = "\0,\0".join((suite, test_id, target)).encode()
-    return b"[\0" + key + f"\0,{offset},{length},{light_offset},{light_length}]\n".encode()
+    return b"[\0" + key + f"\0,{offset},{length}]\n".encode()
 
 
 class WrittenRows:
@@ -110,10 +102,6 @@ class WrittenRows:
         self._last_path: str | None = None
         self._keys: IO[bytes] | None = None
         self._buffer = bytearray()
-        # The light rows (`passed_rows.light_fields`) of the passing rows, one a line, spooled too
-        self._light: IO[bytes] | None = None
-        self._light_buffer = bytearray()
-        self._light_end = 0
 
     def opened_at(self, size: int) -> None:
         """The writer opened the file with `size` bytes in it: rows not seen, unless they are ours."""
@@ -146,32 +134,11 @@ class WrittenRows:
                 self._origins = None
         if not self.sortable:
             return
-        light = light_fields(result)
-        light_offset = self._light_end
-        if light is None:
-            light_bytes = 0
-        else:
-            light_buffer = self._light_buffer
-            before = len(light_buffer)
-            _ENCODER.encode_into(light, light_buffer, -1)
-            light_buffer += b"\n"
-            light_bytes = len(light_buffer) - before
-            self._light_end += light_bytes
         buffer = self._buffer
         start = len(buffer)
         test_id, target = result.test_id, result.target
         _ENCODER.encode_into(
-            (
-                suite,
-                test_id,
-                target,
-                offset + _OFFSET_BASE,
-                line_bytes + _LENGTH_BASE,
-                light_offset + _OFFSET_BASE,
-                light_bytes + _LENGTH_BASE,
-            ),
-            buffer,
-            -1,
+            (suite, test_id, target, offset + _OFFSET_BASE, line_bytes + _LENGTH_BASE), buffer, -1
         )
         # an escape in the line: it may stand for a NUL or a newline, which no record can hold
         if (
@@ -180,28 +147,21 @@ class WrittenRows:
             self._unsortable()
             return
         buffer += b"\n"
-        if len(buffer) > _FLUSH_BYTES or len(self._light_buffer) > _FLUSH_BYTES:
-            self._flush()
-
-    def _flush(self) -> bool:
-        """Move the buffered records and light rows to their spools; False (the facts lost) when
-        there is no room for them: the run goes on, the reports read the rows."""
-        try:
-            if self._buffer:
-                self._spool().write(self._buffer)
-                self._buffer.clear()
-            if self._light_buffer:
-                self._light_spool().write(self._light_buffer)
-                self._light_buffer.clear()
-        except OSError:
-            self.lost()
-            return False
-        return True
+        if len(buffer) > _FLUSH_BYTES:
+            try:
+                self._spool().write(buffer)
+            except OSError:  # no room for the keys: the run goes on, the reports read the rows
+                self.lost()
+                return
+            buffer.clear()
 
     def _unsortable(self) -> None:
         """A key no sort record can hold: the reports read the keys from the rows."""
         self.sortable = False
-        self._drop_records()
+        self._buffer.clear()
+        if self._keys is not None:
+            self._keys.close()
+            self._keys = None
 
     def lost(self) -> None:
         """A row was written that these facts do not describe: they stand for nothing any more."""
@@ -212,14 +172,10 @@ class WrittenRows:
         if not self.complete:
             return False
         try:
-            if self._keys is not None and self._buffer:  # every key where `record_blocks` reads them
+            if self._keys is not None and self._buffer:  # every key where `row_keys` reads them
                 self._keys.write(self._buffer)
                 self._keys.flush()
                 self._buffer.clear()
-            if self._light is not None:  # every light row in the file, where the reports read them
-                self._light.write(self._light_buffer)
-                self._light.flush()
-                self._light_buffer.clear()
             return path.stat().st_size == self.end
         except OSError:  # no room for the keys (or no file): the rows are read
             self.lost()
@@ -253,29 +209,14 @@ class WrittenRows:
         finally:
             keys.seek(0, 2)  # later rows append after the last record
 
-    def light_rows(self) -> IO[bytes] | bytes:
-        """The light rows (their offsets and lengths are in the sort records), once `describes` has
-        said yes: their spool, or their bytes while they are few."""
-        return self._light if self._light is not None else bytes(self._light_buffer)
-
     def close(self) -> None:
         """Drop what was kept: the facts stand for nothing any more."""
         self.complete = False
         self._origins = None
-        self._drop_records()
-
-    def _drop_records(self) -> None:
         self._buffer.clear()
-        self._light_buffer.clear()
-        for spool in (self._keys, self._light):
-            if spool is not None:
-                spool.close()
-        self._keys = self._light = None
-
-    def _light_spool(self) -> IO[bytes]:
-        if self._light is None:
-            self._light = tempfile.TemporaryFile(prefix="agentv-ci-light-")  # noqa: SIM115 (closed by close())
-        return self._light
+        if self._keys is not None:
+            self._keys.close()
+            self._keys = None
 
     def _spool(self) -> IO[bytes]:
         if self._keys is None:
