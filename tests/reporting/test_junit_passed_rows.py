@@ -30,7 +30,7 @@ KEPT_NASTY = [n for n in NASTY if "\ud800" not in n] + ["a:b", "x #1", "100%3A",
 
 
 def _store(
-    rows: list[TestResult], index: Path, *, complete: bool = True
+    rows: list[TestResult], index: Path, *, complete: bool = True, unique_keys: bool = False
 ) -> tuple[StoredResults, list[TestResult]]:
     """The rows written by a `ResultsWriter` whose facts describe the file (as a run writes them),
     and the rows as the full reader reads them back."""
@@ -40,7 +40,7 @@ def _store(
         for row in rows:
             tally.add(writer.append(row))
     assert seen.complete or not complete
-    stored = StoredResults(index, tally, count=len(rows), unique_keys=False, own=True, written=seen)
+    stored = StoredResults(index, tally, count=len(rows), unique_keys=unique_keys, own=True, written=seen)
     return stored, read_results(index)
 
 
@@ -117,3 +117,37 @@ def test_a_secret_known_after_the_rows_were_written_is_masked_in_passing_cases(t
     document = render_junit(RunSummary(results=stored), FAKE_REPO)
     assert "s3cr3t" not in document and document.count("***") == 2
     assert document == render_junit(RunSummary(results=read), FAKE_REPO)
+
+
+def test_passing_cases_of_a_suite_whose_figures_change_from_case_to_case(tmp_path: Path) -> None:
+    """The property lines of a suite's passing cases come from a template of what most share: each
+    case whose score, threshold, file, cost or tokens differ from the case before (or print
+    differently while equal: 0.0 and -0.0) gets its own lines."""
+    changes: list[dict[str, object]] = [
+        {},
+        {},
+        {"score": 0.9},
+        {"score": 0.0},
+        {"score": -0.0},
+        {"threshold": 0.0},
+        {"threshold": -0.0},
+        {"cost_usd": 0.0},
+        {"cost_usd": -0.0},
+        {"cost_usd": 0.5},
+        {"token_usage": TokenUsage(1, 2)},
+        {"token_usage": TokenUsage(3, 4)},
+        {"eval_path": "evals/other.yaml"},
+        {"line": None},
+        {"line": -3},
+        {"score": 1e-9},
+        {},
+    ]
+    rows = []
+    for n, fields in enumerate(changes):
+        values: dict[str, object] = {"eval_path": "evals/a.yaml", "line": n, "threshold": 0.5, **fields}
+        rows.append(_passing(f"c{n:02d}", **values))
+    stored, written = _store(rows, tmp_path / "index.jsonl", unique_keys=True)  # a row a key
+    assert all(isinstance(r, PassedRow) for r in stored.passed_or_aggregated_in_key_order())
+    document = render_junit(RunSummary(results=stored), FAKE_REPO)
+    assert document == junit_xml_document(RunSummary(results=written), FAKE_REPO)
+    assert 'c04 [t].score" value="-0.0000"' in document and 'c08 [t].cost_usd" value="-0.000000"' in document

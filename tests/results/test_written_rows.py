@@ -22,7 +22,7 @@ from agentv_ci.results.sidecars import eval_files_of
 from agentv_ci.results.stored_results import StoredResults
 from agentv_ci.results.streamed_run import load_run_streamed
 from agentv_ci.results.tally import ResultsTally
-from agentv_ci.results.written_rows import WrittenRows
+from agentv_ci.results.written_rows import WrittenRows, record_places
 from agentv_ci.running.session import RunRequest, execute_run
 from tests.reporting.golden import FAKE_REPO
 from tests.reporting.sample_runs import encodable, sample_results
@@ -63,7 +63,7 @@ def test_reports_from_the_writers_facts_equal_reports_from_the_rows(
     assert origins is not None and read.origins() is None  # the facts are used, not the file
     assert origins == list(dict.fromkeys((r.suite, r.eval_path) for r in rows))
     assert eval_files_of(facts, FAKE_REPO) == eval_files_of(read, FAKE_REPO)
-    assert list(facts._keys_in_order()) == list(read._keys_in_order())
+    assert _places(facts)[1:] == _places(read)[1:]
     assert list(facts.aggregated_failing()) == list(read.aggregated_failing())
     for render in (render_junit, render_sarif, render_codequality):
         assert render(RunSummary(results=facts), FAKE_REPO) == render(RunSummary(results=read), FAKE_REPO)
@@ -80,7 +80,7 @@ def test_rows_in_the_file_before_the_writer_opened_it_drop_the_facts(tmp_path: P
     assert not seen.complete
     stored = StoredResults(index, ResultsTally(), count=3, unique_keys=True, written=seen)
     assert stored.origins() is None
-    assert [k[1] for k in stored._keys_in_order()] == sorted(r.test_id for r in rows[:3])
+    assert [key[1] for key in _places(stored)[0]] == sorted(r.test_id for r in rows[:3])  # type: ignore[index]
 
 
 def test_facts_of_two_writing_blocks_hold_and_another_writers_row_drops_them(tmp_path: Path) -> None:
@@ -94,11 +94,25 @@ def test_facts_of_two_writing_blocks_hold_and_another_writers_row_drops_them(tmp
         writer.append(rows[2])
     stored = StoredResults(index, ResultsTally(), count=3, unique_keys=True, written=seen)
     assert seen.complete and stored.origins() is not None
-    assert [k[3] for k in seen.row_keys()] == [0, *(len(x) for x in _line_ends(index))][:3]
+    records = [record for block in seen.record_blocks() for record in block.split(b"\n")[:-1]]
+    offsets = [offset for _, batch, _ in record_places(records) for offset in batch]
+    assert offsets == [0, *(len(x) for x in _line_ends(index))][:3]
     with ResultsWriter(index) as writer:
         writer.append(rows[3])
     assert StoredResults(index, ResultsTally(), count=4, unique_keys=True, written=seen).origins() is None
     assert StoredResults(index, ResultsTally(), count=3, unique_keys=True, written=seen).origins() is None
+
+
+def _places(stored: StoredResults) -> tuple[list[object], list[int], list[int]]:
+    """The keys, offsets and lengths of the rows in key order, as the JUnit report reads them."""
+    keys: list[object] = []
+    offsets: list[int] = []
+    lengths: list[int] = []
+    for batch_keys, batch_offsets, batch_lengths in stored._located_in_key_order():
+        keys += batch_keys
+        offsets += batch_offsets
+        lengths += batch_lengths
+    return keys, offsets, lengths
 
 
 def _line_ends(index: Path) -> list[bytes]:
@@ -118,7 +132,7 @@ def test_a_scrubbed_row_or_a_row_without_a_suite_drops_the_facts(tmp_path: Path)
         _store([row, odd], tmp_path / f"{n}.jsonl", seen)
         assert not seen.complete
         with pytest.raises(RuntimeError):
-            list(seen.row_keys())
+            list(seen.record_blocks())
 
 
 def test_a_failing_row_keeps_the_failing_scan(tmp_path: Path) -> None:
@@ -226,5 +240,71 @@ def test_no_room_for_the_keys_leaves_the_run_whole_and_the_reports_read_the_rows
     assert stored.origins() is None and not seen.complete
     assert len(stored) == len(rows) == len(read_results(tmp_path / "index.jsonl"))
     assert render_junit(RunSummary(results=stored), FAKE_REPO) == render_junit(
+        RunSummary(results=read), FAKE_REPO
+    )
+
+
+# Keys whose records sort only as code points do (UTF-8, NUL below all): prefixes, characters
+# below `"` and escaped ones, the top of the BMP against astral characters, names that clean to
+# the same one or hold a ` [`.
+_ODD_KEYS = [
+    ("s", "a", "t"),
+    ("s", "a ", "t"),
+    ("s", "a!", "t"),
+    ("s", 'a"b', "t"),
+    ("s", "a\\b", "t"),
+    ("s", "a]", "t,1"),
+    ("s", "a\x01", "t"),
+    ("s", "a\x1b[0m", "t"),
+    ("s", "a\t", "t"),
+    ("s", "a\r", "t"),
+    ("s", "x [y", "t"),
+    ("s", "x", "y [t"),
+    ("s", "\uffff", "t"),
+    ("s", "\ufffe", "t"),
+    ("s", "\U0001f600", "t"),
+    ("s", "é", "t"),
+    ("s", "e", "t"),
+    ("s", "a", "t2"),
+    ("s", "a", ""),
+    ("sb", "a", "t"),
+    ("s b", "a", "t"),
+    ("s", "b", "t"),
+]
+
+
+def test_sort_records_order_hostile_keys_as_their_tuples_do(tmp_path: Path) -> None:
+    """The writer's sort records (UTF-8 bytes, each part ended by a NUL) put the rows in the order
+    the (suite, test id, target) tuples read from the file do, and JUnit writes the same bytes."""
+    base = _passing(encodable(sample_results(FAKE_REPO)))[0]
+    rows = [msgspec.structs.replace(base, suite=s, test_id=i, target=t) for s, i, t in _ODD_KEYS]
+    rows += [msgspec.structs.replace(rows[0], attempt=1, score=0.5)]  # a second attempt: ties by offset
+    rows = rows[1::2] + rows[::2]
+    seen = WrittenRows()
+    facts = _store(rows, tmp_path / "seen" / "index.jsonl", seen)
+    read = _store(rows, tmp_path / "read" / "index.jsonl", None)
+    assert seen.complete and seen.sortable
+    assert _places(facts)[1:] == _places(read)[1:]
+    assert _places(read)[0] == sorted((r.suite, r.test_id, r.target) for r in rows)
+    assert render_junit(RunSummary(results=facts), FAKE_REPO) == render_junit(
+        RunSummary(results=read), FAKE_REPO
+    )
+
+
+@pytest.mark.parametrize("test_id", ["a\nb", "a\x00b"])
+def test_a_key_no_record_can_hold_keeps_the_facts_and_sorts_from_the_file(
+    tmp_path: Path, test_id: str
+) -> None:
+    """A NUL or a newline in a key would break its record: the keys are read from the rows, and
+    the rest of the writer's facts still stand."""
+    rows = _passing(encodable(sample_results(FAKE_REPO)))
+    rows.append(msgspec.structs.replace(rows[0], test_id=test_id))
+    seen = WrittenRows()
+    facts = _store(rows, tmp_path / "seen" / "index.jsonl", seen)
+    read = _store(rows, tmp_path / "read" / "index.jsonl", None)
+    assert seen.complete and not seen.sortable and facts.origins() is not None
+    with pytest.raises(RuntimeError):
+        list(seen.record_blocks())
+    assert render_junit(RunSummary(results=facts), FAKE_REPO) == render_junit(
         RunSummary(results=read), FAKE_REPO
     )

@@ -30,13 +30,15 @@ The output validates against the unmodified Jenkins `junit-10.xsd`: the XSD has 
 
 from __future__ import annotations
 
+import codecs
 import io
 import math
+import os
 import re
+import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from itertools import groupby
 from pathlib import Path
 from typing import IO
 
@@ -93,13 +95,25 @@ def _property_lines(prefix: str, result: TestResult | PassedRow, file: str | Non
     """The case's `<property>` lines, values escaped for an attribute (`prefix`: the line up to the
     case's escaped name and its dot). `file`: `_file_value` of the result's eval path relative to the
     repository (`repo_relative`)."""
+    text = _head_properties(prefix, result, file)
+    line = result.line
+    if line is not None and line >= 0:
+        text += f'{prefix}line" value="{int(line)}" />\n'
+    return text + _tail_properties(prefix, result)
+
+
+def _head_properties(prefix: str, result: TestResult | PassedRow, file: str | None) -> str:
+    """The property lines before the case's line: score, threshold and file."""
     text = f'{prefix}score" value="{_four_places(result.score)}" />\n'
     text += f'{prefix}threshold" value="{_four_places(result.threshold)}" />\n'
     if file is not None:
         text += f'{prefix}file" value="{file}" />\n'
-    line = result.line
-    if line is not None and line >= 0:
-        text += f'{prefix}line" value="{int(line)}" />\n'
+    return text
+
+
+def _tail_properties(prefix: str, result: TestResult | PassedRow) -> str:
+    """The property lines after the case's line: attempts, cost and tokens."""
+    text = ""
     counts = attempt_counts(result) if isinstance(result, TestResult) else None  # a PassedRow: one attempt
     if counts is not None:
         passed, total = counts
@@ -109,6 +123,38 @@ def _property_lines(prefix: str, result: TestResult | PassedRow, file: str | Non
     if result.token_usage is not None:
         text += f'{prefix}tokens" value="{result.token_usage.total}" />\n'
     return text
+
+
+# Where a case's escaped name goes in a `_PassedProperties` template: cleaning removes it from names.
+_HOLE = "\x00"
+
+
+class _PassedProperties:
+    """The property lines of a suite's passing cases, from a template kept while the values that are
+    the same for most of them (score, threshold, file, cost, tokens) stay the same: a case fills in
+    its name and line only."""
+
+    def __init__(self) -> None:
+        self._key: tuple[object, ...] | None = None
+        self._head: list[str] = []
+        self._tail: list[str] = []
+
+    def lines(self, escaped: str, row: PassedRow, file: str | None) -> str:
+        """`_property_lines` of `row` for the case named `escaped` (escaped already)."""
+        score, threshold, cost = row.score, row.threshold, row.cost_usd
+        key = (score, threshold, file, cost, row.token_usage)
+        # 0.0 and -0.0 are equal keys that print differently: a zero is never taken from the template
+        if key != self._key or not score or not threshold or cost == 0:
+            prefix = f'      <property name="{_HOLE}.'
+            self._head = _head_properties(prefix, row, file).split(_HOLE)
+            self._tail = _tail_properties(prefix, row).split(_HOLE)
+            self._key = key
+        text = escaped.join(self._head)
+        line = row.line
+        if line is not None and line >= 0:
+            text += f'      <property name="{escaped}.line" value="{line}" />\n'
+        tail = self._tail
+        return text + escaped.join(tail) if len(tail) > 1 else text
 
 
 def _failure_body(result: TestResult) -> str:
@@ -127,12 +173,13 @@ def _system_out(result: TestResult | PassedRow) -> str | None:
     return neutralise_workflow_commands("\n\n".join(parts)) or None
 
 
-def _passed_system_out(row: PassedRow) -> str | None:
+def _passed_system_out(row: PassedRow, secrets: bool) -> str | None:
     """`_text(_system_out(row))`: the common input and answer (short, nothing to clean, break or
-    escape, no secret known) joined as they are, the others as `_system_out` says."""
+    escape, no secret known: `secrets` says whether one is) joined as they are, the others as
+    `_system_out` says."""
     given, answer = row.input, row.output
     if (
-        SECRETS  # `excerpt` masks them
+        secrets  # `excerpt` masks them
         or (given and (len(given) > LIMITS.input or _OUT_WORK.search(given) is not None))
         or (answer and (len(answer) > LIMITS.answer or _OUT_WORK.search(answer) is not None))
     ):
@@ -155,7 +202,7 @@ def _seconds(result: TestResult | PassedRow) -> float:
     return seconds if seconds > 0 and math.isfinite(seconds) else 0.0
 
 
-_SPOOL_BYTES = 4 * 1024 * 1024  # per spooled part, before it moves to disk
+_SPOOL_BYTES = 1024 * 1024  # per spooled part, before it moves to disk
 
 
 def _text(text: str) -> str:
@@ -292,6 +339,8 @@ class _SuiteWriter:
         # The last eval path, made relative, and that path as a `file` property's escaped value.
         self._relative: tuple[str | None, str | None, str | None] = (None, None, None)
         self._classnames: tuple[str, str] = (name, _classname(name))  # a suite's rows name the suite
+        self._passed_properties = _PassedProperties()
+        self._secrets = bool(SECRETS)  # none is added while the report is written
         tool = f"{summary.tool} {summary.version}".strip()
         self._property("tool", tool)
         if summary.dry_run:
@@ -335,7 +384,6 @@ class _SuiteWriter:
         self.errored += counted == "error"
         self.skipped += counted == "skipped"
         counts = self.counts
-        counts["tests"] += 1
         counts["failures"] += counted == "failure"
         counts["errors"] += outcome == "error"
         counts["time"] += _seconds(result)
@@ -345,41 +393,58 @@ class _SuiteWriter:
         """`add` for a passing single-attempt row (most of a run's): no waiver applies, and a name
         and texts that need no cleaning nor escaping (most) are written as they are."""
         case_name = f"{row.test_id} [{row.target}]"
+        if _NAME_WORK.search(case_name) is None and case_name not in self.risky_names:
+            escaped = case_name  # nothing to clean nor escape, and no other case is so named
+        else:
+            escaped = self._escaped_name(case_name)
+        eval_path = row.eval_path
+        relative = self._relative
+        if eval_path != relative[0] or eval_path is None:
+            relative = self._relative_of(eval_path)
+        self.properties.write(self._passed_properties.lines(escaped, row, relative[2]))
+        classname = self._classnames[1] if row.suite == self.name else _classname(row.suite)
+        seconds = _seconds(row) if row.duration_ms else 0.0  # most dry-run cases take no time
+        if seconds:
+            start = f'    <testcase name="{escaped}" time="{_num(seconds)}"{classname}'
+            self.counts["time"] += seconds  # a sum of positive seconds: adding a zero changes nothing
+        else:
+            start = f'    <testcase name="{escaped}"{classname} time="0.000"'
+        out = _passed_system_out(row, self._secrets)
+        if out:
+            self.cases.write(f"{start}>\n      <system-out>{out}</system-out>\n    </testcase>\n")
+        else:
+            self.cases.write(start + " />\n")
+        self.tests += 1
+        path = relative[1]
+        if path != self.eval_path:
+            self._saw_path(path)
+
+    def _escaped_name(self, case_name: str) -> str:
+        """A passing case's name cleaned, numbered and escaped, as `add` does."""
         plain = _NAME_WORK.search(case_name) is None
         if not plain:
             case_name = clean_text(case_name)
         numbered = self._numbered(case_name)
         if numbered != case_name:
             case_name, plain = numbered, False
-        escaped = case_name if plain else _attr(case_name)
-        path, file_value = self._repo_relative(row.eval_path)
-        self.properties.write(_property_lines(f'      <property name="{escaped}.', row, file_value))
-        classname = self._classname_of(row.suite)
-        seconds = _seconds(row)
-        if seconds:
-            start = f'    <testcase name="{escaped}" time="{_num(seconds)}"{classname}'
-        else:
-            start = f'    <testcase name="{escaped}"{classname} time="0.000"'
-        out = _passed_system_out(row)
-        if out:
-            self.cases.write(f"{start}>\n      <system-out>{out}</system-out>\n    </testcase>\n")
-        else:
-            self.cases.write(start + " />\n")
-        self.tests += 1
-        counts = self.counts
-        counts["tests"] += 1
-        counts["time"] += seconds
-        self._saw_path(path)
+        return case_name if plain else _attr(case_name)
 
     def _repo_relative(self, eval_path: str | None) -> tuple[str | None, str | None]:
         """`repo_relative` of `eval_path` and its `file` property's value (`_file_value`), worked out
         once for a run of rows with the same one (a suite's rows)."""
-        if eval_path != self._relative[0] or eval_path is None:
-            path = repo_relative(eval_path, self.repo_root)
-            self._relative = (eval_path, path, _file_value(path))
-        return self._relative[1], self._relative[2]
+        relative = self._relative
+        if eval_path != relative[0] or eval_path is None:
+            relative = self._relative_of(eval_path)
+        return relative[1], relative[2]
+
+    def _relative_of(self, eval_path: str | None) -> tuple[str | None, str | None, str | None]:
+        """`eval_path`, made relative and as a `file` value, kept as the last one seen."""
+        path = repo_relative(eval_path, self.repo_root)
+        self._relative = (eval_path, path, _file_value(path))
+        return self._relative
 
     def write_to(self, out: IO[str] | _Spool) -> None:
+        self.counts["tests"] = float(self.tests)  # every case added counts once
         summary = self.summary
         attributes = [
             ("errors", str(self.errored)),
@@ -407,12 +472,13 @@ class _SuiteWriter:
 
 
 class _Spool:
-    """Text gathered in memory in pieces and moved to a temporary file past `_SPOOL_BYTES`."""
+    """Text gathered in memory in pieces and moved to a temporary file past `_SPOOL_BYTES`, as UTF-8:
+    one spool copies into another as the pieces or the bytes they are, never decoded and encoded again."""
 
     def __init__(self) -> None:
         self._pieces: list[str] = []
         self._size = 0
-        self._file: IO[str] | None = None
+        self._file: IO[bytes] | None = None
 
     def write(self, text: str) -> None:
         self._pieces.append(text)
@@ -420,21 +486,42 @@ class _Spool:
         if self._size > _SPOOL_BYTES:
             self._flush()
 
-    def _flush(self) -> None:
+    def _flush(self) -> IO[bytes]:
+        """Move the pieces to the file (made on the first call); returns the file."""
         if self._file is None:
-            self._file = tempfile.TemporaryFile(mode="w+", encoding="utf-8", newline="")  # noqa: SIM115
-        self._file.write("".join(self._pieces))
+            self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
+        self._file.write("".join(self._pieces).encode("utf-8"))
         self._pieces.clear()
         self._size = 0
+        return self._file
 
     def empty(self) -> bool:
         return not self._pieces and (self._file is None or not self._file.tell())
 
-    def copy_to(self, out: IO[str] | _Spool) -> None:
+    def copy_to(self, out: IO[str] | _Spool | _Utf8File) -> None:
+        if isinstance(out, _Utf8File):  # bytes to bytes
+            if self._file is not None:
+                self._file.seek(0)
+                while block := self._file.read(1 << 20):
+                    out.write_bytes(block)
+            out.write("".join(self._pieces))
+            return
+        if isinstance(out, _Spool):
+            if self._file is not None:
+                target = out._flush()  # what `out` holds goes first
+                self._file.seek(0)
+                shutil.copyfileobj(self._file, target, 1 << 20)
+            out._pieces.extend(self._pieces)
+            out._size += self._size
+            if out._size > _SPOOL_BYTES:
+                out._flush()
+            return
         if self._file is not None:
             self._file.seek(0)
+            decoder = codecs.getincrementaldecoder("utf-8")()  # a block may end inside a character
             while block := self._file.read(1 << 20):
-                out.write(block)
+                out.write(decoder.decode(block))
+            out.write(decoder.decode(b"", final=True))
         out.write("".join(self._pieces))
 
     def close(self) -> None:
@@ -442,6 +529,27 @@ class _Spool:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+# Every byte but the controls `clean_text` removes (NUL aside: it ends each key of a sort record)
+_NOT_CONTROL = bytes(
+    b for b in range(256) if not (0x01 <= b <= 0x08 or b in (0x0B, 0x0C) or 0x0E <= b <= 0x1F or b == 0x7F)
+)
+
+
+class _Utf8File:
+    """A binary file written as `open(path, "w", encoding="utf-8")` writes one (UTF-8, each newline
+    as the platform's), so a spool's bytes go to it as they are."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self.raw = raw
+        self._newline = os.linesep.encode()
+
+    def write(self, text: str) -> None:
+        self.write_bytes(text.encode("utf-8"))
+
+    def write_bytes(self, data: bytes) -> None:
+        self.raw.write(data if self._newline == b"\n" else data.replace(b"\n", self._newline))
 
 
 def _is_plain(name: str, raw: str) -> bool:
@@ -454,7 +562,18 @@ class _RiskyNames:
     """Per suite, the case names that cleaning changed or that do not split into one test id and
     target: only these can be shared by two cases (a plain name only with one of these), so only
     cases named so are counted while writing (bounded memory, the same names as counting all).
-    Fed every key before the first case is written."""
+    Fed every key before the first case is written, but those `may_be_risky` rules out."""
+
+    @staticmethod
+    def may_be_risky(keys: bytes) -> bool:
+        """Whether the UTF-8 bytes of these keys may hold a risky name: a character `clean_text`
+        removes (no key given here holds a NUL or a lone surrogate) or a ` [`. Four scans in C."""
+        return (
+            b" [" in keys
+            or b"\xef\xbf\xbe" in keys  # U+FFFE
+            or b"\xef\xbf\xbf" in keys  # U+FFFF
+            or bool(keys.translate(None, _NOT_CONTROL))
+        )
 
     def __init__(self) -> None:
         self.by_suite: dict[str, set[str]] = {}
@@ -474,26 +593,39 @@ def write_junit(summary: RunSummary, out: IO[str], repo_root: Path, waived: Waiv
         _write(summary, out, repo_root, waived or {})
 
 
-def _write(summary: RunSummary, out: IO[str], repo_root: Path, waived: Waived) -> None:
+def _finish_suite(suite: _SuiteWriter, body: _Spool, totals: dict[str, float]) -> None:
+    """Write `suite` out to `body` and count it in `totals`."""
+    suite.write_to(body)
+    suite.close()
+    for key in totals:
+        totals[key] += suite.counts[key]
+
+
+def _write(summary: RunSummary, out: IO[str] | _Utf8File, repo_root: Path, waived: Waived) -> None:
     risky = _RiskyNames()
-    ordered = passed_or_aggregated_in_key_order(summary.results, risky)  # one case per test x target
+    ordered = passed_or_aggregated_in_key_order(
+        summary.results, risky, risky.may_be_risky
+    )  # a case per test x target
     totals = {"tests": 0.0, "failures": 0.0, "errors": 0.0, "time": 0.0}
     body = _Spool()
     try:
-        for suite_name, results in groupby(ordered, key=lambda r: r.suite):
-            risky_names = risky.by_suite.get(suite_name, set())
-            suite = _SuiteWriter(suite_name, summary, repo_root, risky_names, waived)
-            try:
-                for result in results:
-                    if isinstance(result, PassedRow):
-                        suite.add_passed(result)
-                    else:
-                        suite.add(result)
-                suite.write_to(body)
-            finally:
+        suite: _SuiteWriter | None = None
+        try:
+            for result in ordered:  # a suite's cases come one after the other
+                if suite is None or result.suite != suite.name:
+                    if suite is not None:
+                        _finish_suite(suite, body, totals)
+                    risky_names = risky.by_suite.get(result.suite, set())
+                    suite = _SuiteWriter(result.suite, summary, repo_root, risky_names, waived)
+                if isinstance(result, PassedRow):
+                    suite.add_passed(result)
+                else:
+                    suite.add(result)
+            if suite is not None:
+                _finish_suite(suite, body, totals)
+        finally:
+            if suite is not None:
                 suite.close()
-            for key in totals:
-                totals[key] += suite.counts[key]
         root = _start(
             "testsuites",
             [
@@ -531,5 +663,5 @@ class JunitReporter:
             if options.decision
             else {}
         )
-        with options.path.open("w", encoding="utf-8") as handle:
-            write_junit(summary, handle, options.repo_root, waived)
+        with options.path.open("wb") as handle, paused_gc():  # as `write_junit`, bytes copied as they are
+            _write(summary, _Utf8File(handle), options.repo_root, waived)

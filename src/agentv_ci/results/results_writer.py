@@ -30,7 +30,7 @@ class ResultsWriter:
 
     def __enter__(self) -> ResultsWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._handle = self.path.open("ab")
+        self._handle = self.path.open("ab", buffering=0)  # each row goes out in one write call
         if self.seen is not None:
             self.seen.opened_at(self._handle.seek(0, 2))
         return self
@@ -60,8 +60,9 @@ class ResultsWriter:
             _ENCODER.encode_into(result, self._buffer)
             scrubbed = False  # `_redacted` scrubs too: `result` is what the line says
         self._buffer.extend(b"\n")
-        self._handle.write(self._buffer)
-        self._handle.flush()
+        written = self._handle.write(self._buffer)
+        if written != len(self._buffer):  # a short write: the rest, as a buffered flush would
+            _write_rest(self._handle, bytes(self._buffer[written or 0 :]))
         if self.seen is not None:
             if scrubbed:  # the line says what `result` does not (a replaced character)
                 self.seen.lost()
@@ -73,6 +74,14 @@ class ResultsWriter:
         if self._handle is not None:
             self._handle.close()
             self._handle = None
+
+
+def _write_rest(handle: IO[bytes], rest: bytes) -> None:
+    while rest:
+        written = handle.write(rest)
+        if not written:
+            raise OSError(f"{getattr(handle, 'name', 'index.jsonl')}: a row could not be written whole")
+        rest = rest[written:]
 
 
 def _redacted(result: TestResult) -> TestResult:

@@ -7,8 +7,10 @@ console and the Markdown summary read no row at all.
 
 Reports that need the rows in a fixed order (JUnit: by suite, test id and target) get them through
 `aggregated_in_key_order`, which sorts the keys in bounded chunks spilled to a temporary directory and
-merges them (memory: `SORT_CHUNK` keys, whatever the number of rows); JUnit's
-`passed_or_aggregated_in_key_order` leaves the grader results of a run's own passing rows undecoded.
+merges them (memory: `SORT_CHUNK` keys, whatever the number of rows), then reads the rows that lie
+one after the other in the file with one read; the keys of a run's own rows are the sort records its
+writer kept (`WrittenRows`), which sort as bytes. JUnit's `passed_or_aggregated_in_key_order` leaves
+the grader results of a run's own passing rows undecoded.
 """
 
 from __future__ import annotations
@@ -16,18 +18,19 @@ from __future__ import annotations
 import os
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import islice
 from pathlib import Path
-from typing import overload
+from typing import IO, overload
 
 import msgspec
 
 from agentv_ci.model.result import TestResult
-from agentv_ci.results.key_sort import spilled_sort
+from agentv_ci.results.key_sort import sorted_records, spilled_sort
 from agentv_ci.results.passed_rows import PassedRow, decode_passed_row
 from agentv_ci.results.results_file import aggregate_attempts, decode_own_row, decode_row, merge_attempts
 from agentv_ci.results.tally import ResultsTally
 from agentv_ci.results.totals import outcome_of
-from agentv_ci.results.written_rows import SortedKey, WrittenRows
+from agentv_ci.results.written_rows import WrittenRows, record_key, record_places
 
 __all__ = [
     "SORT_CHUNK",
@@ -40,6 +43,15 @@ __all__ = [
 ]
 
 SORT_CHUNK = 50_000  # keys sorted in memory at a time (about 8 MB)
+_RUN_BYTES = 1 << 16  # rows next to each other in the file read at once, up to about this much
+
+OnKey = Callable[[tuple[str, str, str]], None]
+# Whether `on_key` may need the keys in these bytes (sort records: `WrittenRows`); False skips them.
+KeyFilter = Callable[[bytes], bool]
+# Rows' places, a batch: what tells each one's test x target from another's (equal for the rows of
+# one), their offsets and lengths
+_Places = tuple[Sequence[object], list[int], list[int]]
+_PLACES_AT_ONCE = 512  # rows located at a time: the JUnit report holds a batch of rows at once
 
 
 class _Key(msgspec.Struct):
@@ -199,25 +211,28 @@ class StoredResults(Sequence[TestResult]):
                     yield row
 
     def aggregated_in_key_order(
-        self, on_key: Callable[[tuple[str, str, str]], None] | None = None
+        self, on_key: OnKey | None = None, key_filter: KeyFilter | None = None
     ) -> Iterator[TestResult]:
         """One result per test x target, ordered by suite, test id and target; rows of the same test
         x target are merged in the order they were written (as `aggregate_attempts` merges them).
-        `on_key` sees every row's key, all of them before the first result is yielded."""
+        `on_key` sees every row's key, all of them before the first result is yielded; with
+        `key_filter`, it may skip the keys of sort records for which `key_filter` says False (their
+        bytes, one record or many: `written_rows`; a filter looks for what no digit, comma, bracket,
+        NUL nor newline is)."""
         file = str(self.path)
         decode = self._decode
-        for lines in self._rows_in_key_order(on_key):
+        for lines in self._rows_in_key_order(on_key, key_filter):
             yield merge_attempts([decode(line, file) for line in lines])
 
     def passed_or_aggregated_in_key_order(
-        self, on_key: Callable[[tuple[str, str, str]], None] | None = None
+        self, on_key: OnKey | None = None, key_filter: KeyFilter | None = None
     ) -> Iterator[TestResult | PassedRow]:
         """`aggregated_in_key_order`, but a passing single-attempt row of the run's own writing
         (`WrittenRows` describes the file) comes as a `PassedRow`, its grader results not decoded."""
         light = self._decode is decode_own_row and self._seen() is not None
         file = str(self.path)
         decode = self._decode
-        for lines in self._rows_in_key_order(on_key):
+        for lines in self._rows_in_key_order(on_key, key_filter):
             if light and len(lines) == 1:
                 passed = decode_passed_row(lines[0])
                 if passed is not None:
@@ -225,44 +240,44 @@ class StoredResults(Sequence[TestResult]):
                     continue
             yield merge_attempts([decode(line, file) for line in lines])
 
-    def _rows_in_key_order(
-        self, on_key: Callable[[tuple[str, str, str]], None] | None
-    ) -> Iterator[list[bytes]]:
-        """The rows of each test x target, in key order (`_keys_in_order`), as their bytes."""
-        group: list[bytes] = []
-        current: tuple[str, str, str] | None = None
+    def _rows_in_key_order(self, on_key: OnKey | None, key_filter: KeyFilter | None) -> Iterator[list[bytes]]:
+        """The rows of each test x target, in key order (`_located_in_key_order`), as their bytes."""
         with self.path.open("rb") as handle:
-            descriptor = handle.fileno()
-            for suite, test_id, target, offset, length in self._keys_in_order(on_key):
-                # the row's bytes alone (a seek and readline would refill the whole read buffer)
-                line = os.pread(descriptor, length, offset)
-                if len(line) != length:  # cut short: the reader says where
-                    handle.seek(offset)
-                    line = handle.readline()
-                key = (suite, test_id, target)
-                if key != current and group:
-                    yield group
-                    group = []
-                current = key
-                group.append(line)
-        if group:
-            yield group
+            batches = _read_batches(handle, self._located_in_key_order(on_key, key_filter))
+            if self.unique_keys:  # a row a test x target
+                for _, lines in batches:
+                    for line in lines:
+                        yield [line]
+                return
+            group: list[bytes] = []
+            current: object = None
+            for keys, lines in batches:
+                for key, line in zip(keys, lines, strict=True):
+                    if key != current and group:
+                        yield group
+                        group = []
+                    current = key
+                    group.append(line)
+            if group:
+                yield group
 
-    def _keys_in_order(
-        self, on_key: Callable[[tuple[str, str, str]], None] | None = None
-    ) -> Iterator[SortedKey]:
-        """(suite, test id, target, offset, length) of every row, sorted; equal keys in file order
-        (the offset breaks ties). Chunks of `SORT_CHUNK` keys are sorted and spilled, then merged."""
-        return spilled_sort(self._keys(on_key), _SPILLED, chunk=SORT_CHUNK, prefix="agentv-ci-sort-")
-
-    def _keys(self, on_key: Callable[[tuple[str, str, str]], None] | None) -> Iterator[SortedKey]:
+    def _located_in_key_order(
+        self, on_key: OnKey | None = None, key_filter: KeyFilter | None = None
+    ) -> Iterator[_Places]:
+        """Where every row is, sorted by key (equal keys in file order: the offset breaks ties), in
+        batches. Chunks of `SORT_CHUNK` keys are sorted and spilled, then merged."""
         facts = self._seen()
-        if facts is not None:  # as the writer saw them: no row is read for its key
-            for sorted_key in facts.row_keys():
-                if on_key is not None:
-                    on_key(sorted_key[:3])
-                yield sorted_key
+        if facts is not None and facts.sortable:  # the writer's sort records: no row is read for its key
+            records = _record_lists(facts.record_blocks(), on_key, key_filter)
+            yield from record_places(sorted_records(records, chunk=SORT_CHUNK, prefix="agentv-ci-sort-"))
             return
+        keys = spilled_sort(self._keys(on_key), _SPILLED, chunk=SORT_CHUNK, prefix="agentv-ci-sort-")
+        while batch := list(islice(keys, _PLACES_AT_ONCE)):
+            located = [(key[:3], key[3], key[4]) for key in batch]
+            yield [key for key, _, _ in located], [o for _, o, _ in located], [n for _, _, n in located]
+
+    def _keys(self, on_key: OnKey | None) -> Iterator[tuple[str, str, str, int, int]]:
+        """(suite, test id, target, offset, length) of every row, in file order, read from the file."""
         position = 0
         with self.path.open("rb") as handle:
             for line in handle:
@@ -272,6 +287,61 @@ class StoredResults(Sequence[TestResult]):
                         on_key(key)
                     yield (*key, position, len(line))
                 position += len(line)
+
+
+def _record_lists(
+    blocks: Iterable[bytes], on_key: OnKey | None, key_filter: KeyFilter | None
+) -> Iterator[list[bytes]]:
+    """The sort records of each block (`WrittenRows.record_blocks`), each key shown to `on_key` first
+    (only those `key_filter` may need, when given: a block it needs none of is not looked into)."""
+    for block in blocks:
+        records = block.split(b"\n")
+        records.pop()  # after the last newline
+        if on_key is not None and (key_filter is None or key_filter(block)):
+            for record in records:
+                if key_filter is None or key_filter(record):
+                    on_key(record_key(record))
+        yield records
+
+
+def _read_batches(
+    handle: IO[bytes], batches: Iterable[_Places]
+) -> Iterator[tuple[Sequence[object], list[bytes]]]:
+    """Each batch's keys and its rows' bytes: rows that lie one after the other in the file (a
+    suite's ids 1000 to 1009 do) are read at once."""
+    for keys, offsets, lengths in batches:
+        lines: list[bytes] = []
+        first = 0
+        start = end = offsets[0] if offsets else 0
+        for index in range(len(offsets)):
+            offset = offsets[index]
+            if offset != end or end - start > _RUN_BYTES:
+                lines += _read_run(handle, offsets[first:index], lengths[first:index], start, end)
+                first, start = index, offset
+            end = offset + lengths[index]
+        if offsets:
+            lines += _read_run(handle, offsets[first:], lengths[first:], start, end)
+        yield keys, lines
+
+
+def _read_run(handle: IO[bytes], offsets: list[int], lengths: list[int], start: int, end: int) -> list[bytes]:
+    """The bytes of the rows at `offsets`, which lie one after the other from `start` to `end`."""
+    # the rows' bytes alone (a seek and readline would refill the whole read buffer)
+    data = os.pread(handle.fileno(), end - start, start)
+    if len(data) == end - start:
+        return [
+            data[offset - start : offset - start + length]
+            for offset, length in zip(offsets, lengths, strict=True)
+        ]
+    return [_row_at(handle, offset, length) for offset, length in zip(offsets, lengths, strict=True)]
+
+
+def _row_at(handle: IO[bytes], offset: int, length: int) -> bytes:
+    line = os.pread(handle.fileno(), length, offset)
+    if len(line) != length:  # cut short: the reader says where
+        handle.seek(offset)
+        line = handle.readline()
+    return line
 
 
 def _key_of(line: bytes, path: Path) -> tuple[str, str, str]:
@@ -301,12 +371,13 @@ def result_keys(results: Iterable[TestResult]) -> Iterator[tuple[str, str, str]]
 
 
 def aggregated_in_key_order(
-    results: Iterable[TestResult], on_key: Callable[[tuple[str, str, str]], None] | None = None
+    results: Iterable[TestResult], on_key: OnKey | None = None, key_filter: KeyFilter | None = None
 ) -> Iterator[TestResult]:
     """`aggregated(results)` sorted by suite, test id and target; `on_key` sees the key of every row
-    before the first result is yielded."""
+    before the first result is yielded (but those `key_filter` may skip:
+    `StoredResults.aggregated_in_key_order`)."""
     if isinstance(results, StoredResults):
-        return results.aggregated_in_key_order(on_key)
+        return results.aggregated_in_key_order(on_key, key_filter)
     if on_key is not None:
         for result in results:
             on_key((result.suite, result.test_id, result.target))
@@ -315,12 +386,12 @@ def aggregated_in_key_order(
 
 
 def passed_or_aggregated_in_key_order(
-    results: Iterable[TestResult], on_key: Callable[[tuple[str, str, str]], None] | None = None
+    results: Iterable[TestResult], on_key: OnKey | None = None, key_filter: KeyFilter | None = None
 ) -> Iterator[TestResult | PassedRow]:
     """`aggregated_in_key_order`, with a run's own passing single-attempt rows as `PassedRow`s
     (`StoredResults.passed_or_aggregated_in_key_order`)."""
     if isinstance(results, StoredResults):
-        return results.passed_or_aggregated_in_key_order(on_key)
+        return results.passed_or_aggregated_in_key_order(on_key, key_filter)
     return aggregated_in_key_order(results, on_key)
 
 

@@ -1,7 +1,8 @@
 """What a `ResultsWriter` saw of the rows it wrote, kept small, so the reports need not read every row
-back for it: each row's key and byte offset (spooled to an anonymous temporary file, for the JUnit
-report's key order), the (suite, eval path) pairs the rows came from (for the sidecar baselines) and
-how many rows may be failing or errored (SARIF and Code Quality skip a file that has none).
+back for it: each row's key and byte offset as a sort record (spooled to an anonymous temporary file,
+for the JUnit report's key order), the (suite, eval path) pairs the rows came from (for the sidecar
+baselines) and how many rows may be failing or errored (SARIF and Code Quality skip a file that has
+none).
 
 These facts stand for a file only when every byte of it is a row they saw (`describes`): a file that
 held rows before the writer opened it (a resumed run's), a row whose text had to be scrubbed, or a row
@@ -12,7 +13,8 @@ file as before.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from pathlib import Path
 from typing import IO
 
@@ -21,29 +23,80 @@ import msgspec
 from agentv_ci.model.result import TestResult
 from agentv_ci.results.totals import outcome_of
 
-__all__ = ["MAX_ORIGINS", "SortedKey", "WrittenRows"]
+__all__ = ["MAX_ORIGINS", "WrittenRows", "record_key", "record_places"]
+
+_ENCODER = msgspec.json.Encoder()
 
 MAX_ORIGINS = 10_000  # (suite, eval path) pairs kept; past that the rows are read for them
 _FLUSH_BYTES = 1 << 20
+_BLOCK_BYTES = 1 << 20  # records read back at a time
 
-# suite, test id, target, byte offset and length of the row
-SortedKey = tuple[str, str, str, int, int]
+# A row's sort record is its key line as the writer spooled it, the JSON array (suite, test id,
+# target, offset + _OFFSET_BASE, length + _LENGTH_BASE), with each `"` made a NUL:
+# `[\0suite\0,\0test id\0,\0target\0,<16 digits>,<10 digits>]`. In a line without a backslash
+# (no escape: each string is its UTF-8 bytes) every `"` is one of the array's; a line with one is
+# decoded and laid out so. UTF-8 orders as code points do and NUL is below every other byte, so the
+# records of keys without a NUL sort as (suite, test id, target, offset) tuples do; without a
+# newline in a key, a block of records splits at its newlines.
+_OFFSET_BASE = 10**15  # offsets print as 16 digits (a file would need petabytes for more)
+_LENGTH_BASE = 10**9  # lengths print as 10 digits, up to the longest row
+_LONGEST_ROW = 8 * 10**9
+RECORD_TAIL = len(",0000000000000000,0000000000]")
+_QUOTE_TO_NUL = bytes.maketrans(b'"', b"\0")
+_KEY_LINE = msgspec.json.Decoder(tuple[str, str, str, int, int])
+_NUMBERS = msgspec.json.Decoder(list[int])
+_PLACES_AT_ONCE = 512  # rows located at a time: the JUnit report holds a batch of rows at once
 
-_ENCODER = msgspec.json.Encoder()
-_KEY = msgspec.json.Decoder(tuple[str, str, str, int, int])
+
+def record_places(records: Iterable[bytes]) -> Iterator[tuple[list[bytes], list[int], list[int]]]:
+    """(key parts, row offsets, row lengths) of the sort records, a batch of them at a time (their
+    numbers parsed by one decode a batch)."""
+    remaining = iter(records)
+    while batch := list(islice(remaining, _PLACES_AT_ONCE)):
+        numbers = _NUMBERS.decode(b"[" + b",".join([record[-28:-1] for record in batch]) + b"]")
+        offsets = [number - _OFFSET_BASE for number in numbers[::2]]
+        lengths = [number - _LENGTH_BASE for number in numbers[1::2]]
+        yield [record[:-RECORD_TAIL] for record in batch], offsets, lengths
+
+
+def record_key(record: bytes) -> tuple[str, str, str]:
+    """(suite, test id, target) of a sort record (or of its key part)."""
+    parts = record.split(b"\0")
+    return parts[1].decode(), parts[3].decode(), parts[5].decode()
+
+
+def _unrecordable(*parts: str) -> bool:
+    return any("\0" in part or "\n" in part for part in parts)
+
+
+def _records(block: bytes) -> bytes:
+    """A block of key lines (whole lines) as sort records."""
+    if b"\\" not in block:  # no escape: the common block, one pass in C
+        return block.translate(_QUOTE_TO_NUL)
+    return b"".join(_record(line) for line in block.split(b"\n")[:-1])
+
+
+def _record(line: bytes) -> bytes:
+    if b"\\" not in line:
+        return line.translate(_QUOTE_TO_NUL) + b"\n"
+    suite, test_id, target, offset, length = _KEY_LINE.decode(line)
+    key = "\0,\0".join((suite, test_id, target)).encode()
+    return b"[\0" + key + f"\0,{offset},{length}]\n".encode()
 
 
 class WrittenRows:
     """The facts of the rows written to one file, fed by its `ResultsWriter` (`add`, `lost`).
 
-    `complete`: every row written so far was seen; `end`: the file's size after them. `close()` drops
-    the key spool (an anonymous file: nothing is left behind, even by a kill) and the facts."""
+    `complete`: every row written so far was seen; `end`: the file's size after them; `sortable`:
+    every row's key made a sort record (none holds a NUL or a newline). `close()` drops the record
+    spool (an anonymous file: nothing is left behind, even by a kill) and the facts."""
 
     def __init__(self) -> None:
         self.complete = True
         self.end = 0
         self.rows = 0
         self.failing = 0  # rows whose outcome is failed or errored
+        self.sortable = True
         self._origins: dict[tuple[str, str | None], None] | None = {}
         self._last_suite: str | None = None  # the last origin added
         self._last_path: str | None = None
@@ -79,9 +132,21 @@ class WrittenRows:
             origins[(suite, eval_path)] = None
             if len(origins) > MAX_ORIGINS:
                 self._origins = None
+        if not self.sortable:
+            return
         buffer = self._buffer
-        _ENCODER.encode_into((suite, result.test_id, result.target, offset, line_bytes), buffer, -1)
-        buffer.extend(b"\n")
+        start = len(buffer)
+        test_id, target = result.test_id, result.target
+        _ENCODER.encode_into(
+            (suite, test_id, target, offset + _OFFSET_BASE, line_bytes + _LENGTH_BASE), buffer, -1
+        )
+        # an escape in the line: it may stand for a NUL or a newline, which no record can hold
+        if (
+            buffer.find(b"\\", start) >= 0 and _unrecordable(suite, test_id, target)
+        ) or line_bytes >= _LONGEST_ROW:
+            self._unsortable()
+            return
+        buffer += b"\n"
         if len(buffer) > _FLUSH_BYTES:
             try:
                 self._spool().write(buffer)
@@ -89,6 +154,14 @@ class WrittenRows:
                 self.lost()
                 return
             buffer.clear()
+
+    def _unsortable(self) -> None:
+        """A key no sort record can hold: the reports read the keys from the rows."""
+        self.sortable = False
+        self._buffer.clear()
+        if self._keys is not None:
+            self._keys.close()
+            self._keys = None
 
     def lost(self) -> None:
         """A row was written that these facts do not describe: they stand for nothing any more."""
@@ -113,22 +186,28 @@ class WrittenRows:
         many to keep."""
         return list(self._origins) if self._origins is not None else None
 
-    def row_keys(self) -> Iterator[SortedKey]:
-        """(suite, test id, target, offset, length) of each row, in file order."""
-        if not self.complete:
-            raise RuntimeError("the written rows' keys were not all kept")
+    def record_blocks(self) -> Iterator[bytes]:
+        """The rows' sort records, in file order, in blocks of whole records (each ends with b"\\n")."""
+        if not self.complete or not self.sortable:
+            raise RuntimeError("the written rows' sort records were not all kept")
         if self._keys is None:
-            yield from (_KEY.decode(line) for line in bytes(self._buffer).splitlines())
+            if self._buffer:
+                yield _records(bytes(self._buffer))
             return
         keys = self._keys
         if self._buffer:  # written by `describes` first
             raise RuntimeError("the written rows' keys were read before `describes` settled them")
         keys.seek(0)
         try:
-            for line in keys:
-                yield _KEY.decode(line)
+            rest = b""
+            while block := keys.read(_BLOCK_BYTES):
+                block = rest + block
+                cut = block.rfind(b"\n") + 1
+                rest = block[cut:]
+                if cut:
+                    yield _records(block[:cut])
         finally:
-            keys.seek(0, 2)  # later rows append after the last key
+            keys.seek(0, 2)  # later rows append after the last record
 
     def close(self) -> None:
         """Drop what was kept: the facts stand for nothing any more."""
