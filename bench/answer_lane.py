@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from compare import REPO, Side, default_ref, in_turns, unpack_ref
+from compare import REPO, Side, default_ref, in_turns, stage_fields, unpack_ref
 from suites import write_mock_suites
 
 STAGE = """
@@ -49,13 +49,7 @@ print(time.process_time() - start, len(jobs), passed)
 
 def lane_stage(suite: Path, count: int) -> Callable[[Side], float]:
     def one(side: Side) -> float:
-        env = {**os.environ, "PYTHONPATH": str(side.src)}
-        done = subprocess.run(
-            [sys.executable, "-c", STAGE, str(suite)], env=env, capture_output=True, text=True, check=False
-        )
-        if done.returncode != 0:
-            raise SystemExit(f"{side.label}: exited {done.returncode}:\n{done.stderr[-2000:]}")
-        cpu, jobs, passed = done.stdout.split()
+        cpu, jobs, passed = stage_fields(side, STAGE, str(suite))
         if int(jobs) != count or int(passed) != count:
             raise SystemExit(f"{side.label}: {jobs} jobs, {passed} passed, expected {count}")
         return float(cpu)

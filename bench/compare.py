@@ -94,6 +94,17 @@ def cpu_of(command: list[str], env: dict[str, str], cwd: Path) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def stage_fields(side: Side, script: str, *args: str) -> list[str]:
+    """The whitespace-separated fields a stage `script` (run as `python -c`, with `side`'s source on
+    PYTHONPATH) prints; exits naming the side when it fails."""
+    env = {**os.environ, "PYTHONPATH": str(side.src)}
+    command = [sys.executable, "-c", script, *args]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{side.label}: exited {done.returncode}:\n{done.stderr[-2000:]}")
+    return done.stdout.split()
+
+
 def dry_run(work: Path, count: int) -> Callable[[Side], float]:
     """One measured dry run of `count` tests (the suites generated once), checked for its rows."""
     suite = work / f"evals-{count}"

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from compare import REPO, Side, default_ref, in_turns, unpack_ref
+from compare import REPO, Side, default_ref, in_turns, stage_fields, unpack_ref
 from suites import write_mock_suites
 
 STAGE = """
@@ -60,12 +60,7 @@ with tempfile.TemporaryDirectory() as out:
 
 def read_stage(suite: Path, count: int, fingerprints: bool) -> Callable[[Side], float]:
     def one(side: Side) -> float:
-        env = {**os.environ, "PYTHONPATH": str(side.src)}
-        command = [sys.executable, "-c", STAGE, str(suite), "yes" if fingerprints else "no"]
-        done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            raise SystemExit(f"{side.label}: exited {done.returncode}:\n{done.stderr[-2000:]}")
-        cpu, jobs = done.stdout.split()
+        cpu, jobs = stage_fields(side, STAGE, str(suite), "yes" if fingerprints else "no")
         if int(jobs) != count:
             raise SystemExit(f"{side.label}: {jobs} jobs, expected {count}")
         return float(cpu)
