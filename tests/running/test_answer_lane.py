@@ -16,6 +16,7 @@ from agentv_ci import grading
 from agentv_ci.graders import regex_search
 from agentv_ci.graders.text import Contains
 from agentv_ci.model.result import AssertionResult, GraderResult, TestResult
+from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import GraderSpec, Message
 from agentv_ci.plugins import GRADERS_NAMESPACE, GradingContext, register_for_tests
 from agentv_ci.running.plan import PlanOptions, plan_jobs
@@ -146,3 +147,38 @@ def test_a_grader_that_raises_is_an_execution_error_in_the_lane_too(
     assert [(r.execution_status, r.scores[0].error) for r in at_once] == [
         ("execution_error", "ValueError: boom")
     ] * 2
+
+
+def test_graders_written_alike_in_each_test_share_one_lane(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inline graders are specs of each test's own (their places differ): written alike, they are
+    built once per suite and target; written otherwise, once each. The rows stay the usual path's."""
+
+    def alike(line: int, value: Any = "answer") -> list[GraderSpec]:
+        return [
+            _spec("contains", "c", config={"value": value}, location=SourceLocation("e.yaml", line, 5)),
+            _spec("regex", "r", config={"value": r"\d+$"}, location=SourceLocation("e.yaml", line + 1, 5)),
+        ]
+
+    # six alike; then `value` as a number and as other text, and a weight of its own: three more lanes
+    graders = [alike(10 * i) for i in range(6)] + [alike(70, 42), alike(80, "nope"), alike(90)]
+    graders[-1][0] = msgspec.structs.replace(graders[-1][0], weight=2.0)
+    suite = _suite(tmp_path, graders)
+    usual, _ = _rows(suite, lane=False, monkeypatch=monkeypatch)
+    built = 0
+    real_new_lane = Runner._new_lane
+
+    def counted(self: Runner, job: Any) -> Any:
+        nonlocal built
+        built += 1
+        return real_new_lane(self, job)
+
+    monkeypatch.setattr(Runner, "_new_lane", counted)
+    at_once, graded = _rows(suite, lane=True, monkeypatch=monkeypatch)
+    assert graded == 0 and built == 4
+    assert [_timeless(r) for r in at_once] == [_timeless(r) for r in usual]
+    by_id = {r.test_id: r for r in at_once}
+    assert [by_id[f"lane-{i}"].verdict for i in range(9)] == ["pass"] * 7 + ["fail", "pass"]
+    assert by_id["lane-6"].scores[0].assertions[0].text == 'Output contains "42"'
+    assert by_id["lane-8"].scores[0].weight == 2.0

@@ -34,7 +34,7 @@ from agentv_ci.running.needs import RunNeeds
 from agentv_ci.running.plan import Job
 from agentv_ci.running.provenance import ProvenanceRecorder
 from agentv_ci.running.rows import unfinished_result
-from agentv_ci.running.spec_memo import BySpecs
+from agentv_ci.running.spec_memo import LIMIT, BySpecs, content_key
 from agentv_ci.running.target_configs import TargetConfigs, TargetKey, setup_of
 from agentv_ci.running.waves import WAIT, Dependencies, JobSource, Ordering
 from agentv_ci.running.withheld_secrets import NEEDS_SECRET, WithheldSecrets
@@ -140,6 +140,7 @@ class Runner:
         self.halted_by: str | None = None  # set by `execution.fail_on_error` on the first execution error
         self._attempts_since_turn = 0  # a dry run's attempts since the event loop last ran (_turn)
         self._lanes: BySpecs[_Lane | None] = BySpecs()  # see _lane
+        self._lanes_alike: dict[tuple[str, str, bytes], _Lane | None] = {}  # see _lane_alike
 
     # ------------------------------------------------------------------ setup
     def _config_for(self, suite_path: str) -> TargetsConfig:
@@ -352,7 +353,23 @@ class Runner:
             return None
         if test.execution.target_hooks:  # a matrix entry may alias the target: not cached
             return self._new_lane(job)
-        return self._lanes.of((job.suite.path, job.target), test.graders, lambda: self._new_lane(job))
+        return self._lanes.of((job.suite.path, job.target), test.graders, lambda: self._lane_alike(job))
+
+    def _lane_alike(self, job: Job) -> _Lane | None:
+        """`_new_lane`, shared by the jobs of a suite and target whose graders are written alike: a
+        test's inline graders are specs of its own, but the graders built from them differ only in
+        where they were written, which no result of an answer-only grader shows."""
+        content = content_key(job.test.graders)
+        if content is None:
+            return self._new_lane(job)
+        key = (job.suite.path, job.target, content)
+        try:
+            return self._lanes_alike[key]
+        except KeyError:
+            if len(self._lanes_alike) >= LIMIT:
+                self._lanes_alike.clear()
+            lane = self._lanes_alike[key] = self._new_lane(job)
+            return lane
 
     def _new_lane(self, job: Job) -> _Lane | None:
         config = self.configs.for_job(job)
