@@ -8,7 +8,7 @@ import xmlschema
 
 from agentv_ci.model.result import RunSummary, TestResult
 from agentv_ci.plugins import ReportOptions
-from agentv_ci.reporting import junit
+from agentv_ci.reporting import spooled_text
 from agentv_ci.reporting.junit import JunitReporter, render_junit
 from tests.reporting.golden import FAKE_REPO, assert_golden
 from tests.reporting.sample_runs import sample_summary
@@ -171,8 +171,8 @@ def test_the_reporters_file_holds_the_documents_bytes_as_a_text_file_would(
 ) -> None:
     """The reporter writes the spooled bytes as they are: UTF-8, each newline as the platform's
     (what `open(path, "w", encoding="utf-8")` would write), spooled parts past their memory too."""
-    monkeypatch.setattr(junit, "_SPOOL_BYTES", 64)  # every part goes through a temporary file
-    monkeypatch.setattr(junit.os, "linesep", linesep)
+    monkeypatch.setattr(spooled_text, "SPOOL_BYTES", 64)  # every part goes through a temporary file
+    monkeypatch.setattr(spooled_text.os, "linesep", linesep)
     summary = sample_summary(FAKE_REPO)
     out = tmp_path / "junit.xml"
     JunitReporter().write(summary, ReportOptions(path=out, repo_root=FAKE_REPO))

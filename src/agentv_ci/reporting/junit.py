@@ -30,13 +30,9 @@ The output validates against the unmodified Jenkins `junit-10.xsd`: the XSD has 
 
 from __future__ import annotations
 
-import codecs
 import io
 import math
-import os
 import re
-import shutil
-import tempfile
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -54,6 +50,7 @@ from agentv_ci.reporting.details import (
     failure_text,
     repo_relative,
 )
+from agentv_ci.reporting.spooled_text import SpooledText, Utf8File
 from agentv_ci.results.gc_pause import paused_gc
 from agentv_ci.results.passed_rows import PassedRow
 from agentv_ci.results.stored_results import passed_or_aggregated_in_key_order
@@ -202,9 +199,6 @@ def _seconds(result: TestResult | PassedRow) -> float:
     return seconds if seconds > 0 and math.isfinite(seconds) else 0.0
 
 
-_SPOOL_BYTES = 1024 * 1024  # per spooled part, before it moves to disk
-
-
 def _text(text: str) -> str:
     """Element text escaped as ElementTree escapes it, carriage returns as references (every parser
     would turn a raw CR into LF)."""
@@ -329,8 +323,8 @@ class _SuiteWriter:
         self.summary = summary
         self.repo_root = repo_root
         self.risky_names = risky_names  # names that may collide with another case's (see _case_names)
-        self.properties = _Spool()
-        self.cases = _Spool()
+        self.properties = SpooledText()
+        self.cases = SpooledText()
         self.seen: dict[str, int] = {}
         self.counts = {"tests": 0.0, "failures": 0.0, "errors": 0.0, "time": 0.0}
         self.tests = self.failed = self.errored = self.skipped = 0
@@ -443,7 +437,7 @@ class _SuiteWriter:
         self._relative = (eval_path, path, _file_value(path))
         return self._relative
 
-    def write_to(self, out: IO[str] | _Spool) -> None:
+    def write_to(self, out: IO[str] | SpooledText) -> None:
         self.counts["tests"] = float(self.tests)  # every case added counts once
         summary = self.summary
         attributes = [
@@ -471,85 +465,10 @@ class _SuiteWriter:
         self.cases.close()
 
 
-class _Spool:
-    """Text gathered in memory in pieces and moved to a temporary file past `_SPOOL_BYTES`, as UTF-8:
-    one spool copies into another as the pieces or the bytes they are, never decoded and encoded again."""
-
-    def __init__(self) -> None:
-        self._pieces: list[str] = []
-        self._size = 0
-        self._file: IO[bytes] | None = None
-
-    def write(self, text: str) -> None:
-        self._pieces.append(text)
-        self._size += len(text)
-        if self._size > _SPOOL_BYTES:
-            self._flush()
-
-    def _flush(self) -> IO[bytes]:
-        """Move the pieces to the file (made on the first call); returns the file."""
-        if self._file is None:
-            self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
-        self._file.write("".join(self._pieces).encode("utf-8"))
-        self._pieces.clear()
-        self._size = 0
-        return self._file
-
-    def empty(self) -> bool:
-        return not self._pieces and (self._file is None or not self._file.tell())
-
-    def copy_to(self, out: IO[str] | _Spool | _Utf8File) -> None:
-        if isinstance(out, _Utf8File):  # bytes to bytes
-            if self._file is not None:
-                self._file.seek(0)
-                while block := self._file.read(1 << 20):
-                    out.write_bytes(block)
-            out.write("".join(self._pieces))
-            return
-        if isinstance(out, _Spool):
-            if self._file is not None:
-                target = out._flush()  # what `out` holds goes first
-                self._file.seek(0)
-                shutil.copyfileobj(self._file, target, 1 << 20)
-            out._pieces.extend(self._pieces)
-            out._size += self._size
-            if out._size > _SPOOL_BYTES:
-                out._flush()
-            return
-        if self._file is not None:
-            self._file.seek(0)
-            decoder = codecs.getincrementaldecoder("utf-8")()  # a block may end inside a character
-            while block := self._file.read(1 << 20):
-                out.write(decoder.decode(block))
-            out.write(decoder.decode(b"", final=True))
-        out.write("".join(self._pieces))
-
-    def close(self) -> None:
-        self._pieces.clear()
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-
-
 # Every byte but the controls `clean_text` removes (NUL aside: it ends each key of a sort record)
 _NOT_CONTROL = bytes(
     b for b in range(256) if not (0x01 <= b <= 0x08 or b in (0x0B, 0x0C) or 0x0E <= b <= 0x1F or b == 0x7F)
 )
-
-
-class _Utf8File:
-    """A binary file written as `open(path, "w", encoding="utf-8")` writes one (UTF-8, each newline
-    as the platform's), so a spool's bytes go to it as they are."""
-
-    def __init__(self, raw: IO[bytes]) -> None:
-        self.raw = raw
-        self._newline = os.linesep.encode()
-
-    def write(self, text: str) -> None:
-        self.write_bytes(text.encode("utf-8"))
-
-    def write_bytes(self, data: bytes) -> None:
-        self.raw.write(data if self._newline == b"\n" else data.replace(b"\n", self._newline))
 
 
 def _is_plain(name: str, raw: str) -> bool:
@@ -593,7 +512,7 @@ def write_junit(summary: RunSummary, out: IO[str], repo_root: Path, waived: Waiv
         _write(summary, out, repo_root, waived or {})
 
 
-def _finish_suite(suite: _SuiteWriter, body: _Spool, totals: dict[str, float]) -> None:
+def _finish_suite(suite: _SuiteWriter, body: SpooledText, totals: dict[str, float]) -> None:
     """Write `suite` out to `body` and count it in `totals`."""
     suite.write_to(body)
     suite.close()
@@ -601,13 +520,13 @@ def _finish_suite(suite: _SuiteWriter, body: _Spool, totals: dict[str, float]) -
         totals[key] += suite.counts[key]
 
 
-def _write(summary: RunSummary, out: IO[str] | _Utf8File, repo_root: Path, waived: Waived) -> None:
+def _write(summary: RunSummary, out: IO[str] | Utf8File, repo_root: Path, waived: Waived) -> None:
     risky = _RiskyNames()
     ordered = passed_or_aggregated_in_key_order(
         summary.results, risky, risky.may_be_risky
     )  # a case per test x target
     totals = {"tests": 0.0, "failures": 0.0, "errors": 0.0, "time": 0.0}
-    body = _Spool()
+    body = SpooledText()
     try:
         suite: _SuiteWriter | None = None
         try:
@@ -664,4 +583,4 @@ class JunitReporter:
             else {}
         )
         with options.path.open("wb") as handle, paused_gc():  # as `write_junit`, bytes copied as they are
-            _write(summary, _Utf8File(handle), options.repo_root, waived)
+            _write(summary, Utf8File(handle), options.repo_root, waived)
