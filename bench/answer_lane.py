@@ -1,11 +1,11 @@
 """The CPU a dry run's answer lane spends per test, REF against the work tree, in turns.
 
-The stage measured: `Runner._run_in_lane` (the placeholder's answer, its cap, the definition
-fingerprint, the three text graders and the row) for every test of bench/suites.py's JSONL suites,
-the jobs planned beforehand and left out of the time. What issue 31's "answer lane" part costs, with
-less noise than a whole dry run. Each side runs in its own process (REF's `src/` from `git archive`,
-as bench/compare.py does), the sides taking turns; the CPU time is the stage's own
-(`time.process_time`).
+The stage measured: `AnswerLanes.run`, `Runner._run_in_lane` on an older REF (the placeholder's
+answer, its cap, the definition fingerprint, the three text graders and the row) for every test of
+bench/suites.py's JSONL suites, the jobs planned beforehand and left out of the time. What issue
+31's "answer lane" part costs, with less noise than a whole dry run. Each side runs in its own
+process (REF's `src/` from `git archive`, as bench/compare.py does), the sides taking turns; the CPU
+time is the stage's own (`time.process_time`).
 
 Usage: python bench/answer_lane.py [REF] [--count 20000] [--runs 5]
 """
@@ -39,9 +39,12 @@ runner = Runner(jobs, RunnerOptions(dry_run=True), lambda result: None)
 runner.prepare()
 passed = 0
 start = time.process_time()
+# The lane's own object since it left scheduler.py; the Runner's methods on an older REF.
+lanes = getattr(runner, "_lanes", None)
+lane_of, run = (lanes.lane, lanes.run) if hasattr(lanes, "run") else (runner._lane, runner._run_in_lane)
 for job in jobs:
-    lane = runner._lane(job)
-    row = runner._run_in_lane(job, lane)
+    lane = lane_of(job)
+    row = run(job, lane)
     passed += row.verdict == "pass"
 print(time.process_time() - start, len(jobs), passed)
 """

@@ -1,5 +1,5 @@
 """Issue 31: a dry run's job whose graders read the answer's text alone is run in one plain call
-(scheduler.py `_run_in_lane`). Its rows are exactly those of the usual path (run_job -> run_attempt ->
+(running/answer_lane.py). Its rows are exactly those of the usual path (run_job -> run_attempt ->
 grade_test), in the same order; graders that read more, plugins (a subclass of ours included), a
 grader that does not build and a regex that needs longer all take the usual path."""
 
@@ -19,6 +19,7 @@ from agentv_ci.model.result import AssertionResult, GraderResult, TestResult
 from agentv_ci.model.source import SourceLocation
 from agentv_ci.model.suite import GraderSpec, Message
 from agentv_ci.plugins import GRADERS_NAMESPACE, GradingContext, register_for_tests
+from agentv_ci.running.answer_lane import AnswerLanes
 from agentv_ci.running.plan import PlanOptions, plan_jobs
 from agentv_ci.running.scheduler import Runner, RunnerOptions
 from tests.running.support import make_suite, write_targets
@@ -65,7 +66,7 @@ def _rows(suite: Any, *, lane: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[l
     results: list[TestResult] = []
     runner = Runner(plan_jobs([suite], PlanOptions()), RunnerOptions(dry_run=True, workers=3), results.append)
     if not lane:
-        monkeypatch.setattr(runner, "_lane", lambda job: None)
+        monkeypatch.setattr(runner._lanes, "lane", lambda job: None)
     asyncio.run(runner.run())
     return results, graded
 
@@ -167,14 +168,14 @@ def test_graders_written_alike_in_each_test_share_one_lane(
     suite = _suite(tmp_path, graders)
     usual, _ = _rows(suite, lane=False, monkeypatch=monkeypatch)
     built = 0
-    real_new_lane = Runner._new_lane
+    real_new_lane = AnswerLanes._new
 
-    def counted(self: Runner, job: Any) -> Any:
+    def counted(self: AnswerLanes, job: Any) -> Any:
         nonlocal built
         built += 1
         return real_new_lane(self, job)
 
-    monkeypatch.setattr(Runner, "_new_lane", counted)
+    monkeypatch.setattr(AnswerLanes, "_new", counted)
     at_once, graded = _rows(suite, lane=True, monkeypatch=monkeypatch)
     assert graded == 0 and built == 4
     assert [_timeless(r) for r in at_once] == [_timeless(r) for r in usual]

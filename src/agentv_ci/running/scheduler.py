@@ -17,13 +17,13 @@ import msgspec
 
 from agentv_ci.clock import now_millis
 from agentv_ci.errors import AgentvCiError, TargetError, TargetTimeout
-from agentv_ci.graders.answer_graders import AnswerGraders
-from agentv_ci.grading import answer_graders, grade_now, grade_test, relative_eval_path
+from agentv_ci.grading import grade_test, relative_eval_path
 from agentv_ci.model.result import AdaptiveStop, AdaptiveStopReason, TargetResponse, TestResult
 from agentv_ci.model.suite import Message, Test
 from agentv_ci.plugins import GraderTargetCaller, TargetPlugin, TargetRequest
 from agentv_ci.prompting import render_input
 from agentv_ci.running.adaptive import AdaptiveRepeats, conclusive_counts
+from agentv_ci.running.answer_lane import AnswerLanes, Detour
 from agentv_ci.running.budget import Budget
 from agentv_ci.running.cache import ResponseCache
 from agentv_ci.running.cache_keys import CacheKeys
@@ -34,7 +34,6 @@ from agentv_ci.running.needs import RunNeeds
 from agentv_ci.running.plan import Job
 from agentv_ci.running.provenance import ProvenanceRecorder
 from agentv_ci.running.rows import unfinished_result
-from agentv_ci.running.spec_memo import LIMIT, BySpecs, content_key
 from agentv_ci.running.target_configs import TargetConfigs, TargetKey, setup_of
 from agentv_ci.running.waves import WAIT, Dependencies, JobSource, Ordering
 from agentv_ci.running.withheld_secrets import NEEDS_SECRET, WithheldSecrets
@@ -50,25 +49,6 @@ from agentv_ci.targets.replay import ReplayRecorder
 
 ResultSink = Callable[[TestResult], None]
 _DRY_RUN_TURN = 32  # a dry run lets the event loop run once per this many attempts
-
-
-@dataclass(frozen=True, slots=True)
-class _Lane:
-    """What `Runner._run_in_lane` needs of a job, found by `Runner._lane`."""
-
-    config: TargetsConfig
-    immediate: Callable[[Test], TargetResponse]
-    graders: AnswerGraders
-    shown_path: str
-
-
-@dataclass(frozen=True, slots=True)
-class _Detour:
-    """A job `_run_in_lane` hands to run_attempt: its fingerprint, and the answer already given (None:
-    ask again)."""
-
-    fingerprint: str
-    answer: TargetResponse | None
 
 
 @dataclass
@@ -139,8 +119,10 @@ class Runner:
         self._prepared = False  # prepare() ran (the session calls it before run(), which calls it too)
         self.halted_by: str | None = None  # set by `execution.fail_on_error` on the first execution error
         self._attempts_since_turn = 0  # a dry run's attempts since the event loop last ran (_turn)
-        self._lanes: BySpecs[_Lane | None] = BySpecs()  # see _lane
-        self._lanes_alike: dict[tuple[str, str, bytes], _Lane | None] = {}  # see _lane_alike
+        # A dry run's jobs that its placeholders answer and text graders grade, each in one call.
+        self._lanes = AnswerLanes(
+            self.configs, self._immediate, self._shown_eval_path, self._definitions.of_job, self._fresh
+        )
 
     # ------------------------------------------------------------------ setup
     def _config_for(self, suite_path: str) -> TargetsConfig:
@@ -294,15 +276,15 @@ class Runner:
                     skipped.append(job)
                     pending.stop()
                     return
-                lane = self._lane(job)
+                lane = None if self._unkeyed else self._lanes.lane(job)
                 result: TestResult | None
                 if lane is None:
                     result = await self.run_job(job, dependencies)
                 else:
                     if self._turn_due():  # as run_job waits before an attempt
                         await asyncio.sleep(0)
-                    done = self._run_in_lane(job, lane)
-                    if isinstance(done, _Detour):
+                    done = self._lanes.run(job, lane)
+                    if isinstance(done, Detour):
                         done = await self.run_attempt(
                             job, 0, done.fingerprint, dependencies, answered=done.answer
                         )
@@ -341,74 +323,6 @@ class Runner:
                 )
         finally:
             await self.aclose()
-
-    def _lane(self, job: Job) -> _Lane | None:
-        """What a job needs to run at once (see `_run_in_lane`): a dry run's placeholder answers it, it
-        has one attempt, no workspace, no conversation, and only graders that read the answer's text
-        (graders/answer_only.py); else None (run_job)."""
-        if not self._immediate or job.attempts != 1 or self._unkeyed or job.adaptive:
-            return None
-        test = job.test
-        if (test.mode == "conversation" and test.turns) or workspace_of(test, job.suite) is not None:
-            return None
-        if test.execution.target_hooks:  # a matrix entry may alias the target: not cached
-            return self._new_lane(job)
-        return self._lanes.of((job.suite.path, job.target), test.graders, lambda: self._lane_alike(job))
-
-    def _lane_alike(self, job: Job) -> _Lane | None:
-        """`_new_lane`, shared by the jobs of a suite and target whose graders are written alike: a
-        test's inline graders are specs of its own, but the graders built from them differ only in
-        where they were written, which no result of an answer-only grader shows."""
-        content = content_key(job.test.graders)
-        if content is None:
-            return self._new_lane(job)
-        key = (job.suite.path, job.target, content)
-        try:
-            return self._lanes_alike[key]
-        except KeyError:
-            if len(self._lanes_alike) >= LIMIT:
-                self._lanes_alike.clear()
-            lane = self._lanes_alike[key] = self._new_lane(job)
-            return lane
-
-    def _new_lane(self, job: Job) -> _Lane | None:
-        config = self.configs.for_job(job)
-        immediate = self._immediate.get(self.configs.key(config, job.target))
-        if immediate is None:
-            return None
-        eval_path, shown_path = self._shown_eval_path(job.suite.path)
-        graders = answer_graders(job.test, eval_path)
-        if graders is None:
-            return None
-        return _Lane(config, immediate, graders, shown_path)
-
-    def _run_in_lane(self, job: Job, lane: _Lane) -> TestResult | _Detour:
-        """`run_job` of a job `_lane` admits, in one plain call: its row built once, with what
-        run_attempt adds. Its rare detours take run_attempt: an answer that fails (asked again there)
-        or a regex that needs longer (graded off the loop)."""
-        test = job.test
-        fingerprint = self._definitions.of_job(job, lane.config)
-        started_at = now_millis()
-        if test.execution.target_hooks:
-            self.configs.hooks(job, lane.shown_path)  # warns of hooks with no workspace to run in
-        try:
-            answer = lane.immediate(test)
-        except AgentvCiError:
-            return _Detour(fingerprint, None)
-        answer = self._fresh(job, test, answer)
-        row = grade_now(
-            test,
-            answer,
-            lane.graders,
-            target=job.target,
-            threshold=job.threshold,
-            dry_run=True,
-            eval_path=lane.shown_path,
-            suite=test.suite or job.suite.name,
-            fingerprint=fingerprint,
-            started_at=started_at,
-        )
-        return row if row is not None else _Detour(fingerprint, answer)
 
     async def run_job(self, job: Job, dependencies: Dependencies | None = None) -> TestResult | None:
         """All attempts of one job, combined by the job's strategy; None when the budget let none
